@@ -1,0 +1,99 @@
+"""Exception hierarchy of director_fast.
+
+Every error raised on purpose by the library derives from :class:`DirectorFastError`. Where a
+built-in exception fits, the class also inherits it, so ``except ValueError`` keeps working:
+
+================================  ==============================  =====================================
+class                             also a                          raised when
+================================  ==============================  =====================================
+``ConfigError``                   ``ValueError``                  a configuration parameter is invalid
+                                                                  (``.field`` names it)
+``ScoreError``                    ``ValueError``                  a coherence score is non-finite or
+                                                                  outside [0, 1] (``.index`` = token)
+``ValidationError``               ``ValueError``                  a value or payload is malformed
+``FormatError``                   ``ValueError``                  a persisted file is corrupt/foreign
+``InputTypeError``                ``TypeError``                   an argument has the wrong type,
+                                                                  dtype, shape or layout
+``DirectorIndexError``            ``IndexError``                  an index is out of range
+``DirectorKeyError``              ``KeyError``                    an id or key is unknown
+``StorageError``                  ``OSError``                     an I/O operation failed
+``StreamHalted``                  --                              ``stream_guard(raise_on_halt=True)``
+                                                                  halted; ``.session`` holds the record
+================================  ==============================  =====================================
+
+The C++ core raises these through the extension's exception translator; bad input never surfaces
+as a bare ``RuntimeError`` or a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DirectorFastError",
+    "ConfigError",
+    "ScoreError",
+    "ValidationError",
+    "FormatError",
+    "InputTypeError",
+    "DirectorIndexError",
+    "DirectorKeyError",
+    "StorageError",
+    "StreamHalted",
+]
+
+
+class DirectorFastError(Exception):
+    """Base class of every error director_fast raises on purpose."""
+
+
+class ConfigError(DirectorFastError, ValueError):
+    """An invalid configuration parameter. ``field`` names it (may be ``None``)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ScoreError(DirectorFastError, ValueError):
+    """A coherence score that is non-finite or outside [0, 1]. ``index`` is the token index."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+class ValidationError(DirectorFastError, ValueError):
+    """A malformed value or payload (also used by the safety-event validators)."""
+
+
+class FormatError(DirectorFastError, ValueError):
+    """A persisted file is corrupt, truncated, foreign or of an unknown format version."""
+
+
+class InputTypeError(DirectorFastError, TypeError):
+    """An argument of the wrong type, dtype, shape or memory layout."""
+
+
+class DirectorIndexError(DirectorFastError, IndexError):
+    """An index out of range."""
+
+
+class DirectorKeyError(DirectorFastError, KeyError):
+    """An unknown id or key."""
+
+
+class StorageError(DirectorFastError, OSError):
+    """An I/O failure while reading or writing persisted state."""
+
+
+class StreamHalted(DirectorFastError):
+    """Raised by ``stream_guard(..., raise_on_halt=True)`` when the kernel halts the stream.
+
+    Attributes:
+        session: the :class:`~director_fast.core.streaming.StreamSession` with the full record.
+    """
+
+    def __init__(self, message: str, session: Any = None) -> None:
+        super().__init__(message)
+        self.session = session
