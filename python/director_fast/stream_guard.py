@@ -1,0 +1,932 @@
+"""``stream_guard`` / ``astream_guard``: guard a token stream with the C++ halt kernel.
+
+Two kinds of scorer are accepted:
+
+* **plain callable** ``scorer(accumulated_text) -> float`` (director-ai compatible): called on
+  the tokens the cadence selects (``HaltConfig.score_every_n`` / ``adaptive``) with the whole text
+  so far; other tokens reuse the last score (0.5 before the first). Its own cost grows with the
+  text; the guard's does not.
+* **incremental scorer**: any object with
+  ``score_sentence(sentence, *, prompt="", previous="", tenant_id="") -> float | SentenceScore``
+  (for example :class:`director_fast.CoherenceScorer`). The guard segments the stream into
+  sentences incrementally and calls it once per completed sentence with that sentence, the
+  previous sentence (``previous``) and the prompt; the stream's unfinished last sentence is scored
+  when the stream ends. Every token of a sentence takes the sentence's score and the kernel steps
+  through them in order, so the window, trend and halt index stay token-level and no token enters
+  the kernel with an invented score. Optional attributes: ``scorer_path`` (str), and the result
+  may carry ``evidence`` (EvidenceChunk tuple), ``nli_scores``, ``retrieval_path``,
+  ``fact_source`` which flow into the halt's :class:`HaltEvidence`. An async scorer
+  (``async def score_sentence``/``async def __call__``) works with :func:`astream_guard`.
+
+Release policy (``release=``):
+
+* ``"token"``: a token is forwarded as soon as it is known not to halt the stream under the
+  information available (plain scorer: after its own kernel step; incremental scorer: at once,
+  before its sentence is scored). Lowest latency; with an incremental scorer the tokens of a
+  sentence that later halts have already reached the user.
+* ``"sentence"`` (default for incremental scorers): the tokens of the sentence being written are
+  held until that sentence has been scored, so a wrong value never reaches the user before the
+  check that stops it. Extra latency: up to one sentence of tokens plus one scorer call.
+
+Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, or missing the
+``scorer_timeout_s`` deadline, halts with ``callback_timeout`` and a SafetyEvent. Any other
+exception, or a score that is not a finite number in [0, 1] (``ScoreError`` naming the token),
+propagates to the caller after the session records the halt as ``scorer_error``. On every halt
+the upstream iterator is closed (``close()`` / ``aclose()``) so the model stops generating.
+
+Thread-safety: a guard object belongs to one consumer; distinct guards are independent (each
+has its own kernel state). The scorer may be shared if it is itself thread-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
+
+from director_fast.core.halt import HaltConfig, HaltReason, format_reason, suggested_action
+from director_fast.core.safety_event import SafetyEvent
+from director_fast.core.streaming import (
+    _F_DELIVERED,
+    _F_HALTED,
+    _F_SCORED,
+    _F_WARNING,
+    StreamSession,
+    TokenEvent,
+)
+from director_fast.core.types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
+from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
+
+__all__ = [
+    "stream_guard",
+    "astream_guard",
+    "StreamGuard",
+    "AsyncStreamGuard",
+    "IncrementalScorer",
+    "SentenceResult",
+]
+
+_ACT_HALT = 3
+_ACT_WARN = 1
+
+
+class IncrementalScorer(Protocol):
+    """Protocol of a scorer told only what is new (one completed sentence at a time)."""
+
+    def score_sentence(self, sentence: str, *, prompt: str = "", previous: str = "",
+                       tenant_id: str = "") -> Any:  # float | SentenceScore-like
+        ...
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    """Normalised result of one scorer call (internal; mirrors ``SentenceScore``)."""
+
+    score: float
+    evidence: tuple[EvidenceChunk, ...] = ()
+    nli_scores: tuple[float, ...] | None = None
+    retrieval_path: str = "none"
+    fact_source: str = ""
+
+
+def _is_sentence_end(tok: str) -> bool:
+    t = tok.rstrip()
+    return bool(t) and t[-1] in ".!?"
+
+
+def _scorer_path(scorer: Any, incremental: bool) -> str:
+    path = getattr(scorer, "scorer_path", None)
+    if isinstance(path, str) and path:
+        return path
+    target = scorer
+    if inspect.isfunction(target) or inspect.ismethod(target) or inspect.isbuiltin(target):
+        return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
+    t = type(target)
+    suffix = ".score_sentence" if incremental else ".__call__"
+    return f"{t.__module__}.{t.__qualname__}{suffix}"
+
+
+def _fact_source(chunks: tuple[EvidenceChunk, ...]) -> str:
+    seen: list[str] = []
+    for c in chunks:
+        s = (getattr(c, "source", "") or "").strip()
+        if s and s not in seen:
+            seen.append(s)
+    return ",".join(seen)
+
+
+def _normalise_result(raw: Any, index: int) -> SentenceResult:
+    """Turn a scorer's return value into a SentenceResult; validates the score."""
+    if isinstance(raw, bool):
+        raise ScoreError(f"score for token {index} must be a number in [0, 1], got a bool", index=index)
+    if isinstance(raw, (int, float)):
+        score = float(raw)
+        res = None
+    else:
+        sc = getattr(raw, "score", None)
+        if sc is None or isinstance(sc, bool) or not isinstance(sc, (int, float)):
+            raise ScoreError(
+                f"scorer result for token {index} must be a float in [0, 1] or have a numeric "
+                f".score, got {type(raw).__name__}", index=index)
+        score = float(sc)
+        res = raw
+    if not (0.0 <= score <= 1.0):  # also rejects NaN
+        raise ScoreError(f"score for token {index} must be a finite number in [0, 1], got {score!r}", index=index)
+    if res is None:
+        return SentenceResult(score)
+    evidence = tuple(getattr(res, "evidence", ()) or ())
+    nli = getattr(res, "nli_scores", None)
+    fact_source = getattr(res, "fact_source", "") or _fact_source(evidence)
+    return SentenceResult(
+        score=score,
+        evidence=evidence,
+        nli_scores=tuple(nli) if nli is not None else None,
+        retrieval_path=getattr(res, "retrieval_path", "") or ("none" if not evidence else "scorer.evidence"),
+        fact_source=fact_source,
+    )
+
+
+class _SimpleSegmenter:
+    """Incremental sentence segmentation: a sentence ends at ``.``/``!``/``?`` (plus closing
+    quotes/brackets) followed by whitespace, or at a newline. Reports (start, end) code-point spans
+    once the following character proves the sentence ended."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._start = 0      # start of the current sentence
+        self._scan = 0       # next position to examine
+
+    def feed(self, tok: str) -> list[tuple[int, int]]:
+        self.text += tok
+        text = self.text
+        out: list[tuple[int, int]] = []
+        n = len(text)
+        i = self._scan
+        while i < n:
+            ch = text[i]
+            if ch == "\n":
+                if text[self._start:i].strip():
+                    out.append(self._span(self._start, i))
+                self._start = i + 1
+            elif ch in ".!?" :
+                j = i + 1
+                while j < n and text[j] in "\"')]}»”’":
+                    j += 1
+                if j >= n:
+                    break  # cannot decide yet
+                if text[j].isspace() and not (ch == "." and j == i + 1 and self._abbrev(i)):
+                    out.append(self._span(self._start, j))
+                    self._start = j
+                i = j
+                continue
+            i += 1
+        self._scan = i
+        return out
+
+    def _abbrev(self, i: int) -> bool:
+        # "e.g. ", "Dr. " and single capitals ("U.S. ") do not end a sentence
+        k = i - 1
+        text = self.text
+        while k >= self._start and text[k].isalpha():
+            k -= 1
+        word = text[k + 1:i]
+        return word.lower() in {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig"} or (
+            len(word) == 1 and word.isupper()) or (len(word) == 1 and k >= 0 and text[k] == ".")
+
+    def _span(self, s: int, e: int) -> tuple[int, int]:
+        text = self.text
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        return (s, e)
+
+    def flush(self) -> list[tuple[int, int]]:
+        out = []
+        if self.text[self._start:].strip():
+            out.append(self._span(self._start, len(self.text)))
+        self._start = self._scan = len(self.text)
+        return out
+
+
+def _new_segmenter() -> Any:
+    return _SimpleSegmenter()
+
+
+class _GuardState:
+    """State and bookkeeping shared by the sync and async guards."""
+
+    def __init__(self, scorer: Any, *, prompt: str, config: HaltConfig | None, tenant_id: str,
+                 request_id: str, raise_on_halt: bool, release: str | None,
+                 scorer_timeout_s: float | None, keep_events: bool,
+                 evidence_callback: Callable[[str], str | None] | None,
+                 kernel_active: Callable[[], bool] | None, is_async: bool) -> None:
+        if config is None:
+            config = HaltConfig()
+        if not isinstance(config, HaltConfig):
+            raise InputTypeError(f"config must be a HaltConfig, got {type(config).__name__}")
+        if not isinstance(prompt, str):
+            raise InputTypeError("prompt must be a str")
+        if not isinstance(tenant_id, str) or not isinstance(request_id, str):
+            raise InputTypeError("tenant_id and request_id must be str")
+        self.incremental = hasattr(scorer, "score_sentence")
+        if not self.incremental and not callable(scorer):
+            raise InputTypeError(
+                "scorer must be a callable text -> float or an object with score_sentence(...)")
+        if release is None:
+            release = "sentence" if self.incremental else "token"
+        if release not in ("token", "sentence"):
+            raise ConfigError(f"release must be 'token' or 'sentence', got {release!r}", field="release")
+        if release == "sentence" and not self.incremental:
+            raise ConfigError("release='sentence' needs an incremental scorer (score_sentence)", field="release")
+        if scorer_timeout_s is not None:
+            if isinstance(scorer_timeout_s, bool) or not isinstance(scorer_timeout_s, (int, float)) \
+                    or not scorer_timeout_s > 0 or scorer_timeout_s != scorer_timeout_s:
+                raise ConfigError("scorer_timeout_s must be a positive number of seconds", field="scorer_timeout_s")
+        self.scorer = scorer
+        self.fn = scorer.score_sentence if self.incremental else scorer
+        self.prompt = prompt
+        self.config = config
+        self.tenant_id = tenant_id
+        self.request_id = request_id
+        self.raise_on_halt = raise_on_halt
+        self.release = release
+        self.timeout = float(scorer_timeout_s) if scorer_timeout_s is not None else None
+        self.evidence_callback = evidence_callback
+        self.kernel_active = kernel_active
+        self.kernel = config.new_kernel()
+        self.session = StreamSession(start_time=time.monotonic(), keep_events=keep_events)
+        self.keep = keep_events
+        self.scorer_path = _scorer_path(scorer, self.incremental)
+        self.done = False
+        self.last_result: SentenceResult | None = None
+        self.halt_result: SentenceResult | None = None
+        # incremental state
+        self.seg = _new_segmenter() if self.incremental else None
+        self.pending: deque[tuple[int, int]] = deque()  # (token index, last non-space cp or -1)
+        self.text_len = 0
+        self.prev_sentence = ""
+        self.ready: deque[int] = deque()  # token indices ready to deliver
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+
+    # ---- bookkeeping -------------------------------------------------------------------------
+    def record(self, tok: str, score: float, flags: int) -> None:
+        s = self.session
+        s.tokens.append(tok)
+        if self.keep:
+            s._scores.append(score)
+            s._times.append(time.monotonic())
+            s._flags.append(flags)
+
+    def step(self, index: int, score: float, scored: bool, sentence_end: bool) -> int:
+        action = self.kernel.feed(score, scored, sentence_end)
+        if self.keep:
+            fl = _F_SCORED if scored else 0
+            if action == _ACT_WARN:
+                fl |= _F_WARNING
+            elif action == _ACT_HALT:
+                fl |= _F_HALTED
+            self.session._flags[index] = fl
+            self.session._scores[index] = score if scored else self.kernel.last_score
+        if action == _ACT_WARN:
+            self.session.warning_count += 1
+        return action
+
+    # ---- halting -----------------------------------------------------------------------------
+    def finish_halt(self, external: str | None = None) -> None:
+        """Fill the session's halt record after the kernel halted (or an external halt)."""
+        k = self.kernel
+        d = k.halt_external(external) if external is not None else k.decision
+        s = self.session
+        s.halted = True
+        s.soft_halted = bool(d.soft_halted)
+        s.halt_index = int(d.halt_index)
+        s.final_index = int(d.final_index)
+        reason = HaltReason(d.reason)
+        s.halt_reason = reason
+        s.halt_reason_text = format_reason(d.reason, d.statistic, d.threshold)
+        res = self.halt_result
+        chunks = res.evidence if res is not None else ()
+        if self.evidence_callback is not None:
+            try:
+                s.halt_evidence = self.evidence_callback("".join(s.tokens))
+            except Exception:  # evidence text is advisory; never mask the halt
+                s.halt_evidence = None
+        trace = HaltTraceAttribution(
+            fact_source=res.fact_source if res is not None else "",
+            retrieval_path=res.retrieval_path if res is not None else "none",
+            scorer_path=self.scorer_path,
+            token_offset=s.halt_index,
+            threshold=d.threshold,
+            causal_contribution=d.margin if d.margin is not None else 0.0,
+        )
+        last = d.last_score if d.last_score is not None else k.last_score
+        evidence = HaltEvidence(
+            reason=reason.value,
+            last_score=float(last),
+            evidence_chunks=list(chunks),
+            nli_scores=list(res.nli_scores) if (res is not None and res.nli_scores is not None) else None,
+            suggested_action=suggested_action(reason.value),
+            trace_attribution=trace,
+        )
+        s.halt_evidence_structured = evidence
+        attrs = {"token_offset": str(s.halt_index)}
+        if s.soft_halted:
+            attrs["final_token_offset"] = str(s.final_index)
+        event = SafetyEvent.from_halt_evidence(
+            evidence,
+            hook_id="streaming.kernel",
+            hook_scope="streaming",
+            policy_decision="halt",
+            request_id=self.request_id,
+            tenant_id=self.tenant_id,
+            threshold=d.threshold,
+            observed_score=d.statistic,
+            latency_ms=(time.monotonic() - s.start_time) * 1000.0,
+            attributes=attrs,
+        )
+        s.safety_events.append(event)
+        idx = s.final_index if s.soft_halted else s.halt_index
+        if self.keep and 0 <= idx < len(s.tokens) and external is None:
+            s._halt_event = TokenEvent(
+                token=s.tokens[idx], index=idx, coherence=s._scores[idx], timestamp=s._times[idx],
+                halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
+                evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
+        self.done = True
+
+    def close_session(self) -> None:
+        self.session.end_time = time.monotonic()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+    def halted_error(self) -> StreamHalted:
+        s = self.session
+        return StreamHalted(f"stream halted at token {s.halt_index}: {s.halt_reason_text or s.halt_reason}", s)
+
+    # ---- incremental path helpers ---------------------------------------------------------------
+    def add_token_incremental(self, tok: str) -> list[tuple[int, int]]:
+        """Record a token, return the sentence spans it completes."""
+        i = len(self.session.tokens)
+        self.record(tok, 0.0, 0)
+        start = self.text_len
+        self.text_len += len(tok)
+        stripped_len = len(tok.rstrip())
+        self.pending.append((i, start + stripped_len - 1 if stripped_len else -1))
+        return self.seg.feed(tok)
+
+    def assign(self, end: int, final: bool) -> list[int]:
+        """Pop the pending tokens that belong to a sentence ending at code point ``end``."""
+        out = []
+        pending = self.pending
+        while pending:
+            i, last = pending[0]
+            if final or last < end:
+                out.append(i)
+                pending.popleft()
+            else:
+                break
+        return out
+
+    def apply_sentence(self, indices: list[int], res: SentenceResult) -> bool:
+        """Step the kernel through a scored sentence's tokens. True when the stream halted."""
+        tokens = self.session.tokens
+        soft = self.config.halt_mode == "soft"
+        for i in indices:
+            act = self.step(i, res.score, True, soft and _is_sentence_end(tokens[i]))
+            if act == _ACT_HALT:
+                self.halt_result = res
+                # deliver up to the output boundary of the kernel decision
+                self.finish_halt()
+                return True
+            if self.release == "sentence":
+                self.ready.append(i)
+        return False
+
+    def deliverable_after_halt(self) -> list[int]:
+        """Token indices (not yet delivered) inside the kernel's output after a halt."""
+        out_n = int(self.kernel.decision.output_tokens)
+        return [i for i in range(self.session.delivered_count, out_n)] if self.release == "sentence" else []
+
+
+def _check_token(tok: Any, index: int) -> str:
+    if not isinstance(tok, str):
+        raise InputTypeError(f"token {index} must be a str, got {type(tok).__name__}")
+    return tok
+
+
+class StreamGuard:
+    """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`."""
+
+    def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
+        self._state = _GuardState(scorer, is_async=False, **kw)
+        self._source = tokens
+        self._it: Iterator[str] | None = None
+
+    @property
+    def session(self) -> StreamSession:
+        return self._state.session
+
+    def __iter__(self) -> Iterator[str]:
+        if self._it is None:
+            self._it = self._run()
+        return self._it
+
+    def __next__(self) -> str:
+        return next(iter(self))
+
+    # scorer call with deadline / error mapping (sync)
+    def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
+        st = self._state
+        try:
+            if st.timeout is None:
+                if st.incremental:
+                    raw = st.fn(arg, prompt=st.prompt, previous=st.prev_sentence, tenant_id=st.tenant_id)
+                else:
+                    raw = st.fn(arg)
+            else:
+                if st._executor is None:
+                    st._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="director_fast-scorer")
+                if st.incremental:
+                    fut = st._executor.submit(st.fn, arg, prompt=st.prompt, previous=st.prev_sentence,
+                                              tenant_id=st.tenant_id)
+                else:
+                    fut = st._executor.submit(st.fn, arg)
+                try:
+                    raw = fut.result(timeout=st.timeout)
+                except concurrent.futures.TimeoutError:
+                    fut.cancel()
+                    return "callback_timeout", None
+        except (TimeoutError, OSError):
+            return "callback_timeout", None
+        except BaseException:
+            st.finish_halt("scorer_error")
+            raise
+        st.session.scorer_calls += 1
+        if inspect.isawaitable(raw):
+            close = getattr(raw, "close", None)
+            if close is not None:
+                close()
+            st.finish_halt("scorer_error")
+            raise InputTypeError("the scorer returned an awaitable: use astream_guard for async scorers")
+        return None, raw
+
+    def _close_source(self, src: Any) -> None:
+        close = getattr(src, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+    def _run(self) -> Iterator[str]:
+        st = self._state
+        src = iter(self._source)
+        try:
+            if st.incremental:
+                yield from self._run_incremental(src)
+            else:
+                yield from self._run_plain(src)
+        finally:
+            st.close_session()
+            if st.done:
+                self._close_source(src)
+        if st.session.halted and st.raise_on_halt:
+            raise st.halted_error()
+
+    def _run_plain(self, src: Iterator[str]) -> Iterator[str]:
+        st = self._state
+        s = st.session
+        k = st.kernel
+        feed = k.feed
+        keep = st.keep
+        tokens = s.tokens
+        scores = s._scores
+        times = s._times
+        flags = s._flags
+        soft = st.config.halt_mode == "soft"
+        active = st.kernel_active
+        mono = time.monotonic
+        acc = ""
+        last = 0.5
+        for tok in src:
+            i = len(tokens)
+            if type(tok) is not str:
+                _check_token(tok, i)
+            if active is not None and not active():
+                st.finish_halt("kernel_inactive")
+                return
+            acc += tok
+            if k.wants_score:
+                err, raw = self._call(acc, i)
+                if err is not None:
+                    st.finish_halt(err)
+                    return
+                if type(raw) is float and 0.0 <= raw <= 1.0:
+                    score = raw
+                else:
+                    try:
+                        score = _normalise_result(raw, i).score
+                    except ScoreError:
+                        st.finish_halt("scorer_error")
+                        raise
+                last = score
+                act = feed(score, True, soft and _is_sentence_end(tok))
+                fl = _F_SCORED
+            else:
+                act = feed(last, False, soft and _is_sentence_end(tok))
+                fl = 0
+            tokens.append(tok)
+            if keep:
+                scores.append(last)
+                times.append(mono())
+            if act == _ACT_HALT:
+                if keep:
+                    flags.append(fl | _F_HALTED)
+                st.finish_halt()
+                if s.soft_halted:
+                    s.delivered_count += 1
+                    yield tok
+                return
+            if act == _ACT_WARN:
+                s.warning_count += 1
+                fl |= _F_WARNING
+            if keep:
+                flags.append(fl)
+            s.delivered_count += 1
+            yield tok
+        d = k.finish()
+        if d.halted and not st.done:
+            st.finish_halt()
+
+    def _run_incremental(self, src: Iterator[str]) -> Iterator[str]:
+        st = self._state
+        s = st.session
+        seg = st.seg
+        token_release = st.release == "token"
+        active = st.kernel_active
+        for tok in src:
+            i = len(s.tokens)
+            if type(tok) is not str:
+                _check_token(tok, i)
+            if active is not None and not active():
+                st.finish_halt("kernel_inactive")
+                return
+            spans = st.add_token_incremental(tok)
+            if token_release:
+                s.delivered_count += 1
+                yield tok
+            for (a, b) in spans:
+                if (yield from self._score_span(a, b, False)):
+                    return
+            yield from self._drain()
+        for (a, b) in seg.flush():
+            if (yield from self._score_span(a, b, False)):
+                return
+        # trailing whitespace-only tokens take the last sentence's score
+        if st.pending:
+            idx = st.assign(0, True)
+            if st.last_result is not None:
+                if st.apply_sentence(idx, st.last_result):
+                    yield from self._drain_after_halt()
+                    return
+            elif not token_release:
+                st.ready.extend(idx)
+        yield from self._drain()
+        d = st.kernel.finish()
+        if d.halted and not st.done:
+            st.finish_halt()
+            yield from self._drain_after_halt()
+
+    def _score_span(self, a: int, b: int, final: bool) -> Iterator[str]:
+        st = self._state
+        sentence = st.seg.text[a:b]
+        idx = st.assign(b, final)
+        first = idx[0] if idx else len(st.session.tokens) - 1
+        err, raw = self._call(sentence, first)
+        if err is not None:
+            # halt before the first token of this sentence
+            self._halt_external_at(err, idx)
+            yield from self._drain()
+            return True
+        try:
+            res = _normalise_result(raw, first)
+        except ScoreError:
+            st.finish_halt("scorer_error")
+            raise
+        st.last_result = res
+        st.prev_sentence = sentence
+        if st.apply_sentence(idx, res):
+            yield from self._drain_after_halt()
+            return True
+        return False
+
+    def _halt_external_at(self, reason: str, idx: list[int]) -> None:
+        st = self._state
+        st.finish_halt(reason)
+
+    def _drain(self) -> Iterator[str]:
+        st = self._state
+        s = st.session
+        ready = st.ready
+        tokens = s.tokens
+        while ready:
+            i = ready.popleft()
+            s.delivered_count += 1
+            if st.keep:
+                s._flags[i] |= _F_DELIVERED
+            yield tokens[i]
+
+    def _drain_after_halt(self) -> Iterator[str]:
+        st = self._state
+        st.ready.clear()
+        for i in st.deliverable_after_halt():
+            st.ready.append(i)
+        yield from self._drain()
+
+
+def stream_guard(
+    tokens: Iterable[str],
+    scorer: Any,
+    *,
+    prompt: str = "",
+    config: HaltConfig | None = None,
+    tenant_id: str = "",
+    request_id: str = "",
+    raise_on_halt: bool = False,
+    release: str | None = None,
+    scorer_timeout_s: float | None = None,
+    keep_events: bool = True,
+    evidence_callback: Callable[[str], str | None] | None = None,
+    kernel_active: Callable[[], bool] | None = None,
+) -> StreamGuard:
+    """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
+
+    Args:
+        tokens: any iterable of ``str`` tokens (closed with ``close()`` on halt if it has one).
+        scorer: a plain callable ``text -> float`` or an incremental scorer (module docstring).
+        prompt: the user prompt / context handed to an incremental scorer.
+        config: :class:`HaltConfig` (default thresholds of DESIGN §2).
+        tenant_id, request_id: copied into SafetyEvents and handed to the scorer (tenant-scoped
+            retrieval).
+        raise_on_halt: raise :class:`~director_fast.errors.StreamHalted` (with ``.session``) after
+            the last safe token instead of just stopping.
+        release: ``"token"`` or ``"sentence"`` (default: ``"sentence"`` for incremental scorers,
+            ``"token"`` for plain callables).
+        scorer_timeout_s: per-call deadline in seconds; a missed deadline halts with
+            ``callback_timeout`` (sync scorers run on a worker thread when this is set).
+        keep_events: keep per-token records (scores, timestamps, flags: ~17 bytes/token plus the
+            token string); ``False`` keeps only tokens, counters and the halt record.
+        evidence_callback: compatibility hook ``text -> str | None`` called once on halt.
+        kernel_active: callable checked per token; when it returns False the stream halts with
+            ``kernel_inactive`` (a shared guard switched off by an operator).
+
+    Returns:
+        :class:`StreamGuard` (an iterator of ``str``) whose ``.session`` is the
+        :class:`~director_fast.core.streaming.StreamSession`.
+
+    Raises:
+        ConfigError / InputTypeError: on invalid arguments (at call time); during iteration
+        ``ScoreError`` for an invalid score, the scorer's own exception, ``InputTypeError`` for a
+        non-``str`` token, ``StreamHalted`` when ``raise_on_halt`` is set.
+    """
+    return StreamGuard(
+        tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
+        raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
+        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active)
+
+
+class AsyncStreamGuard:
+    """Async iterator returned by :func:`astream_guard`; ``.session`` is the StreamSession.
+
+    Same decisions as :class:`StreamGuard` for the same inputs. The scorer may be sync or async
+    (a returned awaitable is awaited; ``scorer_timeout_s`` is enforced with ``asyncio.wait_for``
+    for awaitables and checked after the fact for sync scorers).
+    """
+
+    def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
+        self._state = _GuardState(scorer, is_async=True, **kw)
+        self._source = tokens
+        self._it: AsyncIterator[str] | None = None
+        self._sync = StreamGuard.__new__(StreamGuard)  # reuse the sync drain helpers
+        self._sync._state = self._state
+
+    @property
+    def session(self) -> StreamSession:
+        return self._state.session
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        if self._it is None:
+            self._it = self._run()
+        return self._it
+
+    async def __anext__(self) -> str:
+        return await self.__aiter__().__anext__()
+
+    async def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
+        st = self._state
+        t0 = time.monotonic()
+        try:
+            if st.incremental:
+                raw = st.fn(arg, prompt=st.prompt, previous=st.prev_sentence, tenant_id=st.tenant_id)
+            else:
+                raw = st.fn(arg)
+            if inspect.isawaitable(raw):
+                if st.timeout is None:
+                    raw = await raw
+                else:
+                    try:
+                        raw = await asyncio.wait_for(raw, st.timeout)
+                    except asyncio.TimeoutError:
+                        return "callback_timeout", None
+            elif st.timeout is not None and time.monotonic() - t0 > st.timeout:
+                return "callback_timeout", None
+        except (TimeoutError, OSError):
+            return "callback_timeout", None
+        except BaseException:
+            st.finish_halt("scorer_error")
+            raise
+        st.session.scorer_calls += 1
+        return None, raw
+
+    async def _aiter_source(self) -> AsyncIterator[str]:
+        src = self._source
+        if hasattr(src, "__aiter__"):
+            async for tok in src:  # type: ignore[union-attr]
+                yield tok
+        else:
+            for tok in src:  # type: ignore[union-attr]
+                yield tok
+
+    async def _close_source(self) -> None:
+        src = self._source
+        aclose = getattr(src, "aclose", None)
+        try:
+            if aclose is not None:
+                await aclose()
+            else:
+                close = getattr(src, "close", None)
+                if close is not None:
+                    close()
+        except Exception:
+            pass
+
+    async def _run(self) -> AsyncIterator[str]:
+        st = self._state
+        try:
+            if st.incremental:
+                async for t in self._run_incremental():
+                    yield t
+            else:
+                async for t in self._run_plain():
+                    yield t
+        finally:
+            st.close_session()
+            if st.done:
+                await self._close_source()
+        if st.session.halted and st.raise_on_halt:
+            raise st.halted_error()
+
+    async def _run_plain(self) -> AsyncIterator[str]:
+        st = self._state
+        s = st.session
+        k = st.kernel
+        soft = st.config.halt_mode == "soft"
+        active = st.kernel_active
+        acc = ""
+        last = 0.5
+        async for tok in self._aiter_source():
+            i = len(s.tokens)
+            _check_token(tok, i)
+            if active is not None and not active():
+                st.finish_halt("kernel_inactive")
+                return
+            acc += tok
+            se = soft and _is_sentence_end(tok)
+            if k.wants_score:
+                err, raw = await self._call(acc, i)
+                if err is not None:
+                    st.finish_halt(err)
+                    return
+                try:
+                    score = _normalise_result(raw, i).score
+                except ScoreError:
+                    st.finish_halt("scorer_error")
+                    raise
+                last = score
+                st.record(tok, last, _F_SCORED)
+                act = st.step(i, score, True, se)
+            else:
+                st.record(tok, last, 0)
+                act = st.step(i, last, False, se)
+            if act == _ACT_HALT:
+                st.finish_halt()
+                if s.soft_halted:
+                    s.delivered_count += 1
+                    yield tok
+                return
+            s.delivered_count += 1
+            yield tok
+        d = k.finish()
+        if d.halted and not st.done:
+            st.finish_halt()
+
+    async def _run_incremental(self) -> AsyncIterator[str]:
+        st = self._state
+        s = st.session
+        token_release = st.release == "token"
+        active = st.kernel_active
+        drain = self._sync._drain
+        async for tok in self._aiter_source():
+            i = len(s.tokens)
+            _check_token(tok, i)
+            if active is not None and not active():
+                st.finish_halt("kernel_inactive")
+                return
+            spans = st.add_token_incremental(tok)
+            if token_release:
+                s.delivered_count += 1
+                yield tok
+            for (a, b) in spans:
+                halted = await self._score_span(a, b)
+                for t in drain():
+                    yield t
+                if halted:
+                    return
+            for t in drain():
+                yield t
+        for (a, b) in st.seg.flush():
+            halted = await self._score_span(a, b)
+            for t in drain():
+                yield t
+            if halted:
+                return
+        if st.pending:
+            idx = st.assign(0, True)
+            if st.last_result is not None:
+                if st.apply_sentence(idx, st.last_result):
+                    for t in self._sync._drain_after_halt():
+                        yield t
+                    return
+            elif not token_release:
+                st.ready.extend(idx)
+        for t in drain():
+            yield t
+        d = st.kernel.finish()
+        if d.halted and not st.done:
+            st.finish_halt()
+            for t in self._sync._drain_after_halt():
+                yield t
+
+    async def _score_span(self, a: int, b: int) -> bool:
+        st = self._state
+        sentence = st.seg.text[a:b]
+        idx = st.assign(b, False)
+        first = idx[0] if idx else len(st.session.tokens) - 1
+        err, raw = await self._call(sentence, first)
+        if err is not None:
+            st.finish_halt(err)
+            return True
+        try:
+            res = _normalise_result(raw, first)
+        except ScoreError:
+            st.finish_halt("scorer_error")
+            raise
+        st.last_result = res
+        st.prev_sentence = sentence
+        if st.apply_sentence(idx, res):
+            st.ready.clear()
+            st.ready.extend(st.deliverable_after_halt())
+            return True
+        return False
+
+
+def astream_guard(
+    tokens: AsyncIterable[str] | Iterable[str],
+    scorer: Any,
+    *,
+    prompt: str = "",
+    config: HaltConfig | None = None,
+    tenant_id: str = "",
+    request_id: str = "",
+    raise_on_halt: bool = False,
+    release: str | None = None,
+    scorer_timeout_s: float | None = None,
+    keep_events: bool = True,
+    evidence_callback: Callable[[str], str | None] | None = None,
+    kernel_active: Callable[[], bool] | None = None,
+) -> AsyncStreamGuard:
+    """Async twin of :func:`stream_guard` (same arguments and decisions).
+
+    ``tokens`` may be an async iterable (an OpenAI-style stream after text extraction) or a plain
+    iterable; ``async for tok in astream_guard(...)`` yields the safe tokens. On halt the source's
+    ``aclose()`` is awaited. See :func:`stream_guard` for every argument.
+    """
+    return AsyncStreamGuard(
+        tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
+        raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
+        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active)
