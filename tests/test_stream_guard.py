@@ -1,0 +1,277 @@
+"""stream_guard / astream_guard behaviour: incremental scoring, release policies, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+import pytest
+
+import director_fast as df
+from director_fast.core.types import EvidenceChunk
+from director_fast.errors import InputTypeError, ScoreError, StreamHalted, ConfigError
+
+
+@dataclass(frozen=True)
+class Res:
+    score: float
+    evidence: tuple = ()
+    nli_scores: tuple | None = None
+    retrieval_path: str = "none"
+    fact_source: str = ""
+
+
+class SentenceTable:
+    """Incremental scorer: score by sentence content, records every call."""
+
+    scorer_path = "tests.SentenceTable"
+
+    def __init__(self, table, default=0.9):
+        self.table = table
+        self.default = default
+        self.calls = []
+
+    def score_sentence(self, sentence, *, prompt="", previous="", tenant_id=""):
+        self.calls.append((sentence, previous, prompt, tenant_id))
+        for key, val in self.table.items():
+            if key in sentence:
+                if isinstance(val, Res):
+                    return val
+                return val
+        return self.default
+
+
+def words(text):
+    out = []
+    for w in text.split(" "):
+        out.append(w + " ")
+    out[-1] = out[-1][:-1]
+    return out
+
+
+TEXT = "Paris is the capital of France. It has 2.1 million people. The moon is made of cheese. Done."
+
+
+def test_incremental_scorer_called_once_per_sentence():
+    sc = SentenceTable({})
+    g = df.stream_guard(words(TEXT), sc, prompt="Tell me about Paris", tenant_id="t1")
+    out = "".join(g)
+    assert out == TEXT
+    sents = [c[0] for c in sc.calls]
+    assert sents == ["Paris is the capital of France.", "It has 2.1 million people.",
+                     "The moon is made of cheese.", "Done."]
+    assert sc.calls[1][1] == "Paris is the capital of France."  # previous sentence
+    assert all(c[2] == "Tell me about Paris" and c[3] == "t1" for c in sc.calls)
+    s = g.session
+    assert not s.halted and s.scorer_calls == 4
+    assert list(s.coherence_history) == [0.9] * len(words(TEXT))
+
+
+def test_correct_answer_never_halts_at_token_9():
+    """The anchor's StreamGuard pads its window with invented scores; ours does not."""
+    long = " ".join(["The answer is correct and grounded."] * 10)
+    g = df.stream_guard(words(long), SentenceTable({}, default=0.8))
+    assert "".join(g) == long and not g.session.halted
+
+
+@pytest.mark.parametrize("release", ["sentence", "token"])
+def test_hard_limit_on_a_sentence_halts_at_its_first_token(release):
+    sc = SentenceTable({"cheese": Res(0.2, evidence=(EvidenceChunk("The moon is rock.", 0.1, "kb:moon"),),
+                                      nli_scores=(0.93,), retrieval_path="knowledge_base.retrieve",
+                                      fact_source="kb:moon")})
+    toks = words(TEXT)
+    g = df.stream_guard(toks, sc, release=release)
+    out = list(g)
+    s = g.session
+    first_bad = toks.index("The ", 8)
+    assert s.halted and s.halt_reason == "hard_limit" and s.halt_index == first_bad
+    if release == "sentence":
+        assert "".join(out) == "Paris is the capital of France. It has 2.1 million people. "
+        assert "cheese" not in s.output
+    else:  # token release forwarded the bad sentence before it was scored
+        assert "cheese" in s.output
+    assert s.held_back == "".join(s.tokens[s.delivered_count:])
+    if release == "sentence":
+        assert s.held_back.startswith("The moon is made of cheese.")
+    ev = s.halt_evidence_structured
+    assert ev.last_score == 0.2 and ev.nli_scores == [0.93]
+    assert ev.evidence_chunks[0].source == "kb:moon"
+    tr = ev.trace_attribution
+    assert tr.scorer_path == "tests.SentenceTable"
+    assert tr.retrieval_path == "knowledge_base.retrieve" and tr.fact_source == "kb:moon"
+    assert tr.token_offset == first_bad and tr.threshold == 0.5
+    assert tr.causal_contribution == pytest.approx(0.3)
+    (ev1,) = s.safety_events
+    assert ev1.hook_id == "streaming.kernel" and ev1.observed_score == 0.2
+
+
+def test_window_halt_is_token_level_inside_sentences():
+    # 3 good sentences of 4 tokens then low-but-above-hard sentences: the window fills token by token
+    toks = words("a b c d. e f g h. i j k l. m n o p. q r s t.")
+    sc = SentenceTable({"m n": 0.52, "q r": 0.52, "i j": 0.52})
+    g = df.stream_guard(toks, sc, config=df.HaltConfig(trend_threshold=1.0))
+    list(g)
+    s = g.session
+    # scores per token: 8 x 0.9 then 0.52s; window of 10 mean < 0.55 first at token index 15
+    scores = [0.9] * 8 + [0.52] * 12
+    from halt_oracle import oracle
+    o = oracle(scores, trend_threshold=1.0)
+    assert s.halt_reason == "window_avg" and s.halt_index == o.halt_index
+
+
+def test_soft_halt_runs_to_sentence_end():
+    toks = words("a b c d. e f g h. i j k l.")
+    sc = SentenceTable({"e f": 0.56})
+    cfg = df.HaltConfig(halt_mode="soft", window_size=3, window_threshold=0.7, trend_threshold=1.0)
+    g = df.stream_guard(toks, sc, config=cfg)
+    out = "".join(g)
+    s = g.session
+    assert s.soft_halted and s.halt_reason == "window_avg"
+    # window of 3 first drops below 0.7 at token 5 ([0.9, 0.56, 0.56]); the sentence ends at token 7
+    assert s.halt_index == 5 and s.final_index == 7
+    assert out == "a b c d. e f g h. "
+
+
+def test_timeout_deadline_halts_fail_closed():
+    class Slow:
+        def score_sentence(self, sentence, **kw):
+            if "slow" in sentence:
+                time.sleep(0.5)
+            return 0.9
+
+    g = df.stream_guard(words("fast one. slow two. three."), Slow(), scorer_timeout_s=0.05)
+    out = "".join(g)
+    s = g.session
+    assert out == "fast one. "
+    assert s.halt_reason == "callback_timeout" and s.halt_index == 2
+    (ev,) = s.safety_events
+    assert ev.halt_reason == "callback_timeout"
+    assert ev.trace_attribution.threshold is None
+
+
+def test_plain_callable_timeout_and_oserror():
+    def cb(text):
+        if len(text) > 6:
+            raise OSError("backend down")
+        return 0.9
+
+    g = df.stream_guard(["ab ", "cd ", "ef "], cb)
+    assert list(g) == ["ab ", "cd "]
+    assert g.session.halt_reason == "callback_timeout"
+
+
+def test_other_exceptions_propagate_and_session_records_scorer_error():
+    def cb(text):
+        if "boom" in text:
+            raise KeyError("bad")
+        return 0.9
+
+    g = df.stream_guard(["ok ", "boom ", "x "], cb)
+    got = []
+    with pytest.raises(KeyError):
+        for t in g:
+            got.append(t)
+    assert got == ["ok "]
+    assert g.session.halted and g.session.halt_reason == "scorer_error" and g.session.halt_index == 1
+    assert len(g.session.safety_events) == 1
+
+
+def test_upstream_is_closed_on_halt():
+    closed = []
+
+    def gen():
+        try:
+            for i in range(1000):
+                yield f"w{i} "
+        finally:
+            closed.append(True)
+
+    g = df.stream_guard(gen(), lambda t: 0.3)
+    assert list(g) == []
+    assert closed == [True]
+
+
+def test_raise_on_halt():
+    g = df.stream_guard(["a ", "b "], lambda t: 0.1, raise_on_halt=True)
+    with pytest.raises(StreamHalted) as ei:
+        list(g)
+    assert ei.value.session is g.session and g.session.halt_reason == "hard_limit"
+
+
+def test_keep_events_false_keeps_counters_only():
+    g = df.stream_guard(["a "] * 30, lambda t: 0.58, keep_events=False)
+    assert len(list(g)) == 30
+    s = g.session
+    assert s.warning_count == 30 and s.events == [] and len(s.coherence_history) == 0
+    assert s.output == "a " * 30
+
+
+def test_events_materialise_with_halt_record():
+    g = df.stream_guard(["a "] * 12, lambda t: 0.52)
+    list(g)
+    ev = g.session.events
+    assert len(ev) == 10 and ev[9].halted and ev[9].safety_event is g.session.safety_events[0]
+    assert sum(e.warning for e in ev) == 9
+
+
+def test_bad_inputs():
+    with pytest.raises(InputTypeError):
+        list(df.stream_guard(["a", 3], lambda t: 0.9))
+    with pytest.raises(InputTypeError):
+        df.stream_guard(["a"], 42)
+    with pytest.raises(ConfigError):
+        df.stream_guard(["a"], lambda t: 0.9, release="sentence")
+    with pytest.raises(ConfigError):
+        df.stream_guard(["a"], lambda t: 0.9, scorer_timeout_s=0)
+    with pytest.raises(ScoreError):
+        list(df.stream_guard(["a"], lambda t: "0.9"))
+
+
+def test_async_incremental_equals_sync():
+    class AsyncTable(SentenceTable):
+        async def score_sentence(self, sentence, **kw):  # type: ignore[override]
+            await asyncio.sleep(0)
+            return SentenceTable.score_sentence(self, sentence, **kw)
+
+    async def agen(toks):
+        for t in toks:
+            yield t
+
+    toks = words(TEXT)
+    table = {"moon": 0.2}
+    g = df.stream_guard(toks, SentenceTable(table))
+    out = list(g)
+
+    async def run():
+        ag = df.astream_guard(agen(toks), AsyncTable(table))
+        return [t async for t in ag], ag.session
+
+    aout, asess = asyncio.run(run())
+    assert aout == out
+    s = g.session
+    assert (asess.halt_index, asess.halt_reason, asess.output, list(asess.coherence_history)) == (
+        s.halt_index, s.halt_reason, s.output, list(s.coherence_history))
+
+
+def test_async_deadline_and_aclose():
+    closed = []
+
+    async def agen():
+        try:
+            for i in range(100):
+                yield f"w{i}. "
+        finally:
+            closed.append(True)
+
+    async def slow(text):
+        await asyncio.sleep(1.0 if len(text) > 10 else 0)
+        return 0.9
+
+    async def run():
+        ag = df.astream_guard(agen(), slow, scorer_timeout_s=0.05)
+        return [t async for t in ag], ag.session
+
+    out, s = asyncio.run(run())
+    assert out == ["w0. ", "w1. "] and s.halt_reason == "callback_timeout"
+    assert closed == [True]
