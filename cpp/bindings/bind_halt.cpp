@@ -122,6 +122,24 @@ void bind_halt(py::module_& m) {
            py::arg("score"), py::arg("scored") = true, py::arg("sentence_end") = false,
            "Fast path of step(): returns the action as an int (0 continue, 1 warn, "
            "2 soft_pending, 3 halt); details are in .decision.")
+      .def(
+          "feed_same",
+          [](HaltKernel& k, double score, py::bytes sentence_end, std::int64_t n) {
+            std::string se = sentence_end;
+            if (!se.empty() && static_cast<std::int64_t>(se.size()) != n) {
+              throw ValueError("sentence_end must be empty or hold one byte per token");
+            }
+            if (n < 0) throw ValueError("n must be >= 0");
+            std::string out(static_cast<std::size_t>(n), '\0');
+            const std::int64_t used = k.feed_same(
+                score, n, se.empty() ? nullptr : reinterpret_cast<const std::uint8_t*>(se.data()),
+                reinterpret_cast<std::uint8_t*>(out.data()));
+            out.resize(static_cast<std::size_t>(used));
+            return py::bytes(out);
+          },
+          py::arg("score"), py::arg("sentence_end"), py::arg("n"),
+          "Feed n tokens sharing one fresh score (a scored sentence); sentence_end is b'' or one "
+          "byte per token. Returns one action byte per consumed token (stops after a halt).")
       .def("halt_external",
            [](HaltKernel& k, const std::string& reason) { return k.halt_external(reason_from_string(reason)); },
            py::arg("reason"))

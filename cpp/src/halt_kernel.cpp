@@ -54,7 +54,15 @@ void HaltConfig::validate() const {
 HaltKernel::HaltKernel(const HaltConfig& config) : config_(config) {
   config_.validate();
   capacity_ = config_.window_size > config_.trend_window ? config_.window_size : config_.trend_window;
-  ring_.assign(static_cast<std::size_t>(capacity_), 0.0);
+  // Mirrored ring: every value is written at head and head + capacity, so the newest n values are
+  // always contiguous (no wrap-around branch in the sums).
+  ring_.assign(static_cast<std::size_t>(2 * capacity_), 0.0);
+  const double xbar = static_cast<double>(config_.trend_window - 1) / 2.0;
+  trend_den_ = 0.0;
+  for (int i = 0; i < config_.trend_window; ++i) {
+    const double dx = static_cast<double>(i) - xbar;
+    trend_den_ += dx * dx;
+  }
   reset();
 }
 
@@ -71,16 +79,15 @@ void HaltKernel::reset() noexcept {
 }
 
 double HaltKernel::at(std::int64_t back) const noexcept {
-  std::int64_t pos = head_ - 1 - back;
-  if (pos < 0) pos += capacity_;
-  return ring_[static_cast<std::size_t>(pos)];
+  return ring_[static_cast<std::size_t>(head_ + capacity_ - 1 - back)];
 }
 
 // Mean of the last window_size scores, summed oldest to newest (the anchor's order).
 double HaltKernel::window_mean_unchecked() const noexcept {
   const std::int64_t n = config_.window_size;
+  const double* p = ring_.data() + (head_ + capacity_ - n);  // oldest of the window
   double s = 0.0;
-  for (std::int64_t k = n - 1; k >= 0; --k) s += at(k);
+  for (std::int64_t k = 0; k < n; ++k) s += p[k];
   return s / static_cast<double>(n);
 }
 
@@ -96,17 +103,18 @@ double HaltKernel::current_window_mean() const noexcept {
 // ordinary least squares: x_i = i - (n-1)/2, slope = sum(x_i * (y_i - ybar)) / sum(x_i^2).
 double HaltKernel::trend_drop_unchecked() const noexcept {
   const std::int64_t n = config_.trend_window;
+  const double* p = ring_.data() + (head_ + capacity_ - n);  // oldest of the trend window
   double sy = 0.0;
-  for (std::int64_t k = n - 1; k >= 0; --k) sy += at(k);
+  for (std::int64_t k = 0; k < n; ++k) sy += p[k];
   const double ybar = sy / static_cast<double>(n);
   const double xbar = static_cast<double>(n - 1) / 2.0;
-  double num = 0.0, den = 0.0;
+  double num = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
     const double dx = static_cast<double>(i) - xbar;
-    num += dx * (at(n - 1 - i) - ybar);
-    den += dx * dx;
+    num += dx * (p[i] - ybar);
   }
-  return -(num / den) * static_cast<double>(n - 1);
+  // trend_den_ = sum(dx^2), accumulated in the same order once at construction.
+  return -(num / trend_den_) * static_cast<double>(n - 1);
 }
 
 void HaltKernel::finalize_soft(std::int64_t final_index) {
@@ -148,6 +156,7 @@ StepResult HaltKernel::step(double score, bool scored, bool sentence_end) {
   r.score = score;
 
   ring_[static_cast<std::size_t>(head_)] = score;
+  ring_[static_cast<std::size_t>(head_ + capacity_)] = score;
   head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
   count_ += 1;
   index_ += 1;
@@ -291,6 +300,16 @@ HaltDecision HaltKernel::finish() {
 }
 
 HaltDecision HaltKernel::decision() const { return d_; }
+
+std::int64_t HaltKernel::feed_same(double score, std::int64_t n, const std::uint8_t* sentence_end,
+                                   std::uint8_t* actions_out) {
+  std::int64_t j = 0;
+  for (; j < n && !finished_; ++j) {
+    const StepResult r = step(score, true, sentence_end != nullptr && sentence_end[j] != 0);
+    actions_out[j] = static_cast<std::uint8_t>(r.action);
+  }
+  return j;
+}
 
 HaltDecision HaltKernel::run(const double* scores, const std::uint8_t* sentence_end,
                              std::int64_t n, std::uint8_t* flags, bool finalize) {

@@ -72,6 +72,8 @@ __all__ = [
 
 _ACT_HALT = 3
 _ACT_WARN = 1
+# kernel action code -> session flag bits (incremental path: every token gets a real score)
+_CODE_TO_FLAGS = bytes([_F_SCORED, _F_SCORED | _F_WARNING, _F_SCORED, _F_SCORED | _F_HALTED] + [0] * 252)
 
 
 class IncrementalScorer(Protocol):
@@ -151,65 +153,82 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
 
 
 class _SimpleSegmenter:
-    """Incremental sentence segmentation: a sentence ends at ``.``/``!``/``?`` (plus closing
-    quotes/brackets) followed by whitespace, or at a newline. Reports (start, end) code-point spans
-    once the following character proves the sentence ended."""
+    """Incremental sentence segmentation with per-token cost independent of the text length.
+
+    A sentence ends at ``.``/``!``/``?`` (plus closing quotes/brackets) followed by whitespace,
+    except after common abbreviations and single capitals (``Dr.``, ``e.g.``, ``U.S.``), or at a
+    newline. Spans are (start, end) code points without surrounding whitespace, reported once the
+    following character proves the sentence ended (or by :meth:`flush`).
+    """
+
+    _ABBREV = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "eg",
+                         "ie", "no", "fig", "jr", "sr", "inc", "ltd", "co", "approx", "cf"})
+    _CLOSERS = "\"')]}\u00bb\u201d\u2019"
 
     def __init__(self) -> None:
-        self.text = ""
-        self._start = 0      # start of the current sentence
-        self._scan = 0       # next position to examine
+        self.pos = 0            # code points fed so far
+        self._start = -1        # start of the current sentence (first non-space), -1: none yet
+        self._last_nonws = -1   # end (exclusive) of the last non-space char of the sentence
+        self._term_end = -1     # end of a terminator run awaiting the next char, -1: none
+        self._word = ""         # letters/dots of the word before a terminator (bounded)
 
     def feed(self, tok: str) -> list[tuple[int, int]]:
-        self.text += tok
-        text = self.text
         out: list[tuple[int, int]] = []
-        n = len(text)
-        i = self._scan
-        while i < n:
-            ch = text[i]
+        p = self.pos
+        for ch in tok:
+            if self._term_end >= 0:
+                if ch in self._CLOSERS and p == self._term_end:
+                    self._term_end = p + 1
+                    self._last_nonws = p + 1
+                    p += 1
+                    continue
+                if ch.isspace() and not self._is_abbrev():
+                    out.append((self._start, self._term_end))
+                    self._start = -1
+                    self._last_nonws = -1
+                self._term_end = -1
             if ch == "\n":
-                if text[self._start:i].strip():
-                    out.append(self._span(self._start, i))
-                self._start = i + 1
-            elif ch in ".!?" :
-                j = i + 1
-                while j < n and text[j] in "\"')]}»”’":
-                    j += 1
-                if j >= n:
-                    break  # cannot decide yet
-                if text[j].isspace() and not (ch == "." and j == i + 1 and self._abbrev(i)):
-                    out.append(self._span(self._start, j))
-                    self._start = j
-                i = j
-                continue
-            i += 1
-        self._scan = i
+                if self._start >= 0:
+                    out.append((self._start, self._last_nonws))
+                self._start = -1
+                self._last_nonws = -1
+                self._word = ""
+            elif ch.isspace():
+                self._word = ""
+            else:
+                if self._start < 0:
+                    self._start = p
+                self._last_nonws = p + 1
+                if ch in ".!?":
+                    self._term_end = p + 1
+                    self._term_char = ch
+                    if ch == ".":
+                        self._word_at_term = self._word
+                    self._word = self._word + ch if len(self._word) < 16 else self._word
+                elif ch.isalpha():
+                    self._word = (self._word + ch)[-16:]
+                else:
+                    self._word = ""
+            p += 1
+        self.pos = p
         return out
 
-    def _abbrev(self, i: int) -> bool:
-        # "e.g. ", "Dr. " and single capitals ("U.S. ") do not end a sentence
-        k = i - 1
-        text = self.text
-        while k >= self._start and text[k].isalpha():
-            k -= 1
-        word = text[k + 1:i]
-        return word.lower() in {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig"} or (
-            len(word) == 1 and word.isupper()) or (len(word) == 1 and k >= 0 and text[k] == ".")
-
-    def _span(self, s: int, e: int) -> tuple[int, int]:
-        text = self.text
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        return (s, e)
+    def _is_abbrev(self) -> bool:
+        if getattr(self, "_term_char", ".") != ".":
+            return False
+        w = getattr(self, "_word_at_term", "")
+        if not w:
+            return False
+        core = w.rstrip(".").lower()
+        return core in self._ABBREV or (len(w) == 1 and w.isupper()) or ("." in w and len(w.replace(".", "")) <= 3)
 
     def flush(self) -> list[tuple[int, int]]:
         out = []
-        if self.text[self._start:].strip():
-            out.append(self._span(self._start, len(self.text)))
-        self._start = self._scan = len(self.text)
+        if self._start >= 0:
+            out.append((self._start, self._last_nonws))
+        self._start = -1
+        self._last_nonws = -1
+        self._term_end = -1
         return out
 
 
@@ -267,7 +286,8 @@ class _GuardState:
         self.halt_result: SentenceResult | None = None
         # incremental state
         self.seg = _new_segmenter() if self.incremental else None
-        self.pending: deque[tuple[int, int]] = deque()  # (token index, last non-space cp or -1)
+        # tokens not yet assigned to a scored sentence: (index, start cp, last non-space cp, text)
+        self.pending: deque[tuple[int, int, int, str]] = deque()
         self.text_len = 0
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
@@ -370,23 +390,35 @@ class _GuardState:
 
     # ---- incremental path helpers ---------------------------------------------------------------
     def add_token_incremental(self, tok: str) -> list[tuple[int, int]]:
-        """Record a token, return the sentence spans it completes."""
-        i = len(self.session.tokens)
-        self.record(tok, 0.0, 0)
+        """Record an arriving token, return the sentence spans it completes (O(len(tok)))."""
+        tokens = self.session.tokens
+        i = len(tokens)
+        tokens.append(tok)
         start = self.text_len
-        self.text_len += len(tok)
-        stripped_len = len(tok.rstrip())
-        self.pending.append((i, start + stripped_len - 1 if stripped_len else -1))
+        self.text_len = start + len(tok)
+        k = len(tok.rstrip())
+        self.pending.append((i, start, start + k - 1 if k else -1, tok))
         return self.seg.feed(tok)
 
+    def sentence_text(self, a: int, b: int) -> str:
+        """Text of code points [a, b) from the pending tokens (cost ~ the sentence's length)."""
+        parts = []
+        for _, start, _, tok in self.pending:
+            if start >= b:
+                break
+            if start + len(tok) > a:
+                parts.append(tok[max(0, a - start): b - start])
+        return "".join(parts)
+
     def assign(self, end: int, final: bool) -> list[int]:
-        """Pop the pending tokens that belong to a sentence ending at code point ``end``."""
+        """Pop the pending tokens of a sentence ending at code point ``end``: those whose last
+        non-space code point lies before ``end``, and whitespace-only tokens."""
         out = []
         pending = self.pending
         while pending:
-            i, last = pending[0]
-            if final or last < end:
-                out.append(i)
+            head = pending[0]
+            if final or head[2] < end:
+                out.append(head[0])
                 pending.popleft()
             else:
                 break
@@ -394,17 +426,30 @@ class _GuardState:
 
     def apply_sentence(self, indices: list[int], res: SentenceResult) -> bool:
         """Step the kernel through a scored sentence's tokens. True when the stream halted."""
-        tokens = self.session.tokens
-        soft = self.config.halt_mode == "soft"
-        for i in indices:
-            act = self.step(i, res.score, True, soft and _is_sentence_end(tokens[i]))
-            if act == _ACT_HALT:
-                self.halt_result = res
-                # deliver up to the output boundary of the kernel decision
-                self.finish_halt()
-                return True
-            if self.release == "sentence":
-                self.ready.append(i)
+        n = len(indices)
+        if n == 0:
+            return False
+        s = self.session
+        if self.config.halt_mode == "soft":
+            tokens = s.tokens
+            ends = bytes(1 if _is_sentence_end(tokens[i]) else 0 for i in indices)
+        else:
+            ends = b""
+        score = res.score
+        codes = self.kernel.feed_same(score, ends, n)
+        used = len(codes)
+        if self.keep:
+            s._scores.extend([score] * used)
+            now = time.monotonic()
+            s._times.extend([now] * used)
+            s._flags.extend(codes.translate(_CODE_TO_FLAGS))
+        s.warning_count += codes.count(1)
+        if used and codes[-1] == _ACT_HALT:
+            self.halt_result = res
+            self.finish_halt()
+            return True
+        if self.release == "sentence":
+            self.ready.extend(indices)
         return False
 
     def deliverable_after_halt(self) -> list[int]:
@@ -569,21 +614,24 @@ class StreamGuard:
         seg = st.seg
         token_release = st.release == "token"
         active = st.kernel_active
+        add = st.add_token_incremental
+        ready = st.ready
         for tok in src:
-            i = len(s.tokens)
             if type(tok) is not str:
-                _check_token(tok, i)
+                _check_token(tok, len(s.tokens))
             if active is not None and not active():
                 st.finish_halt("kernel_inactive")
                 return
-            spans = st.add_token_incremental(tok)
+            spans = add(tok)
             if token_release:
                 s.delivered_count += 1
                 yield tok
-            for (a, b) in spans:
-                if (yield from self._score_span(a, b, False)):
-                    return
-            yield from self._drain()
+            if spans:
+                for (a, b) in spans:
+                    if (yield from self._score_span(a, b, False)):
+                        return
+                if ready:
+                    yield from self._drain()
         for (a, b) in seg.flush():
             if (yield from self._score_span(a, b, False)):
                 return
@@ -604,7 +652,7 @@ class StreamGuard:
 
     def _score_span(self, a: int, b: int, final: bool) -> Iterator[str]:
         st = self._state
-        sentence = st.seg.text[a:b]
+        sentence = st.sentence_text(a, b)
         idx = st.assign(b, final)
         first = idx[0] if idx else len(st.session.tokens) - 1
         err, raw = self._call(sentence, first)
@@ -637,8 +685,6 @@ class StreamGuard:
         while ready:
             i = ready.popleft()
             s.delivered_count += 1
-            if st.keep:
-                s._flags[i] |= _F_DELIVERED
             yield tokens[i]
 
     def _drain_after_halt(self) -> Iterator[str]:
@@ -884,7 +930,7 @@ class AsyncStreamGuard:
 
     async def _score_span(self, a: int, b: int) -> bool:
         st = self._state
-        sentence = st.seg.text[a:b]
+        sentence = st.sentence_text(a, b)
         idx = st.assign(b, False)
         first = idx[0] if idx else len(st.session.tokens) - 1
         err, raw = await self._call(sentence, first)

@@ -121,6 +121,12 @@ class HaltKernel {
     return step(score, wants_score(), sentence_end);
   }
 
+  // Feed n tokens that share one fresh score (a scored sentence). sentence_end may be null.
+  // actions_out (n entries) receives each token's StepAction. Stops after a halt; returns the
+  // number of tokens consumed.
+  std::int64_t feed_same(double score, std::int64_t n, const std::uint8_t* sentence_end,
+                         std::uint8_t* actions_out);
+
   // Halt at the next token index for an external reason (callback_timeout, scorer_error,
   // kernel_inactive); the token is not consumed and not part of the output.
   HaltDecision halt_external(HaltReason reason);
@@ -157,6 +163,7 @@ class HaltKernel {
   HaltConfig config_;
   std::vector<double> ring_;
   std::int64_t capacity_ = 0;
+  double trend_den_ = 1.0;
   std::int64_t count_ = 0;   // scores in history (== index_ while running)
   std::int64_t head_ = 0;    // next write position
   std::int64_t index_ = 0;   // tokens consumed
