@@ -1,0 +1,82 @@
+"""Client stream adapters: recorded OpenAI / Anthropic event shapes (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import director_fast as df
+from director_fast.adapters import (
+    aanthropic_text_deltas,
+    anthropic_text_deltas,
+    aopenai_text_deltas,
+    openai_text_deltas,
+)
+
+OPENAI_CHUNKS = [
+    {"id": "c1", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
+    {"id": "c1", "choices": [{"index": 0, "delta": {"content": "Paris is "}, "finish_reason": None}]},
+    {"id": "c1", "choices": [{"index": 0, "delta": {"content": "the capital."}, "finish_reason": None}]},
+    {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0}]}, "finish_reason": None}]},
+    {"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    {"id": "c1", "choices": [], "usage": {"total_tokens": 12}},
+]
+
+ANTHROPIC_EVENTS = [
+    {"type": "message_start", "message": {"id": "m1"}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    {"type": "ping"},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Paris is "}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{"}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "the capital."}},
+    {"type": "content_block_stop", "index": 0},
+    {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+    {"type": "message_stop"},
+]
+
+
+class Obj:
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, Obj(**v) if isinstance(v, dict) else [Obj(**x) if isinstance(x, dict) else x for x in v] if isinstance(v, list) else v)
+
+
+def test_openai_dicts_and_objects():
+    assert list(openai_text_deltas(OPENAI_CHUNKS)) == ["Paris is ", "the capital."]
+    assert list(openai_text_deltas([Obj(**c) for c in OPENAI_CHUNKS])) == ["Paris is ", "the capital."]
+    skipped = []
+    list(openai_text_deltas(OPENAI_CHUNKS, on_event=skipped.append))
+    assert len(skipped) == 4
+
+
+def test_anthropic_events():
+    assert list(anthropic_text_deltas(ANTHROPIC_EVENTS)) == ["Paris is ", "the capital."]
+
+
+def test_guard_closes_client_stream_on_halt():
+    closed = []
+
+    def stream():
+        try:
+            yield from OPENAI_CHUNKS
+        finally:
+            closed.append(True)
+
+    g = df.stream_guard(openai_text_deltas(stream()), lambda text: 0.2)
+    assert list(g) == [] and g.session.halt_reason == "hard_limit"
+    assert closed == [True]
+
+
+def test_async_adapters():
+    async def agen(items):
+        for x in items:
+            yield x
+
+    async def run():
+        a = [t async for t in aopenai_text_deltas(agen(OPENAI_CHUNKS))]
+        b = [t async for t in aanthropic_text_deltas(agen(ANTHROPIC_EVENTS))]
+        g = df.astream_guard(aanthropic_text_deltas(agen(ANTHROPIC_EVENTS)), lambda t: 0.9)
+        c = [t async for t in g]
+        return a, b, c
+
+    a, b, c = asyncio.run(run())
+    assert a == b == c == ["Paris is ", "the capital."]
