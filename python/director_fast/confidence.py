@@ -390,9 +390,11 @@ def _required_paths(
         if not isinstance(sub, Mapping):
             raise ValidationError(f"tool_schema property {prefix}{name} must be a JSON object")
         path = prefix + name
-        out[path] = sub
-        if "required" in sub or "properties" in sub:
+        if sub.get("required"):
+            # an object with required members is scored through its members (no double count)
             _required_paths(sub, path + ".", out, depth + 1)
+        else:
+            out[path] = sub
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -410,7 +412,9 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
     ``tool_schema`` may be an OpenAI tool (``{"type": "function", "function": {"name",
     "parameters"}}`` or ``{"name", "parameters"}``), an Anthropic tool (``{"name",
     "input_schema"}``), an MCP tool (``inputSchema``) or a bare object schema. Required keys come
-    from ``required`` lists, recursively into required object properties (dotted paths).
+    from ``required`` lists: a required object property that has a non-empty ``required`` list of
+    its own is replaced by its required members as dotted paths (``"user.email"``), so a weak
+    nested value is counted once; a missing parent makes each of those members missing.
 
     A required value is weak when :func:`is_placeholder` says so (unless it is one of the
     property's ``enum`` values or its ``const``), when it equals the property's ``default`` or one
