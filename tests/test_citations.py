@@ -548,3 +548,18 @@ def test_report_is_frozen():
     assert isinstance(report, CitationReport)
     with pytest.raises(AttributeError):
         report.answer = "y"  # type: ignore[misc]
+
+
+def test_non_unique_longer_surface_blocks_shorter_identifier():
+    rows = [
+        {"city": "New York", "pop": 8},
+        {"city": "New York", "pop": 9},
+        {"city": "York", "pop": 0.2},
+    ]
+    # "New York" names two rows; "York" inside it must not name the York row
+    c = one('New York has 8 [ref:pop="8"].', rows)
+    assert c.scope == "result_set" and c.verdict == "confirmed"
+    # an excluded (asserted) surface also consumes its words
+    rows = [{"name": "A1", "city": "New York"}, {"name": "B2", "city": "York"}]
+    c = one('The city is New York [ref:city="New York"].', rows)
+    assert c.scope == "result_set" and c.verdict == "confirmed"

@@ -76,6 +76,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from director_fast.core.safety_event import SafetyEvent
@@ -106,6 +107,7 @@ _PREFIX = "[ref:"
 _HWS = " \t\u00a0\u202f"
 _CLOSERS = frozenset(".,;:!?)]}»”’…")
 _WORD = re.compile(r"\w+")
+_HAS_ALPHA = re.compile(r"[^\W\d_]")
 _SENT_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?:\s+|$)|\n\s*")
 
 
@@ -558,10 +560,14 @@ _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "\u00a0
 
 
 def _cow(s: str) -> str:
+    if s.isascii():
+        return " ".join(s.lower().split())
     return " ".join(unicodedata.normalize("NFC", s).translate(_QUOTES).casefold().split())
 
 
 def _tokens(s: str) -> list[str]:
+    if s.isascii():
+        return _WORD.findall(s.lower())
     return _WORD.findall(_cow(s))
 
 
@@ -576,6 +582,7 @@ _NUM_BODY = re.compile(
 _CODE_RE = re.compile(r"^([A-Za-z]{3})\s*|\s*([A-Za-z]{3})$")
 
 
+@lru_cache(maxsize=1 << 16)
 def _parse_number(s: str) -> tuple[Decimal, str | None] | None:
     """(value, unit) for a numeric surface, else ``None``. unit: currency symbol, ``%`` or None."""
     t = unicodedata.normalize("NFKC", s).replace("\u2212", "-").strip()
@@ -728,15 +735,13 @@ class _Rows:
             for col, ss in d.items():
                 if idf is not None and col not in idf:
                     continue
-                raw = self.rows[ri][col]
-                if idf is None and not (
-                    isinstance(raw, str)
-                    or (isinstance(raw, Mapping) and isinstance(raw.get("value"), str))
-                ):
-                    continue
-                for s in ss:
-                    if idf is None and not any(ch.isalpha() for ch in s):
+                if idf is None:
+                    raw = self.rows[ri][col]
+                    if type(raw) is not str and not isinstance(raw, str) and not (
+                        isinstance(raw, Mapping) and isinstance(raw.get("value"), str)
+                    ):
                         continue
+                for s in ss:
                     key = " ".join(_tokens(s))
                     if not key:
                         continue
@@ -745,11 +750,16 @@ class _Rows:
                         slot[ri][1].add(col)
                     else:
                         slot[ri] = (s.strip(), {col})
-        self.ids: dict[str, tuple[int, str, frozenset[str]]] = {}
+        # ``ids``: surfaces unique to one row. ``blockers``: the other surfaces; a longest match on
+        # one consumes its words without naming a record (so "York" inside a non-unique
+        # "New York" does not name the York row).
+        self.ids: dict[str, tuple[int, str, frozenset[str]] | None] = {}
         for key, slot in occ.items():
-            if len(slot) == 1:
+            if len(slot) == 1 and (idf is not None or _HAS_ALPHA.search(key)):
                 ri, (label, cols) = next(iter(slot.items()))
                 self.ids[key] = (ri, label, frozenset(cols))
+            else:
+                self.ids[key] = None
         self.max_id_len = max((k.count(" ") + 1 for k in self.ids), default=0)
 
     def reaim(self, variable: str) -> str | None:
@@ -773,14 +783,14 @@ class _Rows:
         while i < n:
             for length in range(min(self.max_id_len, n - i), 0, -1):
                 key = " ".join(toks[i : i + length])
-                hit = self.ids.get(key)
-                if hit is None:
+                if key not in self.ids:
                     continue
-                ri, label, cols = hit
-                if any((" " + key + " ") in e for e in excl) or cols <= asserted_cols:
-                    continue
-                hits.setdefault(ri, label)
+                hit = self.ids[key]
                 i += length - 1
+                if hit is not None:
+                    ri, label, cols = hit
+                    if not (any((" " + key + " ") in e for e in excl) or cols <= asserted_cols):
+                        hits.setdefault(ri, label)
                 break
             i += 1
         if not hits:
