@@ -176,7 +176,7 @@ def main() -> None:
     print(f"{'director_ai verify_tool_call (manifest)':<48} {theirs / per * 1e6:>8.1f}")
     print(f"ratio evaluate_tool_call / verify_tool_call: {ours / theirs:.2f}")
     print()
-    print("detection on the 4 calls (0 clean, 1 = 3 guessed, 2 = 4 placeholders, 3 = 2 missing):")
+    print("detection on the 4 calls (0 clean, 1 = 4 guessed, 2 = 4 placeholders, 3 = 2 missing):")
     for i, c in enumerate(CALLS):
         r = evaluate_tool_call(TOOL, c)
         d = verify_tool_call("book_flight", c, manifest=MANIFEST)

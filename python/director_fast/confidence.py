@@ -439,8 +439,10 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
     if isinstance(arguments, (str, bytes, bytearray)):
         try:
             decoded = json.loads(arguments)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise ValidationError(f"arguments: not valid JSON ({exc.msg})") from None
+        except UnicodeDecodeError:
+            raise ValidationError("arguments: bytes are not valid UTF-8 JSON") from None
         if not isinstance(decoded, dict):
             raise InputTypeError(
                 f"arguments must be a JSON object, got JSON {type(decoded).__name__}"
