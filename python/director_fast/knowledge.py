@@ -1,7 +1,8 @@
 """KnowledgeBase: chunk documents, embed them, index them, retrieve evidence (DESIGN §5).
 
-Retrieval fuses two rankings with reciprocal rank fusion (RRF, Cormack, Clarke & Büttcher 2009:
-``score(d) = sum_r 1 / (rrf_k + rank_r(d))``, ranks from 1):
+Retrieval fuses two rankings with weighted reciprocal rank fusion (RRF, Cormack, Clarke & Büttcher
+2009: ``score(d) = sum_r w_r / (rrf_k + rank_r(d))``, ranks from 1; BM25 weight 1, dense
+``dense_weight``):
 
 * dense: the embedder's vectors in an :class:`~director_fast.evidence.EvidenceIndex` (cosine);
 * lexical: Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework: BM25
@@ -92,12 +93,16 @@ class KnowledgeBase:
             of the next chunk.
         hybrid: fuse BM25 with the dense ranking (RRF); False = dense only.
         rrf_k: the RRF constant (60 in Cormack et al.).
+        dense_weight: weight of the dense ranking in the fusion (BM25 has weight 1); 0.5 by
+            measurement (bench/RESULTS.md, "evidence"): on the shared data's lexical proxy BM25
+            alone ranks best, equal weights lose ~2-3 points, 0.5 about 1 point, while the dense
+            side adds matching across word forms ("melt" / "melts") that BM25 misses.
         candidates: depth of each ranking fed to the fusion (>= k).
         space, M, ef_construction, ef_search: of the underlying :class:`EvidenceIndex`.
 
     ``retrieve`` returns ``EvidenceChunk(text, distance, source)``: with ``hybrid`` the distance
-    is ``1 - fused / fused_max`` in [0, 1) (``fused_max = 2 / (rrf_k + 1)``, a chunk ranked first
-    by both), so lower is more relevant and the list is sorted by it; without, it is the cosine
+    is ``1 - fused / fused_max`` in [0, 1) (``fused_max = (1 + dense_weight) / (rrf_k + 1)``, a
+    chunk ranked first by both), so lower is more relevant and the list is sorted by it; without, it is the cosine
     distance ``1 - cos`` clipped to [0, 2].
 
     Thread-safety: all methods may be called from several threads; writers are serialised and
@@ -106,6 +111,7 @@ class KnowledgeBase:
 
     def __init__(self, embedder: Any = None, dim: int = 384, *, chunk_tokens: int = 96,
                  overlap_tokens: int = 0, hybrid: bool = True, rrf_k: int = 60, candidates: int = 50,
+                 dense_weight: float = 0.5,
                  space: str = "cosine", M: int = 16, ef_construction: int = 200, ef_search: int = 64,
                  bm25_k1: float = 1.2, bm25_b: float = 0.75) -> None:
         self.embedder = embedder if embedder is not None else HashingEmbedder(dim)
@@ -119,6 +125,7 @@ class KnowledgeBase:
         self.overlap_tokens = int(overlap_tokens)
         self.hybrid = bool(hybrid)
         self.rrf_k = int(rrf_k)
+        self.dense_weight = float(dense_weight)
         self.candidates = int(candidates)
         self._bm25_params = (bm25_k1, bm25_b)
         self.index = EvidenceIndex(int(self.embedder.dim), space, M, ef_construction, ef_search)
@@ -198,10 +205,10 @@ class KnowledgeBase:
             lex = bm.top(normalize_terms(query), depth) if bm is not None else []
             fused: dict[int, float] = {}
             for rank, h in enumerate(hits, 1):
-                fused[int(h.id)] = fused.get(int(h.id), 0.0) + 1.0 / (self.rrf_k + rank)
+                fused[int(h.id)] = fused.get(int(h.id), 0.0) + self.dense_weight / (self.rrf_k + rank)
             for rank, (d, _s) in enumerate(lex, 1):
                 fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-            fmax = 2.0 / (self.rrf_k + 1)
+            fmax = (1.0 + self.dense_weight) / (self.rrf_k + 1)
             return [EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d])
                     for d, s in best]
