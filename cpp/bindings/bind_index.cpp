@@ -1,0 +1,213 @@
+// Bindings of the HNSW evidence index.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "director_fast/errors.hpp"
+#include "director_fast/evidence_index.hpp"
+
+namespace py = pybind11;
+
+namespace director_fast::bindings {
+
+namespace {
+
+// A 2-D C-contiguous float32 array with `cols` columns, checked without copying.
+py::array_t<float> require_2d_f32(const py::handle& obj, const char* what, size_t cols) {
+  if (!py::isinstance<py::array>(obj)) {
+    raise_python("InputTypeError", std::string(what) + " must be a numpy.ndarray of float32, got " +
+                                       std::string(py::str(obj.get_type().attr("__name__"))) +
+                                       " (convert with numpy.ascontiguousarray(x, dtype=numpy.float32))");
+  }
+  py::array arr = py::reinterpret_borrow<py::array>(obj);
+  if (!arr.dtype().is(py::dtype::of<float>())) {
+    raise_python("InputTypeError", std::string(what) + " must have dtype float32, got " +
+                                       std::string(py::str(arr.dtype())) +
+                                       " (no silent copies: convert with numpy.ascontiguousarray(x, dtype=numpy.float32))");
+  }
+  if (arr.ndim() != 2) {
+    raise_python("InputTypeError", std::string(what) + " must be 2-D (n, dim), got " +
+                                       std::to_string(arr.ndim()) + " dimensions");
+  }
+  if (static_cast<size_t>(arr.shape(1)) != cols) {
+    raise_python("InputTypeError", std::string(what) + " must have " + std::to_string(cols) +
+                                       " columns (the index dim), got " + std::to_string(arr.shape(1)));
+  }
+  if (!(arr.flags() & py::array::c_style)) {
+    raise_python("InputTypeError", std::string(what) + " must be C-contiguous (use numpy.ascontiguousarray)");
+  }
+  return py::reinterpret_borrow<py::array_t<float>>(arr);
+}
+
+ItemKey to_key(const py::handle& obj) {
+  if (PyBool_Check(obj.ptr())) raise_python("InputTypeError", "ids must be str or int, got bool");
+  if (PyUnicode_Check(obj.ptr())) return ItemKey{obj.cast<std::string>(), false};
+  if (PyLong_Check(obj.ptr()) || (!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()))) {
+    py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+    if (!idx) throw py::error_already_set();
+    return ItemKey{std::string(py::str(idx)), true};
+  }
+  raise_python("InputTypeError", "ids must be str or int, got " + std::string(py::str(obj.get_type().attr("__name__"))));
+}
+
+py::object from_key(const ItemKey& k) {
+  if (!k.is_int) return py::str(k.value);
+  PyObject* o = PyLong_FromString(k.value.c_str(), nullptr, 10);
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+std::vector<std::string> opt_strings(const py::object& obj, const char* what) {
+  std::vector<std::string> out;
+  if (obj.is_none()) return out;
+  if (PyUnicode_Check(obj.ptr())) raise_python("InputTypeError", std::string(what) + " must be a sequence of str, not a str");
+  for (auto item : obj) {
+    if (!PyUnicode_Check(item.ptr())) raise_python("InputTypeError", std::string(what) + " must hold str values");
+    out.push_back(item.cast<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_index(py::module_& m) {
+  py::class_<EvidenceIndex>(m, "EvidenceIndex")
+      .def(py::init([](size_t dim, const std::string& space, size_t M, size_t efc, size_t ef, size_t cap, uint64_t seed,
+                       size_t exact_threshold) {
+             IndexConfig c;
+             c.dim = dim;
+             c.metric = metric_from_string(space);
+             c.M = M;
+             c.ef_construction = efc;
+             c.ef_search = ef;
+             c.initial_capacity = cap;
+             c.seed = seed;
+             c.exact_threshold = exact_threshold;
+             return std::make_unique<EvidenceIndex>(c);
+           }),
+           py::arg("dim"), py::arg("space"), py::arg("M"), py::arg("ef_construction"), py::arg("ef_search"),
+           py::arg("initial_capacity"), py::arg("seed"), py::arg("exact_threshold"))
+      .def("add",
+           [](EvidenceIndex& idx, const py::handle& vectors, const py::object& ids, const py::object& texts,
+              const py::object& sources, const py::object& tenants, bool upsert, int num_threads) {
+             auto arr = require_2d_f32(vectors, "vectors", idx.config().dim);
+             std::vector<ItemKey> keys;
+             bool have_keys = !ids.is_none();
+             if (have_keys) {
+               if (PyUnicode_Check(ids.ptr())) raise_python("InputTypeError", "ids must be a sequence, not a str");
+               for (auto item : ids) keys.push_back(to_key(item));
+             }
+             auto tx = opt_strings(texts, "texts");
+             auto so = opt_strings(sources, "sources");
+             auto te = opt_strings(tenants, "tenants");
+             std::vector<ItemKey> out;
+             {
+               py::gil_scoped_release release;
+               out = idx.add(arr.data(), static_cast<size_t>(arr.shape(0)), have_keys ? &keys : nullptr, tx, so, te,
+                             upsert, num_threads);
+             }
+             py::list res(out.size());
+             for (size_t i = 0; i < out.size(); ++i) res[i] = from_key(out[i]);
+             return res;
+           },
+           py::arg("vectors"), py::arg("ids"), py::arg("texts"), py::arg("sources"), py::arg("tenants"),
+           py::arg("upsert"), py::arg("num_threads"))
+      .def("remove",
+           [](EvidenceIndex& idx, const py::iterable& ids, bool missing_ok) {
+             std::vector<ItemKey> keys;
+             for (auto item : ids) keys.push_back(to_key(item));
+             py::gil_scoped_release release;
+             return idx.remove(keys, missing_ok);
+           },
+           py::arg("ids"), py::arg("missing_ok"))
+      .def("search_raw",
+           [](const EvidenceIndex& idx, const py::handle& queries, size_t k, const py::object& tenant, bool exact,
+              int num_threads) {
+             auto q = require_2d_f32(queries, "queries", idx.config().dim);
+             const auto nq = static_cast<size_t>(q.shape(0));
+             py::array_t<int64_t> labels({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
+             py::array_t<float> dists({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
+             std::string t;
+             const std::string* tp = nullptr;
+             if (!tenant.is_none()) {
+               if (!PyUnicode_Check(tenant.ptr())) raise_python("InputTypeError", "tenant must be a str or None");
+               t = tenant.cast<std::string>();
+               tp = &t;
+             }
+             int64_t* lp = labels.mutable_data();
+             float* dp = dists.mutable_data();
+             {
+               py::gil_scoped_release release;
+               idx.search(q.data(), nq, k, tp, exact, num_threads, lp, dp);
+             }
+             return py::make_tuple(labels, dists);
+           },
+           py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"))
+      .def("records",
+           [](const EvidenceIndex& idx, const py::handle& labels_obj) {
+             // labels (nq, k) int64 -> list of lists of (id, text, source, tenant); -1 ends a row.
+             py::array arr = py::reinterpret_borrow<py::array>(labels_obj);
+             auto labels = py::array_t<int64_t, py::array::c_style>::ensure(arr);
+             if (!labels || labels.ndim() != 2) raise_python("InputTypeError", "labels must be a 2-D int64 array");
+             py::list out;
+             auto r = labels.unchecked<2>();
+             for (py::ssize_t i = 0; i < r.shape(0); ++i) {
+               py::list row;
+               for (py::ssize_t j = 0; j < r.shape(1); ++j) {
+                 int64_t l = r(i, j);
+                 if (l < 0) break;
+                 const ItemMeta& mm = idx.meta(l);
+                 row.append(py::make_tuple(from_key(mm.key), py::str(mm.text), py::str(mm.source),
+                                           py::str(idx.tenant_name(mm.tenant))));
+               }
+               out.append(row);
+             }
+             return out;
+           },
+           py::arg("labels"))
+      .def("contains", [](const EvidenceIndex& idx, const py::handle& id) { return idx.contains(to_key(id)); })
+      .def("get_vector", [](const EvidenceIndex& idx, const py::handle& id) {
+             auto v = idx.get_vector(to_key(id));
+             py::array_t<float> out(static_cast<py::ssize_t>(v.size()));
+             std::copy(v.begin(), v.end(), out.mutable_data());
+             return out;
+           })
+      .def("size", &EvidenceIndex::size)
+      .def("capacity", &EvidenceIndex::capacity)
+      .def("deleted_count", &EvidenceIndex::deleted_count)
+      .def("tenant_size", &EvidenceIndex::tenant_size)
+      .def("ids", [](const EvidenceIndex& idx, const py::object& tenant) {
+             std::vector<ItemKey> keys;
+             if (tenant.is_none()) {
+               keys = idx.ids(nullptr);
+             } else {
+               std::string t = tenant.cast<std::string>();
+               keys = idx.ids(&t);
+             }
+             py::list out(keys.size());
+             for (size_t i = 0; i < keys.size(); ++i) out[i] = from_key(keys[i]);
+             return out;
+           }, py::arg("tenant"))
+      .def_property("ef_search", &EvidenceIndex::ef_search, &EvidenceIndex::set_ef_search)
+      .def_property_readonly("dim", [](const EvidenceIndex& i) { return i.config().dim; })
+      .def_property_readonly("space", [](const EvidenceIndex& i) { return metric_name(i.config().metric); })
+      .def_property_readonly("M", [](const EvidenceIndex& i) { return i.config().M; })
+      .def_property_readonly("ef_construction", [](const EvidenceIndex& i) { return i.config().ef_construction; })
+      .def_property_readonly("exact_threshold", [](const EvidenceIndex& i) { return i.config().exact_threshold; })
+      .def("save", [](const EvidenceIndex& idx, const std::string& path) {
+             py::gil_scoped_release release;
+             idx.save(path);
+           }, py::arg("path"))
+      .def_static("load", [](const std::string& path) {
+             py::gil_scoped_release release;
+             return EvidenceIndex::load(path);
+           }, py::arg("path"))
+      .def_readonly_static("FORMAT_VERSION", &EvidenceIndex::kFormatVersion);
+}
+
+}  // namespace director_fast::bindings

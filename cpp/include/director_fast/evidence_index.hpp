@@ -1,0 +1,131 @@
+// Evidence index: hnswlib's HNSW graph (Malkov & Yashunin 2018) with per-item metadata
+// (id, text, source, tenant), mark-delete/upsert, tenant-filtered batched k-NN, exact search,
+// automatic growth and versioned, checksummed, atomically written persistence (DESIGN §5).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hnswlib {
+template <typename T> class HierarchicalNSW;
+template <typename T> class SpaceInterface;
+}  // namespace hnswlib
+
+namespace director_fast {
+
+enum class Metric : uint32_t { Cosine = 0, IP = 1, L2 = 2 };
+Metric metric_from_string(const std::string& s);
+const char* metric_name(Metric m);
+
+struct IndexConfig {
+  size_t dim = 384;
+  Metric metric = Metric::Cosine;
+  size_t M = 16;
+  size_t ef_construction = 200;
+  size_t ef_search = 64;
+  size_t initial_capacity = 1024;
+  uint64_t seed = 100;
+  // Searches run exactly (brute force) while the index, or the tenant being searched, holds at
+  // most this many live items: exact results, and no HNSW miss under a selective filter.
+  size_t exact_threshold = 1024;
+};
+
+// An item id: a string or an integer (kept apart: "7" and 7 are different ids).
+struct ItemKey {
+  std::string value;  // the string, or the decimal integer
+  bool is_int = false;
+  std::string encoded() const { return (is_int ? "i" : "s") + value; }
+};
+
+struct ItemMeta {
+  ItemKey key;
+  std::string text;
+  std::string source;
+  uint32_t tenant = 0;
+  bool alive = false;
+};
+
+class EvidenceIndex {
+ public:
+  explicit EvidenceIndex(IndexConfig cfg);
+  ~EvidenceIndex();
+  EvidenceIndex(const EvidenceIndex&) = delete;
+  EvidenceIndex& operator=(const EvidenceIndex&) = delete;
+
+  // ---- writers (exclusive) ----
+  // Adds n rows of `vectors` (n x dim, row-major). Without `keys`, integer ids are assigned
+  // (never reusing a live id). If `upsert` is false, an id that already exists (or repeats in
+  // the batch) raises KeyError before anything is added. Returns the labels of the new items.
+  // texts/sources/tenants may be empty (defaults "") or hold n entries.
+  std::vector<ItemKey> add(const float* vectors, size_t n, const std::vector<ItemKey>* keys,
+                           const std::vector<std::string>& texts,
+                           const std::vector<std::string>& sources,
+                           const std::vector<std::string>& tenants, bool upsert,
+                           int num_threads);
+  // Marks the items deleted; returns how many existed. Unknown ids raise KeyError unless
+  // missing_ok (then they are skipped).
+  size_t remove(const std::vector<ItemKey>& keys, bool missing_ok);
+  void set_ef_search(size_t ef);
+
+  // ---- readers (shared; safe from several threads while no writer runs) ----
+  // For each of nq queries, writes k labels (-1 = none) and k distances (+inf = none), nearest
+  // first. `tenant` null = all tenants. Returns nothing; counts are where labels turn -1.
+  void search(const float* queries, size_t nq, size_t k, const std::string* tenant, bool exact,
+              int num_threads, int64_t* labels_out, float* distances_out) const;
+  const ItemMeta& meta(int64_t label) const;  // by label from search
+  const std::string& tenant_name(uint32_t id) const;
+  bool contains(const ItemKey& key) const;
+  std::vector<float> get_vector(const ItemKey& key) const;  // stored (normalised for cosine)
+  size_t size() const;        // live items
+  size_t capacity() const;
+  size_t deleted_count() const;
+  size_t tenant_size(const std::string& tenant) const;
+  const IndexConfig& config() const { return cfg_; }
+  size_t ef_search() const;
+  std::vector<ItemKey> ids(const std::string* tenant) const;
+
+  // ---- persistence ----
+  void save(const std::string& path) const;  // atomic: temp file + fsync + rename
+  static std::unique_ptr<EvidenceIndex> load(const std::string& path);
+  static constexpr uint32_t kFormatVersion = 1;
+
+ private:
+  void prepare(const float* in, float* out) const;  // copy + normalise for cosine; finite check
+  void exact_one(const float* q, size_t k, int64_t tenant_id, int64_t* labels, float* dists) const;
+  void ensure_capacity(size_t extra);
+  int64_t tenant_id(const std::string& t) const;  // -1 if unknown
+  uint32_t intern_tenant(const std::string& t);
+
+  IndexConfig cfg_;
+  std::unique_ptr<hnswlib::SpaceInterface<float>> space_;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw_;
+  std::vector<ItemMeta> meta_;                        // by label
+  std::unordered_map<std::string, uint64_t> by_key_;  // encoded key -> label (live only)
+  std::vector<std::string> tenants_;                  // tenant id -> name; 0 = ""
+  std::unordered_map<std::string, uint32_t> tenant_ids_;
+  std::vector<size_t> tenant_live_;
+  int64_t next_auto_id_ = 0;
+  size_t live_ = 0;
+  mutable std::shared_mutex mu_;
+};
+
+// 64-bit checksum over a byte stream (chunking-independent); used by the save format.
+class Checksum64 {
+ public:
+  void update(const void* data, size_t n);
+  uint64_t digest() const;
+
+ private:
+  uint64_t h_ = 0x9E3779B97F4A7C15ULL;
+  uint64_t total_ = 0;
+  unsigned char buf_[8] = {0};
+  size_t nbuf_ = 0;
+  void word(uint64_t w);
+};
+
+}  // namespace director_fast

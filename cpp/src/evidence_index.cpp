@@ -1,0 +1,743 @@
+#include "director_fast/evidence_index.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <queue>
+#include <random>
+#include <thread>
+
+#include <hnswlib/hnswlib.h>
+
+#include "director_fast/errors.hpp"
+
+namespace director_fast {
+
+namespace {
+
+constexpr char kMagic[8] = {'D', 'F', 'E', 'V', 'I', 'D', 'X', '\0'};
+
+// Runs fn(i) for i in [0, n) on up to num_threads threads; rethrows the first worker exception.
+template <typename Fn>
+void parallel_for(size_t n, int num_threads, Fn fn) {
+  size_t nt = num_threads <= 0 ? std::max(1u, std::thread::hardware_concurrency())
+                               : static_cast<size_t>(num_threads);
+  nt = std::min(nt, n);
+  if (nt <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr err;
+  std::mutex err_mu;
+  auto worker = [&]() {
+    while (true) {
+      size_t i = next.fetch_add(1);
+      if (i >= n) break;
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(err_mu);
+        if (!err) err = std::current_exception();
+        next.store(n);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t + 1 < nt; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (err) std::rethrow_exception(err);
+}
+
+class TenantFilter : public hnswlib::BaseFilterFunctor {
+ public:
+  TenantFilter(const std::vector<ItemMeta>& meta, uint32_t tenant) : meta_(meta), tenant_(tenant) {}
+  bool operator()(hnswlib::labeltype label) override {
+    return label < meta_.size() && meta_[label].tenant == tenant_;
+  }
+
+ private:
+  const std::vector<ItemMeta>& meta_;
+  uint32_t tenant_;
+};
+
+// ---- binary I/O helpers ----
+struct Writer {
+  FILE* f;
+  Checksum64 sum;
+  void bytes(const void* p, size_t n) {
+    if (n && std::fwrite(p, 1, n, f) != n) throw IOError("write failed (disk full?)");
+    sum.update(p, n);
+  }
+  void u32(uint32_t v) { bytes(&v, 4); }
+  void u64(uint64_t v) { bytes(&v, 8); }
+  void str(const std::string& s) {
+    u64(s.size());
+    bytes(s.data(), s.size());
+  }
+};
+
+struct Reader {
+  std::ifstream& in;
+  uint64_t remaining;
+  void bytes(void* p, size_t n) {
+    if (n > remaining) throw FormatError("evidence index file is truncated");
+    in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    if (!in) throw FormatError("evidence index file is truncated");
+    remaining -= n;
+  }
+  uint32_t u32() { uint32_t v; bytes(&v, 4); return v; }
+  uint64_t u64() { uint64_t v; bytes(&v, 8); return v; }
+  std::string str() {
+    uint64_t n = u64();
+    if (n > remaining) throw FormatError("evidence index file is corrupt (string length)");
+    std::string s(n, '\0');
+    bytes(s.data(), n);
+    return s;
+  }
+};
+
+std::string unique_suffix() {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device rd;
+  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
+         std::to_string(rd());
+}
+
+}  // namespace
+
+// ---- Checksum64 --------------------------------------------------------------------------------
+
+void Checksum64::word(uint64_t w) {
+  w *= 0x87C37B91114253D5ULL;
+  w = (w << 31) | (w >> 33);
+  w *= 0x4CF5AD432745937FULL;
+  h_ ^= w;
+  h_ = ((h_ << 27) | (h_ >> 37)) * 5 + 0x52DCE729;
+}
+
+void Checksum64::update(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  total_ += n;
+  while (n > 0 && nbuf_ > 0 && nbuf_ < 8) {
+    buf_[nbuf_++] = *p++;
+    --n;
+    if (nbuf_ == 8) {
+      uint64_t w;
+      std::memcpy(&w, buf_, 8);
+      word(w);
+      nbuf_ = 0;
+    }
+  }
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    word(w);
+    p += 8;
+    n -= 8;
+  }
+  while (n > 0) {
+    buf_[nbuf_++] = *p++;
+    --n;
+  }
+}
+
+uint64_t Checksum64::digest() const {
+  Checksum64 c = *this;
+  uint64_t w = 0;
+  std::memcpy(&w, c.buf_, c.nbuf_);
+  c.word(w ^ (static_cast<uint64_t>(c.nbuf_) << 56));
+  uint64_t h = c.h_ ^ c.total_;
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// ---- Metric ------------------------------------------------------------------------------------
+
+Metric metric_from_string(const std::string& s) {
+  if (s == "cosine") return Metric::Cosine;
+  if (s == "ip") return Metric::IP;
+  if (s == "l2") return Metric::L2;
+  throw ConfigError("space", "must be 'cosine', 'ip' or 'l2', got '" + s + "'");
+}
+
+const char* metric_name(Metric m) {
+  switch (m) {
+    case Metric::Cosine: return "cosine";
+    case Metric::IP: return "ip";
+    case Metric::L2: return "l2";
+  }
+  return "cosine";
+}
+
+// ---- EvidenceIndex -----------------------------------------------------------------------------
+
+EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
+  if (cfg_.dim < 1 || cfg_.dim > 65536) throw ConfigError("dim", "must be in [1, 65536], got " + std::to_string(cfg_.dim));
+  if (cfg_.M < 2 || cfg_.M > 2048) throw ConfigError("M", "must be in [2, 2048], got " + std::to_string(cfg_.M));
+  if (cfg_.ef_construction < 1) throw ConfigError("ef_construction", "must be >= 1");
+  if (cfg_.ef_search < 1) throw ConfigError("ef_search", "must be >= 1");
+  if (cfg_.initial_capacity < 1) cfg_.initial_capacity = 1;
+  if (cfg_.metric == Metric::L2) {
+    space_ = std::make_unique<hnswlib::L2Space>(cfg_.dim);
+  } else {
+    space_ = std::make_unique<hnswlib::InnerProductSpace>(cfg_.dim);
+  }
+  hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+      space_.get(), cfg_.initial_capacity, cfg_.M, cfg_.ef_construction, cfg_.seed,
+      /*allow_replace_deleted=*/true);
+  hnsw_->setEf(cfg_.ef_search);
+  tenants_.push_back("");
+  tenant_ids_[""] = 0;
+  tenant_live_.push_back(0);
+}
+
+EvidenceIndex::~EvidenceIndex() = default;
+
+int64_t EvidenceIndex::tenant_id(const std::string& t) const {
+  auto it = tenant_ids_.find(t);
+  return it == tenant_ids_.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+uint32_t EvidenceIndex::intern_tenant(const std::string& t) {
+  auto it = tenant_ids_.find(t);
+  if (it != tenant_ids_.end()) return it->second;
+  auto id = static_cast<uint32_t>(tenants_.size());
+  tenants_.push_back(t);
+  tenant_ids_[t] = id;
+  tenant_live_.push_back(0);
+  return id;
+}
+
+void EvidenceIndex::prepare(const float* in, float* out) const {
+  double norm = 0.0;
+  for (size_t i = 0; i < cfg_.dim; ++i) {
+    float v = in[i];
+    if (!std::isfinite(v)) throw ValueError("vectors hold a non-finite value (NaN or inf)");
+    out[i] = v;
+    norm += static_cast<double>(v) * v;
+  }
+  if (cfg_.metric == Metric::Cosine && norm > 0.0) {
+    float inv = static_cast<float>(1.0 / std::sqrt(norm));
+    for (size_t i = 0; i < cfg_.dim; ++i) out[i] *= inv;
+  }
+}
+
+void EvidenceIndex::ensure_capacity(size_t extra) {
+  size_t need = hnsw_->getCurrentElementCount() + extra;
+  size_t cap = hnsw_->getMaxElements();
+  if (need <= cap) return;
+  size_t target = std::max(need, cap * 2);
+  try {
+    hnsw_->resizeIndex(target);
+  } catch (const std::exception& e) {
+    throw IOError(std::string("could not grow the index: ") + e.what());
+  }
+}
+
+std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const std::vector<ItemKey>* keys,
+                                        const std::vector<std::string>& texts,
+                                        const std::vector<std::string>& sources,
+                                        const std::vector<std::string>& tenants, bool upsert,
+                                        int num_threads) {
+  auto check_len = [n](size_t got, const char* what) {
+    if (got != 0 && got != n) {
+      throw ValueError(std::string(what) + " has " + std::to_string(got) + " entries for " +
+                       std::to_string(n) + " vectors");
+    }
+  };
+  if (keys != nullptr && keys->size() != n) {
+    throw ValueError("ids has " + std::to_string(keys->size()) + " entries for " + std::to_string(n) + " vectors");
+  }
+  check_len(texts.size(), "texts");
+  check_len(sources.size(), "sources");
+  check_len(tenants.size(), "tenants");
+  // Prepare (and validate) all vectors before touching the index.
+  std::vector<float> buf(n * cfg_.dim);
+  for (size_t i = 0; i < n; ++i) {
+    try {
+      prepare(vectors + i * cfg_.dim, buf.data() + i * cfg_.dim);
+    } catch (const ValueError&) {
+      throw ValueError("vectors[" + std::to_string(i) + "] holds a non-finite value (NaN or inf)");
+    }
+  }
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  std::vector<ItemKey> final_keys;
+  final_keys.reserve(n);
+  if (keys != nullptr) {
+    std::unordered_map<std::string, size_t> seen;
+    for (size_t i = 0; i < n; ++i) {
+      const ItemKey& k = (*keys)[i];
+      std::string enc = k.encoded();
+      if (!seen.emplace(enc, i).second) {
+        throw KeyError("id " + (k.is_int ? k.value : "'" + k.value + "'") + " appears twice in the batch");
+      }
+      if (!upsert && by_key_.count(enc)) {
+        throw KeyError("id " + (k.is_int ? k.value : "'" + k.value + "'") +
+                       " already exists (use upsert to replace it)");
+      }
+      final_keys.push_back(k);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      ItemKey k;
+      k.is_int = true;
+      do {
+        k.value = std::to_string(next_auto_id_++);
+      } while (by_key_.count(k.encoded()));
+      final_keys.push_back(k);
+    }
+  }
+  for (const ItemKey& k : final_keys) {  // keep auto ids above every integer id in use
+    if (k.is_int) {
+      try {
+        long long v = std::stoll(k.value);
+        if (v >= next_auto_id_) next_auto_id_ = v + 1;
+      } catch (...) {
+      }
+    }
+  }
+  // Upsert: delete the old items first (their slots are reused by hnswlib).
+  for (const ItemKey& k : final_keys) {
+    auto it = by_key_.find(k.encoded());
+    if (it == by_key_.end()) continue;
+    uint64_t label = it->second;
+    hnsw_->markDelete(label);
+    ItemMeta& m = meta_[label];
+    m.alive = false;
+    tenant_live_[m.tenant]--;
+    m.text.clear();
+    m.text.shrink_to_fit();
+    m.source.clear();
+    --live_;
+    by_key_.erase(it);
+  }
+  ensure_capacity(n);
+  const uint64_t base = meta_.size();
+  meta_.resize(base + n);
+  for (size_t i = 0; i < n; ++i) {
+    ItemMeta& m = meta_[base + i];
+    m.key = final_keys[i];
+    if (!texts.empty()) m.text = texts[i];
+    if (!sources.empty()) m.source = sources[i];
+    m.tenant = tenants.empty() ? 0 : intern_tenant(tenants[i]);
+    m.alive = true;
+  }
+  try {
+    parallel_for(n, num_threads, [&](size_t i) {
+      hnsw_->addPoint(buf.data() + i * cfg_.dim, base + i, /*replace_deleted=*/true);
+    });
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw IOError(std::string("hnswlib add failed: ") + e.what());
+  }
+  for (size_t i = 0; i < n; ++i) {
+    by_key_[final_keys[i].encoded()] = base + i;
+    tenant_live_[meta_[base + i].tenant]++;
+  }
+  live_ += n;
+  return final_keys;
+}
+
+size_t EvidenceIndex::remove(const std::vector<ItemKey>& keys, bool missing_ok) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  if (!missing_ok) {
+    for (const ItemKey& k : keys) {
+      if (!by_key_.count(k.encoded())) {
+        throw KeyError("unknown id " + (k.is_int ? k.value : "'" + k.value + "'"));
+      }
+    }
+  }
+  size_t removed = 0;
+  for (const ItemKey& k : keys) {
+    auto it = by_key_.find(k.encoded());
+    if (it == by_key_.end()) continue;
+    uint64_t label = it->second;
+    hnsw_->markDelete(label);
+    ItemMeta& m = meta_[label];
+    m.alive = false;
+    tenant_live_[m.tenant]--;
+    m.text.clear();
+    m.text.shrink_to_fit();
+    m.source.clear();
+    by_key_.erase(it);
+    --live_;
+    ++removed;
+  }
+  return removed;
+}
+
+void EvidenceIndex::set_ef_search(size_t ef) {
+  if (ef < 1) throw ConfigError("ef_search", "must be >= 1");
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  cfg_.ef_search = ef;
+  hnsw_->setEf(ef);
+}
+
+size_t EvidenceIndex::ef_search() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return cfg_.ef_search;
+}
+
+void EvidenceIndex::exact_one(const float* q, size_t k, int64_t tenant, int64_t* labels, float* dists) const {
+  auto dist = space_->get_dist_func();
+  void* param = space_->get_dist_func_param();
+  std::priority_queue<std::pair<float, int64_t>> heap;  // max-heap of the best k
+  const size_t count = hnsw_->getCurrentElementCount();
+  for (size_t i = 0; i < count; ++i) {
+    auto internal = static_cast<hnswlib::tableint>(i);
+    if (hnsw_->isMarkedDeleted(internal)) continue;
+    hnswlib::labeltype label = hnsw_->getExternalLabel(internal);
+    if (label >= meta_.size() || !meta_[label].alive) continue;
+    if (tenant >= 0 && meta_[label].tenant != static_cast<uint32_t>(tenant)) continue;
+    float d = dist(q, hnsw_->getDataByInternalId(internal), param);
+    auto lab = static_cast<int64_t>(label);
+    if (heap.size() < k) {
+      heap.emplace(d, lab);
+    } else if (std::make_pair(d, lab) < heap.top()) {
+      heap.pop();
+      heap.emplace(d, lab);
+    }
+  }
+  size_t got = heap.size();
+  for (size_t j = got; j < k; ++j) {
+    labels[j] = -1;
+    dists[j] = std::numeric_limits<float>::infinity();
+  }
+  for (size_t j = got; j-- > 0;) {
+    labels[j] = heap.top().second;
+    dists[j] = heap.top().first;
+    heap.pop();
+  }
+}
+
+void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                           bool exact, int num_threads, int64_t* labels_out, float* distances_out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (k == 0) return;
+  int64_t tid = -1;
+  size_t eligible = live_;
+  if (tenant != nullptr) {
+    tid = tenant_id(*tenant);
+    eligible = tid < 0 ? 0 : tenant_live_[static_cast<size_t>(tid)];
+  }
+  const bool use_exact = exact || eligible <= cfg_.exact_threshold;
+  const size_t want = std::min(k, eligible);
+  try {
+  parallel_for(nq, num_threads, [&](size_t qi) {
+    int64_t* labels = labels_out + qi * k;
+    float* dists = distances_out + qi * k;
+    std::vector<float> q(cfg_.dim);
+    prepare(queries + qi * cfg_.dim, q.data());
+    if (eligible == 0) {
+      for (size_t j = 0; j < k; ++j) {
+        labels[j] = -1;
+        dists[j] = std::numeric_limits<float>::infinity();
+      }
+      return;
+    }
+    if (use_exact) {
+      exact_one(q.data(), k, tid, labels, dists);
+      return;
+    }
+    std::priority_queue<std::pair<float, hnswlib::labeltype>> res;
+    if (tid >= 0) {
+      TenantFilter filter(meta_, static_cast<uint32_t>(tid));
+      res = hnsw_->searchKnn(q.data(), want, &filter);
+    } else {
+      res = hnsw_->searchKnn(q.data(), want);
+    }
+    if (res.size() < want) {  // the graph walk missed eligible items: fall back to exact
+      exact_one(q.data(), k, tid, labels, dists);
+      return;
+    }
+    size_t got = res.size();
+    for (size_t j = got; j < k; ++j) {
+      labels[j] = -1;
+      dists[j] = std::numeric_limits<float>::infinity();
+    }
+    for (size_t j = got; j-- > 0;) {
+      labels[j] = static_cast<int64_t>(res.top().second);
+      dists[j] = res.top().first;
+      res.pop();
+    }
+  });
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(std::string("search failed: ") + e.what());
+  }
+}
+
+const std::string& EvidenceIndex::tenant_name(uint32_t id) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (id >= tenants_.size()) throw IndexError("tenant id out of range");
+  return tenants_[id];
+}
+
+const ItemMeta& EvidenceIndex::meta(int64_t label) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (label < 0 || static_cast<size_t>(label) >= meta_.size()) {
+    throw IndexError("label " + std::to_string(label) + " out of range");
+  }
+  return meta_[static_cast<size_t>(label)];
+}
+
+bool EvidenceIndex::contains(const ItemKey& key) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return by_key_.count(key.encoded()) != 0;
+}
+
+std::vector<float> EvidenceIndex::get_vector(const ItemKey& key) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = by_key_.find(key.encoded());
+  if (it == by_key_.end()) throw KeyError("unknown id " + (key.is_int ? key.value : "'" + key.value + "'"));
+  return hnsw_->getDataByLabel<float>(it->second);
+}
+
+size_t EvidenceIndex::size() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return live_;
+}
+
+size_t EvidenceIndex::capacity() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return hnsw_->getMaxElements();
+}
+
+size_t EvidenceIndex::deleted_count() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return hnsw_->getDeletedCount();
+}
+
+size_t EvidenceIndex::tenant_size(const std::string& tenant) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  int64_t tid = tenant_id(tenant);
+  return tid < 0 ? 0 : tenant_live_[static_cast<size_t>(tid)];
+}
+
+std::vector<ItemKey> EvidenceIndex::ids(const std::string* tenant) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  int64_t tid = tenant == nullptr ? -1 : tenant_id(*tenant);
+  std::vector<ItemKey> out;
+  if (tenant != nullptr && tid < 0) return out;
+  for (const ItemMeta& m : meta_) {
+    if (m.alive && (tid < 0 || m.tenant == static_cast<uint32_t>(tid))) out.push_back(m.key);
+  }
+  return out;
+}
+
+// ---- persistence -------------------------------------------------------------------------------
+// Layout (little-endian as written by the host; the checksum covers every byte before it):
+//   magic "DFEVIDX\0" | u32 version | u64 dim | u32 metric | u64 M, ef_construction, ef_search,
+//   exact_threshold, seed | i64 next_auto_id | u64 n_tenants, (str)* | u64 n_meta,
+//   (u8 flags, u32 tenant, str key, str text, str source)* | u64 blob_len, hnswlib blob | u64 checksum
+
+void EvidenceIndex::save(const std::string& path) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  namespace fs = std::filesystem;
+  const std::string suffix = unique_suffix();
+  const std::string tmp = path + ".tmp-" + suffix;
+  const std::string blob_path = path + ".hnsw-" + suffix;
+  struct Cleanup {
+    std::vector<std::string> paths;
+    ~Cleanup() {
+      for (auto& p : paths) {
+        std::error_code ec;
+        fs::remove(p, ec);
+      }
+    }
+  } cleanup{{tmp, blob_path}};
+  try {
+    hnsw_->saveIndex(blob_path);
+  } catch (const std::exception& e) {
+    throw IOError("could not write " + blob_path + ": " + e.what());
+  }
+  std::error_code ec;
+  uint64_t blob_len = fs::file_size(blob_path, ec);
+  if (ec) throw IOError("could not stat " + blob_path + ": " + ec.message());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw IOError("could not open " + tmp + " for writing: " + std::strerror(errno));
+  try {
+    Writer w{f, {}};
+    w.bytes(kMagic, 8);
+    w.u32(kFormatVersion);
+    w.u64(cfg_.dim);
+    w.u32(static_cast<uint32_t>(cfg_.metric));
+    w.u64(cfg_.M);
+    w.u64(cfg_.ef_construction);
+    w.u64(cfg_.ef_search);
+    w.u64(cfg_.exact_threshold);
+    w.u64(cfg_.seed);
+    w.u64(static_cast<uint64_t>(next_auto_id_));
+    w.u64(tenants_.size());
+    for (const auto& t : tenants_) w.str(t);
+    w.u64(meta_.size());
+    for (const ItemMeta& m : meta_) {
+      unsigned char flags = static_cast<unsigned char>((m.alive ? 1 : 0) | (m.key.is_int ? 2 : 0));
+      w.bytes(&flags, 1);
+      w.u32(m.tenant);
+      w.str(m.key.value);
+      w.str(m.text);
+      w.str(m.source);
+    }
+    w.u64(blob_len);
+    std::ifstream in(blob_path, std::ios::binary);
+    std::vector<char> chunk(1 << 20);
+    uint64_t left = blob_len;
+    while (left > 0) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+      in.read(chunk.data(), static_cast<std::streamsize>(want));
+      if (!in) throw IOError("could not read back " + blob_path);
+      w.bytes(chunk.data(), want);
+      left -= want;
+    }
+    uint64_t digest = w.sum.digest();
+    if (std::fwrite(&digest, 1, 8, f) != 8) throw IOError("write failed (disk full?)");
+    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + tmp);
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  if (std::fclose(f) != 0) throw IOError("could not close " + tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw IOError("could not rename " + tmp + " to " + path + ": " + std::strerror(errno));
+  }
+  cleanup.paths = {blob_path};
+}
+
+std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  uint64_t size = fs::file_size(path, ec);
+  if (ec) throw IOError("could not open " + path + ": " + ec.message());
+  if (size < 8 + 4 + 8) throw FormatError(path + " is not a director_fast evidence index (too short)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("could not open " + path);
+  {
+    char magic[8];
+    in.read(magic, 8);
+    if (!in || std::memcmp(magic, kMagic, 8) != 0) {
+      throw FormatError(path + " is not a director_fast evidence index (bad magic)");
+    }
+    uint32_t version = 0;
+    in.read(reinterpret_cast<char*>(&version), 4);
+    if (version == 0 || version > kFormatVersion) {
+      throw FormatError(path + ": unsupported format version " + std::to_string(version) +
+                        " (this build reads 1.." + std::to_string(kFormatVersion) + ")");
+    }
+  }
+  // Pass 1: checksum.
+  in.seekg(0);
+  Checksum64 sum;
+  {
+    std::vector<char> chunk(1 << 20);
+    uint64_t left = size - 8;
+    while (left > 0) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+      in.read(chunk.data(), static_cast<std::streamsize>(want));
+      if (!in) throw IOError("could not read " + path);
+      sum.update(chunk.data(), want);
+      left -= want;
+    }
+    uint64_t stored = 0;
+    in.read(reinterpret_cast<char*>(&stored), 8);
+    if (!in || stored != sum.digest()) {
+      throw FormatError(path + ": checksum mismatch (the file is corrupt or truncated)");
+    }
+  }
+  // Pass 2: parse.
+  in.clear();
+  in.seekg(12);
+  Reader r{in, size - 8 - 12};
+  IndexConfig cfg;
+  cfg.dim = r.u64();
+  uint32_t metric = r.u32();
+  if (metric > 2) throw FormatError(path + ": unknown metric " + std::to_string(metric));
+  cfg.metric = static_cast<Metric>(metric);
+  cfg.M = r.u64();
+  cfg.ef_construction = r.u64();
+  cfg.ef_search = r.u64();
+  cfg.exact_threshold = r.u64();
+  cfg.seed = r.u64();
+  auto idx = std::make_unique<EvidenceIndex>(cfg);
+  idx->next_auto_id_ = static_cast<int64_t>(r.u64());
+  uint64_t nt = r.u64();
+  if (nt == 0 || nt > r.remaining) throw FormatError(path + ": corrupt tenant table");
+  idx->tenants_.clear();
+  idx->tenant_ids_.clear();
+  idx->tenant_live_.assign(nt, 0);
+  for (uint64_t i = 0; i < nt; ++i) {
+    std::string t = r.str();
+    idx->tenant_ids_[t] = static_cast<uint32_t>(i);
+    idx->tenants_.push_back(std::move(t));
+  }
+  uint64_t nm = r.u64();
+  if (nm > r.remaining) throw FormatError(path + ": corrupt metadata table");
+  idx->meta_.resize(nm);
+  for (uint64_t i = 0; i < nm; ++i) {
+    ItemMeta& m = idx->meta_[i];
+    unsigned char flags;
+    r.bytes(&flags, 1);
+    m.alive = flags & 1;
+    m.key.is_int = (flags & 2) != 0;
+    m.tenant = r.u32();
+    if (m.tenant >= nt) throw FormatError(path + ": corrupt tenant reference");
+    m.key.value = r.str();
+    m.text = r.str();
+    m.source = r.str();
+    if (m.alive) {
+      idx->by_key_[m.key.encoded()] = i;
+      idx->tenant_live_[m.tenant]++;
+      idx->live_++;
+    }
+  }
+  uint64_t blob_len = r.u64();
+  if (blob_len != r.remaining) throw FormatError(path + ": corrupt index section length");
+  const std::string blob_path = path + ".hnsw-load-" + unique_suffix();
+  {
+    std::ofstream out(blob_path, std::ios::binary);
+    if (!out) throw IOError("could not write temporary file " + blob_path);
+    std::vector<char> chunk(1 << 20);
+    uint64_t left = blob_len;
+    while (left > 0) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+      r.bytes(chunk.data(), want);
+      out.write(chunk.data(), static_cast<std::streamsize>(want));
+      left -= want;
+    }
+    if (!out) throw IOError("could not write temporary file " + blob_path);
+  }
+  try {
+    idx->hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(idx->space_.get(), blob_path, false, 0,
+                                                                  /*allow_replace_deleted=*/true);
+  } catch (const std::exception& e) {
+    fs::remove(blob_path, ec);
+    throw FormatError(path + ": could not load the HNSW section: " + e.what());
+  }
+  fs::remove(blob_path, ec);
+  idx->hnsw_->setEf(cfg.ef_search);
+  if (idx->hnsw_->getCurrentElementCount() - idx->hnsw_->getDeletedCount() != idx->live_) {
+    throw FormatError(path + ": metadata and HNSW section disagree on the number of live items");
+  }
+  return idx;
+}
+
+}  // namespace director_fast

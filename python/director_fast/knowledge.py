@@ -1,0 +1,214 @@
+"""KnowledgeBase: chunk documents, embed them, index them, retrieve evidence (DESIGN §5).
+
+Retrieval fuses two rankings with weighted reciprocal rank fusion (RRF, Cormack, Clarke & Büttcher
+2009: ``score(d) = sum_r w_r / (rrf_k + rank_r(d))``, ranks from 1; BM25 weight 1, dense
+``dense_weight``):
+
+* dense: the embedder's vectors in an :class:`~director_fast.evidence.EvidenceIndex` (cosine);
+* lexical: Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework: BM25
+  and Beyond"; ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``k1`` = 1.2, ``b`` = 0.75) over
+  :func:`~director_fast.text.normalize_terms` (lower-cased, punctuation-free, possessive "'s"
+  dropped), so "capital of country_42?" matches "The capital of Country_42's ...".
+
+Both rankings are computed inside the query's tenant only (BM25 statistics are per tenant, so one
+tenant's documents never influence another's scores).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from director_fast.core.types import EvidenceChunk
+from director_fast.errors import ConfigError, InputTypeError
+from director_fast.evidence import EvidenceIndex, HashingEmbedder
+from director_fast.text import chunk_by_tokens, normalize_terms, word_offsets
+
+__all__ = ["KnowledgeBase", "BM25"]
+
+
+class BM25:
+    """Incremental Okapi BM25 over pre-tokenised documents (ids are ints).
+
+    Thread-safety: not thread-safe; :class:`KnowledgeBase` guards it with its lock.
+    """
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1 = float(k1)
+        self.b = float(b)
+        self.postings: dict[str, dict[int, int]] = {}
+        self.lengths: dict[int, int] = {}
+        self.total_len = 0
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def add(self, doc_id: int, terms: Sequence[str]) -> None:
+        self.lengths[doc_id] = len(terms)
+        self.total_len += len(terms)
+        for t, c in Counter(terms).items():
+            self.postings.setdefault(t, {})[doc_id] = c
+
+    def top(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """The ``k`` best ``(doc_id, score)`` for the query terms, best first (score > 0)."""
+        n = len(self.lengths)
+        if n == 0 or k <= 0:
+            return []
+        avgdl = self.total_len / n if self.total_len else 1.0
+        k1, b = self.k1, self.b
+        scores: dict[int, float] = {}
+        for t, qtf in Counter(terms).items():
+            post = self.postings.get(t)
+            if not post:
+                continue
+            df = len(post)
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            lengths = self.lengths
+            for d, tf in post.items():
+                denom = tf + k1 * (1.0 - b + b * lengths[d] / avgdl)
+                scores[d] = scores.get(d, 0.0) + qtf * idf * tf * (k1 + 1.0) / denom
+        if not scores:
+            return []
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return best
+
+
+class KnowledgeBase:
+    """Documents and facts, chunked, embedded and indexed, retrieved as ``EvidenceChunk``.
+
+    Args:
+        embedder: an object with ``dim`` and ``embed_batch(list[str]) -> float32 (n, dim)``
+            (e.g. :class:`~director_fast.evidence.HashingEmbedder`,
+            :class:`~director_fast.evidence.OnnxEmbedder`); default ``HashingEmbedder(dim)``.
+        dim: dimension of the default embedder.
+        chunk_tokens: token budget of a chunk made by :meth:`add` (word tokens,
+            :func:`~director_fast.text.word_offsets`); whole sentences are packed up to it and a
+            longer sentence is split at word boundaries (never dropped).
+        overlap_tokens: whole trailing sentences (at most this many tokens) repeated at the start
+            of the next chunk.
+        hybrid: fuse BM25 with the dense ranking (RRF); False = dense only.
+        rrf_k: the RRF constant (60 in Cormack et al.).
+        dense_weight: weight of the dense ranking in the fusion (BM25 has weight 1); 0.5 by
+            measurement (bench/RESULTS.md, "evidence"): on the shared data's lexical proxy BM25
+            alone ranks best, equal weights lose ~2-3 points, 0.5 about 1 point, while the dense
+            side adds matching across word forms ("melt" / "melts") that BM25 misses.
+        candidates: depth of each ranking fed to the fusion (>= k).
+        space, M, ef_construction, ef_search: of the underlying :class:`EvidenceIndex`.
+
+    ``retrieve`` returns ``EvidenceChunk(text, distance, source)``: with ``hybrid`` the distance
+    is ``1 - fused / fused_max`` in [0, 1) (``fused_max = (1 + dense_weight) / (rrf_k + 1)``, a
+    chunk ranked first by both), so lower is more relevant and the list is sorted by it; without, it is the cosine
+    distance ``1 - cos`` clipped to [0, 2].
+
+    Thread-safety: all methods may be called from several threads; writers are serialised and
+    readers see each ``add`` completely or not at all.
+    """
+
+    def __init__(self, embedder: Any = None, dim: int = 384, *, chunk_tokens: int = 96,
+                 overlap_tokens: int = 0, hybrid: bool = True, rrf_k: int = 60, candidates: int = 50,
+                 dense_weight: float = 0.5,
+                 space: str = "cosine", M: int = 16, ef_construction: int = 200, ef_search: int = 64,
+                 bm25_k1: float = 1.2, bm25_b: float = 0.75) -> None:
+        self.embedder = embedder if embedder is not None else HashingEmbedder(dim)
+        if not hasattr(self.embedder, "embed_batch"):
+            raise ConfigError("embedder must have embed_batch(list[str]) and dim", field="embedder")
+        if chunk_tokens < 1:
+            raise ConfigError("chunk_tokens must be >= 1", field="chunk_tokens")
+        if rrf_k < 0:
+            raise ConfigError("rrf_k must be >= 0", field="rrf_k")
+        self.chunk_tokens = int(chunk_tokens)
+        self.overlap_tokens = int(overlap_tokens)
+        self.hybrid = bool(hybrid)
+        self.rrf_k = int(rrf_k)
+        self.dense_weight = float(dense_weight)
+        self.candidates = int(candidates)
+        self._bm25_params = (bm25_k1, bm25_b)
+        self.index = EvidenceIndex(int(self.embedder.dim), space, M, ef_construction, ef_search)
+        self._texts: dict[int, str] = {}
+        self._sources: dict[int, str] = {}
+        self._bm25: dict[str | None, BM25] = {None: BM25(bm25_k1, bm25_b)}
+        self._next_id = 0
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    # ---- writing ----
+    def chunk(self, text: str) -> list[str]:
+        """The chunks :meth:`add` would index for ``text`` (whitespace-only chunks skipped)."""
+        if not isinstance(text, str):
+            raise InputTypeError(f"text must be a str, got {type(text).__name__}")
+        chunks = chunk_by_tokens(text, word_offsets(text), self.chunk_tokens, overlap=self.overlap_tokens)
+        return [c.text for c in chunks if c.text.strip()]
+
+    def add(self, text: str, source: str = "", tenant: str = "") -> list[int]:
+        """Chunk ``text`` by sentences within ``chunk_tokens``, embed and index the chunks.
+        Returns the new chunk ids (ints, increasing). Raises InputTypeError for a non-str."""
+        return self._add_chunks(self.chunk(text), source, tenant)
+
+    def add_facts(self, facts: Iterable[str], source: str = "", tenant: str = "") -> list[int]:
+        """Index each fact as one chunk (a fact over the token budget is chunked like a document)."""
+        chunks: list[str] = []
+        for i, f in enumerate(facts):
+            if not isinstance(f, str):
+                raise InputTypeError(f"facts[{i}] must be a str, got {type(f).__name__}")
+            if not f.strip():
+                continue
+            if len(word_offsets(f)) <= self.chunk_tokens:
+                chunks.append(f.strip())
+            else:
+                chunks.extend(self.chunk(f))
+        return self._add_chunks(chunks, source, tenant)
+
+    def _add_chunks(self, chunks: list[str], source: str, tenant: str) -> list[int]:
+        if not isinstance(source, str) or not isinstance(tenant, str):
+            raise InputTypeError("source and tenant must be str")
+        if not chunks:
+            return []
+        vecs = np.ascontiguousarray(self.embedder.embed_batch(chunks), dtype=np.float32)
+        terms = [normalize_terms(c) for c in chunks]
+        with self._lock:
+            ids = list(range(self._next_id, self._next_id + len(chunks)))
+            self.index.add(vecs, ids, texts=chunks, sources=[source] * len(chunks), tenant=tenant)
+            self._next_id += len(chunks)
+            per = self._bm25.setdefault(tenant, BM25(*self._bm25_params))
+            for i, c, t in zip(ids, chunks, terms):
+                self._texts[i] = c
+                self._sources[i] = source
+                self._bm25[None].add(i, t)
+                per.add(i, t)
+        return ids
+
+    # ---- reading ----
+    def retrieve(self, query: str, k: int = 3, tenant: str | None = None) -> list[EvidenceChunk]:
+        """The ``k`` most relevant chunks for ``query`` (within ``tenant`` if given; ``None``
+        searches every tenant). Fewer come back when fewer exist. Raises InputTypeError for a
+        non-str query, ConfigError for k < 0."""
+        if not isinstance(query, str):
+            raise InputTypeError(f"query must be a str, got {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ConfigError(f"k must be a non-negative int, got {k!r}", field="k")
+        if k == 0:
+            return []
+        depth = max(self.candidates, k)
+        qv = np.ascontiguousarray(self.embedder.embed_batch([query]), dtype=np.float32)
+        with self._lock:
+            hits = self.index.search(qv, depth if self.hybrid else k, tenant=tenant)[0]
+            if not self.hybrid:
+                return [EvidenceChunk(h.text, float(min(max(h.distance, 0.0), 2.0)), h.source) for h in hits]
+            bm = self._bm25.get(tenant)
+            lex = bm.top(normalize_terms(query), depth) if bm is not None else []
+            fused: dict[int, float] = {}
+            for rank, h in enumerate(hits, 1):
+                fused[int(h.id)] = fused.get(int(h.id), 0.0) + self.dense_weight / (self.rrf_k + rank)
+            for rank, (d, _s) in enumerate(lex, 1):
+                fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
+            best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+            fmax = (1.0 + self.dense_weight) / (self.rrf_k + 1)
+            return [EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d])
+                    for d, s in best]

@@ -1,0 +1,338 @@
+"""Tests of director_fast.evidence: EvidenceIndex, HashingEmbedder, OnnxEmbedder."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from director_fast.errors import (
+    ConfigError,
+    DirectorKeyError,
+    FormatError,
+    InputTypeError,
+    StorageError,
+    ValidationError,
+)
+from director_fast.evidence import EvidenceIndex, HashingEmbedder, OnnxEmbedder
+
+
+def rand(n: int, dim: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+
+
+def clustered(n: int, dim: int, seed: int = 0, clusters: int = 50) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((clusters, dim)).astype(np.float32)
+    x = centers[rng.integers(0, clusters, n)] + 0.3 * rng.standard_normal((n, dim)).astype(np.float32)
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def brute(x: np.ndarray, q: np.ndarray, k: int, space: str) -> np.ndarray:
+    if space == "cosine":
+        xn = x / np.linalg.norm(x, axis=1, keepdims=True)
+        qn = q / np.linalg.norm(q, axis=1, keepdims=True)
+        d = 1.0 - qn @ xn.T
+    elif space == "ip":
+        d = 1.0 - q @ x.T
+    else:
+        d = ((q[:, None, :] - x[None, :, :]) ** 2).sum(-1)
+    return np.argsort(d, axis=1, kind="stable")[:, :k], np.sort(d, axis=1)[:, :k]
+
+
+@pytest.mark.parametrize("space", ["cosine", "ip", "l2"])
+def test_exact_search_matches_numpy(space: str) -> None:
+    x, q = rand(300, 16, 1), rand(20, 16, 2)
+    idx = EvidenceIndex(16, space=space)
+    idx.add(x)
+    labels, dists = idx.search_arrays(q, 5, exact=True)
+    ref_ids, ref_d = brute(x, q, 5, space)
+    assert np.array_equal(labels, ref_ids)
+    assert np.allclose(dists, ref_d, atol=1e-4)
+
+
+def test_hnsw_recall_against_exact() -> None:
+    x, q = clustered(5000, 32, 3), clustered(100, 32, 4)
+    idx = EvidenceIndex(32, exact_threshold=0, ef_search=64)
+    idx.add(x)
+    approx, _ = idx.search_arrays(q, 10)
+    exact, _ = idx.search_arrays(q, 10, exact=True)
+    recall = np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact)])
+    assert recall >= 0.95
+
+
+def test_metadata_ids_and_hits() -> None:
+    idx = EvidenceIndex(4)
+    v = np.eye(4, dtype=np.float32)
+    ids = idx.add(v[:2], ["a", 7], texts=["ta", "t7"], sources=["sa", "s7"], tenants=["x", "y"])
+    assert ids == ["a", 7]
+    assert "a" in idx and 7 in idx and "7" not in idx
+    hits = idx.search(v[0], 2)[0]
+    assert hits[0].id == "a" and hits[0].text == "ta" and hits[0].source == "sa" and hits[0].tenant == "x"
+    assert hits[0].distance == pytest.approx(0.0, abs=1e-6)
+    assert hits[1].id == 7 and hits[1].distance == pytest.approx(1.0, abs=1e-6)
+    auto = idx.add(v[2:])
+    assert auto == [8, 9]  # auto ids never collide with existing integer ids
+
+
+def test_k_larger_than_size_empty_and_deletions() -> None:
+    idx = EvidenceIndex(8)
+    assert idx.search(rand(1, 8), 5) == [[]]
+    ids = idx.add(rand(10, 8))
+    assert len(idx.search(rand(1, 8), 50)[0]) == 10
+    idx.remove(ids[:4])
+    res = idx.search(rand(3, 8, 5), 50)
+    assert all(len(r) == 6 and all(h.id not in ids[:4] for h in r) for r in res)
+    with pytest.raises(DirectorKeyError):
+        idx.remove([ids[0]])
+    assert idx.remove([ids[0], "nope"], missing_ok=True) == 0
+    assert len(idx) == 6
+    assert idx.search(rand(1, 8), 0) == [[]]
+
+
+@pytest.mark.parametrize("exact_threshold", [0, 10_000])
+def test_tenant_filter_never_leaks(exact_threshold: int) -> None:
+    x = clustered(3000, 16, 7)
+    tenants = ["a" if i % 50 == 0 else "b" for i in range(3000)]  # tenant a: 60 items
+    idx = EvidenceIndex(16, exact_threshold=exact_threshold, ef_search=16)
+    ids = idx.add(x, tenants=tenants)
+    a_ids = {i for i, t in zip(ids, tenants) if t == "a"}
+    res = idx.search(clustered(20, 16, 8), 100, tenant="a")
+    for r in res:
+        assert {h.id for h in r} == a_ids  # all 60, nothing else
+        assert all(h.tenant == "a" for h in r)
+    assert idx.search(x[:1], 5, tenant="nobody") == [[]]
+    assert idx.tenant_size("a") == 60
+
+
+def test_upsert_replaces_and_second_batch_keeps_first() -> None:
+    idx = EvidenceIndex(4, initial_capacity=2)
+    v = np.eye(4, dtype=np.float32)
+    idx.add(v[:2], ["p", "q"], texts=["P", "Q"])
+    with pytest.raises(DirectorKeyError):
+        idx.add(v[2:3], ["p"])
+    with pytest.raises(DirectorKeyError):
+        idx.add(v[2:4], ["r", "r"])
+    assert len(idx) == 2
+    idx.add(v[2:4], ["r", "s"])  # grows past initial capacity
+    assert idx.capacity >= 4 and set(idx.ids()) == {"p", "q", "r", "s"}
+    idx.upsert(v[3:4], ["p"], texts=["P2"])
+    hits = idx.search(v[3], 4)[0]
+    assert [h.text for h in hits if h.id == "p"] == ["P2"]
+    assert len(idx) == 4 and len(hits) == 4
+
+
+def test_input_checks() -> None:
+    idx = EvidenceIndex(4)
+    with pytest.raises(InputTypeError, match="float32"):
+        idx.add(np.zeros((2, 4), dtype=np.float64))
+    with pytest.raises(InputTypeError, match="columns"):
+        idx.add(np.zeros((2, 5), dtype=np.float32))
+    with pytest.raises(InputTypeError, match="C-contiguous"):
+        idx.add(np.zeros((4, 8), dtype=np.float32)[:, ::2])
+    with pytest.raises(InputTypeError):
+        idx.add([[0.0] * 4])  # type: ignore[arg-type]
+    bad = np.ones((2, 4), dtype=np.float32)
+    bad[1, 2] = np.nan
+    with pytest.raises(ValidationError, match=r"vectors\[1\]"):
+        idx.add(bad)
+    with pytest.raises(ValidationError):
+        idx.add(np.ones((2, 4), dtype=np.float32), texts=["only one"])
+    with pytest.raises(InputTypeError):
+        idx.add(np.ones((1, 4), dtype=np.float32), [True])
+    with pytest.raises(ConfigError):
+        EvidenceIndex(4, space="hamming")
+    with pytest.raises(ConfigError):
+        EvidenceIndex(4, M=1)
+    assert len(idx) == 0
+
+
+def test_save_load_roundtrip(tmp_path) -> None:
+    x = clustered(2000, 16, 9)
+    idx = EvidenceIndex(16, exact_threshold=0)
+    ids = idx.add(x, texts=[f"t{i}" for i in range(2000)], tenants=["a", "b"] * 1000)
+    idx.remove(ids[:10])
+    idx.add(x[:3], ["s1", "s2", "s3"], sources=["x", "y", "z"])
+    p = tmp_path / "ev.idx"
+    idx.save(p)
+    back = EvidenceIndex.load(p)
+    assert len(back) == len(idx) and back.ids() == idx.ids()
+    q = clustered(10, 16, 10)
+    for t in (None, "a"):
+        l1, d1 = idx.search_arrays(q, 10, tenant=t)
+        l2, d2 = back.search_arrays(q, 10, tenant=t)
+        assert np.array_equal(l1, l2) and np.allclose(d1, d2)
+    assert back.search(x[0], 1)[0][0].source == "x"
+    new = back.add(x[:1])
+    assert new[0] not in ids  # auto ids continue after a reload
+
+
+def test_save_is_atomic_and_corruption_detected(tmp_path) -> None:
+    idx = EvidenceIndex(8)
+    idx.add(rand(50, 8), texts=["x"] * 50)
+    p = tmp_path / "ev.idx"
+    idx.save(p)
+    good = p.read_bytes()
+    assert [f.name for f in tmp_path.iterdir()] == ["ev.idx"]  # no temp files left behind
+    # a failed save (target directory missing) leaves nothing and raises StorageError
+    with pytest.raises(StorageError):
+        idx.save(tmp_path / "missing" / "x.idx")
+    for mutate in (lambda b: b[:-20], lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:],
+                   lambda b: b"NOTANIDX" + b[8:], lambda b: b[:8] + b"\x09\x00\x00\x00" + b[12:], lambda b: b""):
+        p.write_bytes(mutate(good))
+        with pytest.raises(FormatError):
+            EvidenceIndex.load(p)
+    with pytest.raises(StorageError):
+        EvidenceIndex.load(tmp_path / "absent.idx")
+
+
+def test_concurrent_searches_match_serial() -> None:
+    x = clustered(3000, 16, 11)
+    idx = EvidenceIndex(16, exact_threshold=0)
+    idx.add(x, tenants=["a", "b", "c"] * 1000)
+    qs = [clustered(50, 16, 20 + i) for i in range(4)]
+    serial = [idx.search_arrays(q, 10, tenant="b")[0] for q in qs]
+    results: list = [None] * 4
+    errors: list = []
+
+    def work(i: int) -> None:
+        try:
+            for _ in range(5):
+                results[i] = idx.search_arrays(qs[i], 10, tenant="b")[0]
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for a, b in zip(results, serial):
+        assert np.array_equal(a, b)
+
+
+def test_concurrent_writer_and_readers_are_consistent() -> None:
+    idx = EvidenceIndex(8, exact_threshold=0)
+    idx.add(rand(500, 8, 1))
+    stop = threading.Event()
+    errors: list = []
+
+    def reader() -> None:
+        q = rand(5, 8, 2)
+        try:
+            while not stop.is_set():
+                for row in idx.search(q, 20):
+                    assert len(row) == 20
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    rs = [threading.Thread(target=reader) for _ in range(2)]
+    for t in rs:
+        t.start()
+    for i in range(20):
+        ids = idx.add(rand(50, 8, 100 + i))
+        idx.remove(ids[:25])
+    stop.set()
+    for t in rs:
+        t.join()
+    assert not errors and len(idx) == 500 + 20 * 25
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "remove", "upsert"]), st.integers(0, 30),
+                          st.sampled_from(["a", "b"])), max_size=40), st.integers(1, 12))
+def test_random_ops_match_oracle(ops, k) -> None:
+    """Random add/remove/upsert sequences: search returns exactly the oracle's eligible items."""
+    dim = 6
+    idx = EvidenceIndex(dim, exact_threshold=4)
+    live: dict[int, tuple[np.ndarray, str]] = {}
+    for n, (op, key, tenant) in enumerate(ops):
+        v = rand(1, dim, n)
+        if op == "add" and key not in live:
+            idx.add(v, [key], tenant=tenant)
+            live[key] = (v[0], tenant)
+        elif op == "upsert":
+            idx.upsert(v, [key], tenant=tenant)
+            live[key] = (v[0], tenant)
+        elif op == "remove":
+            assert idx.remove([key], missing_ok=True) == (1 if live.pop(key, None) is not None else 0)
+    q = rand(1, dim, 999)
+    for tenant in (None, "a", "b"):
+        elig = [kk for kk, (_, t) in live.items() if tenant is None or t == tenant]
+        hits = idx.search(q, k, tenant=tenant, exact=True)[0]
+        assert len(hits) == min(k, len(elig))
+        assert {h.id for h in hits} <= set(elig)
+        approx = idx.search(q, k, tenant=tenant)[0]
+        assert len(approx) == min(k, len(elig)) and {h.id for h in approx} <= set(elig)
+
+
+# ---- embedders -------------------------------------------------------------------------------
+
+def test_hashing_embedder_properties() -> None:
+    e = HashingEmbedder(256)
+    a = e.embed("The capital of France is Paris.")
+    assert a.shape == (256,) and a.dtype == np.float32
+    assert np.linalg.norm(a) == pytest.approx(1.0, rel=1e-5)
+    assert np.array_equal(a, HashingEmbedder(256).embed("The capital of France is Paris."))
+    assert np.array_equal(e.embed("capital of france?"), e.embed("Capital of FRANCE"))
+    assert np.array_equal(e.embed("France's capital"), e.embed("France capital"))
+    assert not np.any(e.embed("!!! ..."))
+    batch = e.embed_batch(["x y", "The capital of France is Paris."])
+    assert batch.shape == (2, 256) and np.array_equal(batch[1], a)
+    sim_close = float(a @ e.embed("Paris is the capital of France"))
+    sim_far = float(a @ e.embed("Bananas are rich in potassium"))
+    assert sim_close > 0.5 > sim_far
+    with pytest.raises(ConfigError):
+        HashingEmbedder(0)
+    with pytest.raises(ValidationError):
+        e.embed("bad \ud800")
+
+
+def _tiny_onnx_model(path: str) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    vocab, hidden = 16, 4
+    table = np.arange(vocab * hidden, dtype=np.float32).reshape(vocab, hidden) % 7 - 3
+    emb = helper.make_tensor("emb", TensorProto.FLOAT, table.shape, table.flatten().tolist())
+    nodes = [helper.make_node("Gather", ["emb", "input_ids"], ["last_hidden_state"], axis=0)]
+    graph = helper.make_graph(
+        nodes, "tiny",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "t"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["b", "t"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "t", hidden])],
+        [emb])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    np.save(path + ".table.npy", table)
+
+
+def test_onnx_embedder_mean_pooling(tmp_path) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    pytest.importorskip("onnxruntime")
+    from tokenizers import models, pre_tokenizers
+
+    vocab = {w: i for i, w in enumerate(["[UNK]", "the", "cat", "sat", "on", "mat", "a", "dog"])}
+    tok = tokenizers.Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(tmp_path / "tokenizer.json"))
+    _tiny_onnx_model(str(tmp_path / "model.onnx"))
+    table = np.load(str(tmp_path / "model.onnx") + ".table.npy")
+    emb = OnnxEmbedder(tmp_path, batch_size=2)
+    texts = ["the cat sat on the mat", "a dog", "cat"]
+    out = emb.embed_batch(texts)
+    for t, row in zip(texts, out):
+        ids = [vocab[w] for w in t.split()]
+        ref = table[ids].mean(axis=0)
+        ref = ref / np.linalg.norm(ref)
+        assert np.allclose(row, ref, atol=1e-6)  # padding ignored by the mask
+    assert emb.dim == 4
+    assert np.allclose(emb.embed("a dog"), out[1])
+    with pytest.raises(StorageError):
+        OnnxEmbedder(tmp_path / "nothing")
