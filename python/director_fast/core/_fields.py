@@ -129,7 +129,7 @@ def _integer(where: str, value: Any, lo: float | None, hi: float | None) -> int:
 def _boolean(where: str, value: Any) -> bool:
     if value is True or value is False:
         return value
-    if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
         return bool(value)
     raise _type_err(where, "a bool", value)
 
