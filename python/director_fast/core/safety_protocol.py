@@ -158,11 +158,20 @@ def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
     return FieldTypeError(f"DirectorSafetySignal.{where}: expected {expected}, got {type(value).__name__}")
 
 
+_OK_NAMES: set[str] = set()  # validated producer / framework / schema_ref strings (bounded)
+
+
 def _name_field(where: str, value: Any, max_len: int) -> None:
     if type(value) is not str:
         raise _type_err(where, "a str", value)
+    if value in _OK_NAMES and len(value) <= max_len:
+        return
     if not 0 < len(value) <= max_len or not _NONBLANK.search(value) or _CTRL.search(value):
         raise _err(where, f"must be 1..{max_len} code points, not blank, without control characters")
+    check_text(value, f"DirectorSafetySignal.{where}")
+    if len(_OK_NAMES) >= 4096:
+        _OK_NAMES.clear()
+    _OK_NAMES.add(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +233,6 @@ class DirectorSafetySignal:
                 raise _type_err(f"extensions[{k!r}]", "a str", v)
             if len(v) > MAX_ATTRIBUTE_VALUE_LEN or _CTRL.search(v):
                 raise _err(f"extensions[{k!r}]", f"value longer than {MAX_ATTRIBUTE_VALUE_LEN} or has control characters")
-        check_text(self.producer_id, "DirectorSafetySignal.producer_id")
-        check_text(self.framework, "DirectorSafetySignal.framework")
         for k, v in ext.items():
             check_text(k, f"DirectorSafetySignal.extensions key {k!r}", role="key")
             check_text(v, f"DirectorSafetySignal.extensions[{k!r}]")
