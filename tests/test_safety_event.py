@@ -171,8 +171,8 @@ def test_attributes_are_string_to_string_and_copied():
 
 def test_size_limits():
     kw = dict(hook_id="h", hook_scope="agent", policy_decision="warn", halt_reason="r", tenant_safe_explanation="e")
-    SafetyEvent.from_policy_decision(**{**kw, "halt_reason": "r" * 256})
-    for over in ({"halt_reason": "r" * 257}, {"tenant_safe_explanation": "e " * 513},
+    SafetyEvent.from_policy_decision(**{**kw, "halt_reason": "r " * 128})
+    for over in ({"halt_reason": "r " * 128 + "r"}, {"tenant_safe_explanation": "e " * 513},
                  {"evidence_refs": ["x"] * 65}, {"evidence_refs": ["x" * 513]},
                  {"attributes": {f"k{i}": "v" for i in range(65)}}, {"attributes": {"k": "v" * 513}},
                  {"attributes": {"k" * 65: "v"}}, {"request_id": "r" * 129}, {"hook_id": "h" * 129}):
