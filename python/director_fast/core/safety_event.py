@@ -1,35 +1,261 @@
-"""SafetyEvent records (``director.safety_event.v1``, seed 000).
+"""SafetyEvent records (schema ``director.safety_event.v1``, seed 000).
 
-NOTE: minimal first cut; the full schema, validators and privacy rules arrive with issue 3.
+A :class:`SafetyEvent` is the tenant-safe record of one halt or policy decision taken by a runtime
+hook (streaming kernel, agent tool-call confidence, citation checks, ...). Construction validates
+everything -- types, closed sets, ranges, formats, size limits and the tenant-safety rules of
+:mod:`director_fast.core.tenant_safety` -- so an invalid or unsafe event cannot exist.
+
+Limits (code points; mirrored in :data:`SAFETY_EVENT_JSON_SCHEMA`):
+
+=============================================  =============================================
+``event_id``                                   ``sevt_`` + 1..123 of ``[A-Za-z0-9_-]``
+``timestamp``                                  RFC 3339 UTC, ``YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z``
+``request_id``, ``tenant_id``                  <= 128
+``hook_id``                                    1..128 of ``[A-Za-z0-9_.:/-]`` (not starting
+                                               with ``. : / -``)
+``halt_reason``                                1..256, not blank
+``tenant_safe_explanation``                    1..1024, not blank
+``evidence_refs``                              <= 64 refs of 1..512
+``attributes``                                 <= 64 entries; keys like ``hook_id`` but <= 64;
+                                               values <= 512
+trace strings                                  <= 512
+``threshold``, ``observed_score``              number in [0, 1] or null
+``latency_ms``                                 number in [0, 1e12] or null
+=============================================  =============================================
+
+No string may contain C0 control characters, DEL or lone surrogates (they break logs and make the
+canonical bytes un-encodable as UTF-8).
+
+Thread-safety: events are immutable (do not mutate ``attributes`` after construction) and can be
+shared between threads; all functions are stateless.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
+import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from director_fast.core._fields import FieldTypeError
+from director_fast.core.tenant_safety import _CTRL, _OK_KEY, _OK_TEXT, TenantSafetyError, check_text
 from director_fast.core.types import HaltEvidence, HaltTraceAttribution
+from director_fast.errors import ValidationError
 
-__all__ = ["SAFETY_EVENT_SCHEMA_VERSION", "SafetyEvent", "new_safety_event_id", "utc_timestamp"]
+__all__ = [
+    "SAFETY_EVENT_SCHEMA_VERSION",
+    "SAFETY_EVENT_JSON_SCHEMA",
+    "HOOK_SCOPES",
+    "POLICY_DECISIONS",
+    "SafetyEvent",
+    "TenantSafetyError",
+    "new_safety_event_id",
+    "utc_timestamp",
+    "validate_safety_event_payload",
+]
 
 SAFETY_EVENT_SCHEMA_VERSION = "director.safety_event.v1"
 
+#: closed set of hook scopes (seed 000, plus ``inference_server`` emitted by director-ai 3.21.0).
+HOOK_SCOPES = frozenset(
+    {"streaming", "containment", "attestation", "ontology", "trajectory", "cyber_physical",
+     "swarm", "agent", "inference_server"}
+)
+#: closed set of policy decisions (seed 000).
+POLICY_DECISIONS = frozenset({"allow", "warn", "halt", "block"})
+
+MAX_ID_LEN = 128
+MAX_REASON_LEN = 256
+MAX_EXPLANATION_LEN = 1024
+MAX_REFS = 64
+MAX_REF_LEN = 512
+MAX_ATTRIBUTES = 64
+MAX_ATTRIBUTE_KEY_LEN = 64
+MAX_ATTRIBUTE_VALUE_LEN = 512
+MAX_TRACE_TEXT_LEN = 512
+MAX_LATENCY_MS = 1e12
+
+_CTRL_CLASS = "\\x00-\\x1f\\x7f\\ud800-\\udfff"
+_NONBLANK = re.compile(r"\S")
+_EVENT_ID_PAT = "sevt_[A-Za-z0-9_-]{1,123}"
+_TIMESTAMP_PAT = (
+    "[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:"
+    "(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z"
+)
+_HOOK_ID_PAT = "[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}"
+_ATTR_KEY_PAT = "[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,63}"
+_EVENT_ID = re.compile(_EVENT_ID_PAT)
+_TIMESTAMP = re.compile(_TIMESTAMP_PAT)
+_HOOK_ID = re.compile(_HOOK_ID_PAT)
+_ATTR_KEY = re.compile(_ATTR_KEY_PAT)
+
+_STR_FIELDS = (
+    "event_id", "timestamp", "request_id", "tenant_id", "hook_id", "hook_scope",
+    "policy_decision", "halt_reason", "tenant_safe_explanation",
+)
+_PAYLOAD_KEYS = frozenset(
+    {"schema_version", "event_id", "timestamp", "request_id", "tenant_id", "hook_id", "hook_scope",
+     "policy_decision", "halt_reason", "threshold", "observed_score", "latency_ms",
+     "evidence_refs", "tenant_safe_explanation", "trace_attribution", "attributes"}
+)
+_TRACE_KEYS = frozenset(
+    {"fact_source", "retrieval_path", "scorer_path", "token_offset", "threshold",
+     "causal_contribution"}
+)
+
+
+def _safe_string(**extra: Any) -> dict[str, Any]:
+    return {"type": "string", "not": {"pattern": f"[{_CTRL_CLASS}]"}, **extra}
+
+
+def _unit_or_null() -> dict[str, Any]:
+    return {"anyOf": [{"type": "number", "minimum": 0.0, "maximum": 1.0}, {"type": "null"}]}
+
+
+#: JSON Schema (draft 2020-12) of ``SafetyEvent.to_dict()``. The hand-written validators accept
+#: exactly the payloads this schema accepts, minus those the tenant-safety rules reject (which a
+#: JSON Schema cannot express) and minus non-finite numbers (which JSON cannot carry).
+SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://director-fast.invalid/schemas/safety-event.v1.schema.json",
+    "title": "director_fast SafetyEvent (director.safety_event.v1)",
+    "type": "object",
+    "additionalProperties": False,
+    "required": sorted(_PAYLOAD_KEYS),
+    "properties": {
+        "schema_version": {"const": SAFETY_EVENT_SCHEMA_VERSION},
+        "event_id": _safe_string(pattern=f"^{_EVENT_ID_PAT}$"),
+        "timestamp": _safe_string(pattern=f"^{_TIMESTAMP_PAT}$"),
+        "request_id": _safe_string(maxLength=MAX_ID_LEN),
+        "tenant_id": _safe_string(maxLength=MAX_ID_LEN),
+        "hook_id": _safe_string(pattern=f"^{_HOOK_ID_PAT}$"),
+        "hook_scope": {"type": "string", "enum": sorted(HOOK_SCOPES)},
+        "policy_decision": {"type": "string", "enum": sorted(POLICY_DECISIONS)},
+        "halt_reason": _safe_string(minLength=1, maxLength=MAX_REASON_LEN, pattern="\\S"),
+        "threshold": _unit_or_null(),
+        "observed_score": _unit_or_null(),
+        "latency_ms": {
+            "anyOf": [{"type": "number", "minimum": 0.0, "maximum": MAX_LATENCY_MS}, {"type": "null"}]
+        },
+        "evidence_refs": {
+            "type": "array",
+            "maxItems": MAX_REFS,
+            "items": _safe_string(minLength=1, maxLength=MAX_REF_LEN),
+        },
+        "tenant_safe_explanation": _safe_string(
+            minLength=1, maxLength=MAX_EXPLANATION_LEN, pattern="\\S"
+        ),
+        "trace_attribution": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": sorted(_TRACE_KEYS),
+                    "properties": {
+                        "fact_source": _safe_string(maxLength=MAX_TRACE_TEXT_LEN),
+                        "retrieval_path": _safe_string(maxLength=MAX_TRACE_TEXT_LEN),
+                        "scorer_path": _safe_string(maxLength=MAX_TRACE_TEXT_LEN),
+                        "token_offset": {
+                            "anyOf": [{"type": "integer", "minimum": -1}, {"type": "null"}]
+                        },
+                        "threshold": _unit_or_null(),
+                        "causal_contribution": {"type": "number", "minimum": 0.0},
+                    },
+                },
+                {"type": "null"},
+            ]
+        },
+        "attributes": {
+            "type": "object",
+            "maxProperties": MAX_ATTRIBUTES,
+            "propertyNames": {"pattern": f"^{_ATTR_KEY_PAT}$"},
+            "additionalProperties": _safe_string(maxLength=MAX_ATTRIBUTE_VALUE_LEN),
+        },
+    },
+}
+
 
 def new_safety_event_id() -> str:
-    """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits."""
+    """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits (128 bits, ``secrets``)."""
     return "sevt_" + secrets.token_hex(16)
 
 
+_ts_cache: tuple[int, str] = (-1, "")
+
+
 def utc_timestamp() -> str:
-    """RFC-3339 UTC timestamp with microseconds and a trailing ``Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """RFC-3339 UTC timestamp with microseconds and a trailing ``Z``
+    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, always 27 characters). Thread-safe (the per-second prefix
+    cache is replaced atomically)."""
+    global _ts_cache
+    secs, rem = divmod(time.time_ns(), 1_000_000_000)
+    cached = _ts_cache
+    if cached[0] != secs:
+        t = time.gmtime(secs)
+        cached = (
+            secs,
+            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.",
+        )
+        _ts_cache = cached
+    return f"{cached[1]}{rem // 1000:06d}Z"
 
 
-@dataclass(frozen=True)
+def _err(where: str, msg: str) -> ValidationError:
+    return ValidationError(f"SafetyEvent.{where}: {msg}")
+
+
+def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
+    text = repr(value) if not isinstance(value, (str, bytes, list, dict, tuple)) else type(value).__name__
+    return FieldTypeError(f"SafetyEvent.{where}: expected {expected}, got {type(value).__name__} {text[:40]}")
+
+
+def _opt_number(where: str, value: Any, hi: float) -> Any:
+    """None, or an int/float in [0, hi]; numpy reals are converted to float."""
+    if value is None:
+        return None
+    tp = type(value)
+    if tp is not float and tp is not int:
+        if tp is bool or isinstance(value, (str, bytes)) or not hasattr(value, "__float__"):
+            raise _type_err(where, "a number or None", value)
+        try:
+            value = float(value)
+        except Exception as exc:
+            raise _type_err(where, "a number or None", value) from exc
+    if not 0.0 <= value <= hi:  # also rejects NaN
+        raise _err(where, f"must be a finite number in [0, {hi}], got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
 class SafetyEvent:
-    """Tenant-safe halt or policy decision emitted by a runtime hook (seed 000 fields)."""
+    """Tenant-safe halt or policy decision emitted by a runtime hook (seed 000 fields).
+
+    Attributes:
+        event_id: opaque id, ``sevt_`` + random hex (:func:`new_safety_event_id`).
+        timestamp: RFC-3339 UTC timestamp with trailing ``Z`` (:func:`utc_timestamp`).
+        request_id, tenant_id: correlation ids (``""`` when unknown).
+        hook_id: stable hook id such as ``streaming.kernel``.
+        hook_scope: one of :data:`HOOK_SCOPES`.
+        policy_decision: one of :data:`POLICY_DECISIONS`.
+        halt_reason: machine-readable reason (e.g. ``window_avg``).
+        threshold, observed_score: the limit and the statistic that drove the decision, in
+            [0, 1], or None.
+        latency_ms: hook latency in milliseconds (>= 0), or None.
+        evidence_refs: evidence identifiers only (never fact text); lists become tuples.
+        tenant_safe_explanation: short operator-facing explanation safe for tenant logs.
+        trace_attribution: trace coordinates for halt decisions, or None.
+        attributes: additive ``str -> str`` metadata (e.g. ``{"token_offset": "5"}``), copied.
+        schema_version: always :data:`SAFETY_EVENT_SCHEMA_VERSION`.
+
+    Raises (construction):
+        ValidationError: out-of-range, malformed, oversized or unknown values.
+        FieldTypeError: wrong types (also ``ValueError`` and ``TypeError``).
+        TenantSafetyError: text that the tenant-safety rules forbid.
+
+    Thread-safety: immutable; share freely.
+    """
 
     event_id: str
     timestamp: str
@@ -48,6 +274,109 @@ class SafetyEvent:
     attributes: Mapping[str, str] = field(default_factory=dict)
     schema_version: str = SAFETY_EVENT_SCHEMA_VERSION
 
+    def __post_init__(self) -> None:  # noqa: C901 - one flat pass is the fast path
+        setattr_ = object.__setattr__
+        if type(self.schema_version) is not str or self.schema_version != SAFETY_EVENT_SCHEMA_VERSION:
+            raise _err("schema_version", f"unsupported version {str(self.schema_version)[:40]!r}")
+        for name in _STR_FIELDS:
+            if type(getattr(self, name)) is not str:
+                raise _type_err(name, "a str", getattr(self, name))
+        if not _EVENT_ID.fullmatch(self.event_id):
+            raise _err("event_id", "must be 'sevt_' + 1..123 of [A-Za-z0-9_-]")
+        if not _TIMESTAMP.fullmatch(self.timestamp):
+            raise _err("timestamp", "must be RFC-3339 UTC 'YYYY-MM-DDTHH:MM:SS[.fraction]Z'")
+        if len(self.request_id) > MAX_ID_LEN:
+            raise _err("request_id", f"longer than {MAX_ID_LEN} code points")
+        if len(self.tenant_id) > MAX_ID_LEN:
+            raise _err("tenant_id", f"longer than {MAX_ID_LEN} code points")
+        if not _HOOK_ID.fullmatch(self.hook_id):
+            raise _err("hook_id", "must be 1..128 of [A-Za-z0-9_.:/-] starting with [A-Za-z0-9_]")
+        if self.hook_scope not in HOOK_SCOPES:
+            raise _err("hook_scope", f"must be one of {sorted(HOOK_SCOPES)}, got {self.hook_scope[:40]!r}")
+        if self.policy_decision not in POLICY_DECISIONS:
+            raise _err(
+                "policy_decision",
+                f"must be one of {sorted(POLICY_DECISIONS)}, got {self.policy_decision[:40]!r}",
+            )
+        reason = self.halt_reason
+        if not 0 < len(reason) <= MAX_REASON_LEN or not _NONBLANK.search(reason):
+            raise _err("halt_reason", f"must be 1..{MAX_REASON_LEN} code points, not blank")
+        expl = self.tenant_safe_explanation
+        if not 0 < len(expl) <= MAX_EXPLANATION_LEN or not _NONBLANK.search(expl):
+            raise _err(
+                "tenant_safe_explanation", f"must be 1..{MAX_EXPLANATION_LEN} code points, not blank"
+            )
+        v = self.threshold
+        if v is not None and (type(v) is not float or not 0.0 <= v <= 1.0):
+            setattr_(self, "threshold", _opt_number("threshold", v, 1.0))
+        v = self.observed_score
+        if v is not None and (type(v) is not float or not 0.0 <= v <= 1.0):
+            setattr_(self, "observed_score", _opt_number("observed_score", v, 1.0))
+        v = self.latency_ms
+        if v is not None and (type(v) is not float or not 0.0 <= v <= MAX_LATENCY_MS):
+            setattr_(self, "latency_ms", _opt_number("latency_ms", v, MAX_LATENCY_MS))
+
+        refs = self.evidence_refs
+        if type(refs) is not tuple:
+            if not isinstance(refs, (list, tuple)):
+                raise _type_err("evidence_refs", "a tuple of str", refs)
+            refs = tuple(refs)
+            setattr_(self, "evidence_refs", refs)
+        if len(refs) > MAX_REFS:
+            raise _err("evidence_refs", f"more than {MAX_REFS} refs")
+        for i, ref in enumerate(refs):
+            if type(ref) is not str:
+                raise _type_err(f"evidence_refs[{i}]", "a str", ref)
+            if not 0 < len(ref) <= MAX_REF_LEN:
+                raise _err(f"evidence_refs[{i}]", f"must be 1..{MAX_REF_LEN} code points")
+
+        attrs = self.attributes
+        if type(attrs) is not dict and not isinstance(attrs, Mapping):
+            raise _type_err("attributes", "a dict str -> str", attrs)
+        attrs = dict(attrs)
+        setattr_(self, "attributes", attrs)
+        if len(attrs) > MAX_ATTRIBUTES:
+            raise _err("attributes", f"more than {MAX_ATTRIBUTES} entries")
+        for k, val in attrs.items():
+            if type(k) is not str:
+                raise _type_err("attributes key", "a str", k)
+            if not _ATTR_KEY.fullmatch(k):
+                raise _err(f"attributes[{k[:40]!r}]", "key must be 1..64 of [A-Za-z0-9_.:/-]")
+            if type(val) is not str:
+                raise _type_err(f"attributes[{k!r}]", "a str", val)
+            if len(val) > MAX_ATTRIBUTE_VALUE_LEN:
+                raise _err(f"attributes[{k!r}]", f"value longer than {MAX_ATTRIBUTE_VALUE_LEN}")
+
+        trace = self.trace_attribution
+        if trace is not None and not isinstance(trace, HaltTraceAttribution):
+            raise _type_err("trace_attribution", "HaltTraceAttribution or None", trace)
+
+        # Control characters and tenant-safety rules, per string (cached for repeated texts).
+        ok = _OK_TEXT
+        if reason not in ok:
+            check_text(reason, "SafetyEvent.halt_reason")
+        if expl not in ok:
+            check_text(expl, "SafetyEvent.tenant_safe_explanation")
+        if self.hook_id not in ok:
+            check_text(self.hook_id, "SafetyEvent.hook_id")
+        for name in ("request_id", "tenant_id"):
+            s = getattr(self, name)
+            if s and not s.isprintable() and _CTRL.search(s):
+                raise _err(name, "contains a control character or lone surrogate")
+        for i, ref in enumerate(refs):
+            if ref not in ok:
+                check_text(ref, f"SafetyEvent.evidence_refs[{i}]")
+        for k, val in attrs.items():
+            if k not in _OK_KEY:
+                check_text(k, f"SafetyEvent.attributes key {k!r}", role="key")
+            if val not in ok:
+                check_text(val, f"SafetyEvent.attributes[{k!r}]")
+        if trace is not None:
+            for name in ("fact_source", "retrieval_path", "scorer_path"):
+                text = getattr(trace, name)
+                if text not in ok:
+                    check_text(text, f"SafetyEvent.trace_attribution.{name}")
+
     @classmethod
     def from_halt_evidence(
         cls,
@@ -61,13 +390,31 @@ class SafetyEvent:
         threshold: float | None = None,
         observed_score: float | None = None,
         latency_ms: float | None = None,
-        evidence_refs: Sequence[str] = (),
+        evidence_refs: Sequence[str] | None = None,
         attributes: Mapping[str, str] | None = None,
+        event_id: str | None = None,
+        timestamp: str | None = None,
     ) -> "SafetyEvent":
+        """Build an event from structured halt evidence.
+
+        ``halt_reason`` = ``evidence.reason``; ``threshold`` defaults to the trace threshold and
+        ``observed_score`` to ``evidence.last_score`` (the streaming guard passes the statistic
+        that crossed explicitly); ``evidence_refs`` default to each chunk's ``source`` (or
+        ``chunk:<i>`` when a chunk has none) -- references, never chunk text; the explanation is
+        ``evidence.suggested_action`` or ``"Review the safety decision."``.
+        """
+        if not isinstance(evidence, HaltEvidence):
+            raise FieldTypeError(
+                f"SafetyEvent.from_halt_evidence: expected HaltEvidence, got {type(evidence).__name__}"
+            )
         trace = evidence.trace_attribution
+        if evidence_refs is None:
+            evidence_refs = tuple(
+                c.source or f"chunk:{i}" for i, c in enumerate(evidence.evidence_chunks)
+            )
         return cls(
-            event_id=new_safety_event_id(),
-            timestamp=utc_timestamp(),
+            event_id=event_id or new_safety_event_id(),
+            timestamp=timestamp or utc_timestamp(),
             request_id=request_id,
             tenant_id=tenant_id,
             hook_id=hook_id,
@@ -80,7 +427,7 @@ class SafetyEvent:
             evidence_refs=tuple(evidence_refs),
             tenant_safe_explanation=evidence.suggested_action or "Review the safety decision.",
             trace_attribution=trace,
-            attributes=dict(attributes or {}),
+            attributes=attributes if attributes is not None else {},
         )
 
     @classmethod
@@ -100,10 +447,14 @@ class SafetyEvent:
         evidence_refs: Sequence[str] = (),
         trace_attribution: HaltTraceAttribution | None = None,
         attributes: Mapping[str, str] | None = None,
+        event_id: str | None = None,
+        timestamp: str | None = None,
     ) -> "SafetyEvent":
+        """Build an event from a hook's policy decision (seed 001 example). Same errors as the
+        constructor."""
         return cls(
-            event_id=new_safety_event_id(),
-            timestamp=utc_timestamp(),
+            event_id=event_id or new_safety_event_id(),
+            timestamp=timestamp or utc_timestamp(),
             request_id=request_id,
             tenant_id=tenant_id,
             hook_id=hook_id,
@@ -113,15 +464,110 @@ class SafetyEvent:
             threshold=threshold,
             observed_score=observed_score,
             latency_ms=latency_ms,
-            evidence_refs=tuple(evidence_refs),
+            evidence_refs=evidence_refs,
             tenant_safe_explanation=tenant_safe_explanation,
             trace_attribution=trace_attribution,
-            attributes=dict(attributes or {}),
+            attributes=attributes if attributes is not None else {},
         )
 
     def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
+        """JSON-safe dict with the 16 schema keys (the same keys and values as director-ai's
+        ``SafetyEvent.to_dict()``); ``evidence_refs`` is a list, ``trace_attribution`` a dict or
+        None, ``attributes`` a copy."""
+        trace = self.trace_attribution
+        return {
+            "schema_version": self.schema_version,
+            "event_id": self.event_id,
+            "timestamp": self.timestamp,
+            "request_id": self.request_id,
+            "tenant_id": self.tenant_id,
+            "hook_id": self.hook_id,
+            "hook_scope": self.hook_scope,
+            "policy_decision": self.policy_decision,
+            "halt_reason": self.halt_reason,
+            "threshold": self.threshold,
+            "observed_score": self.observed_score,
+            "latency_ms": self.latency_ms,
+            "evidence_refs": list(self.evidence_refs),
+            "tenant_safe_explanation": self.tenant_safe_explanation,
+            "trace_attribution": None if trace is None else trace.to_dict(),
+            "attributes": dict(self.attributes),
+        }
 
-        d = asdict(self)
-        d["evidence_refs"] = list(self.evidence_refs)
-        return d
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> "SafetyEvent":
+        """Alias of :func:`validate_safety_event_payload`."""
+        return validate_safety_event_payload(payload)
+
+
+def _trace_from_payload(value: Any) -> HaltTraceAttribution | None:
+    if value is None:
+        return None
+    if type(value) is not dict and not isinstance(value, Mapping):
+        raise _type_err("trace_attribution", "an object or null", value)
+    if value.keys() != _TRACE_KEYS:
+        keys = set(value.keys())
+        unknown = sorted(map(repr, keys - _TRACE_KEYS))
+        missing = sorted(_TRACE_KEYS - keys)
+        raise _err("trace_attribution", f"unknown key(s) {unknown[:5]}, missing key(s) {missing}")
+    offset = value["token_offset"]
+    kwargs = dict(value)
+    if offset is None:
+        kwargs["token_offset"] = -1
+    for name in ("fact_source", "retrieval_path", "scorer_path"):
+        if type(kwargs[name]) is not str:
+            raise _type_err(f"trace_attribution.{name}", "a str", kwargs[name])
+    try:
+        return HaltTraceAttribution(**kwargs)
+    except ValidationError as exc:
+        raise ValidationError(f"SafetyEvent.trace_attribution: {exc}") from None
+
+
+def validate_safety_event_payload(payload: Mapping[str, Any]) -> SafetyEvent:
+    """Validate a ``SafetyEvent.to_dict()`` payload (e.g. parsed JSON) and rebuild the event.
+
+    Accepts exactly what :data:`SAFETY_EVENT_JSON_SCHEMA` accepts, then applies the tenant-safety
+    rules (the schema cannot express them). All 16 keys are required, no other key is allowed;
+    ``trace_attribution.token_offset = null`` is read as -1 (unknown), as director-ai does.
+
+    Raises:
+        ValidationError: any violation (``FieldTypeError`` for wrong types, ``TenantSafetyError``
+            for privacy violations; all are ``ValueError``). Nothing else, whatever the input.
+    """
+    if type(payload) is not dict and not isinstance(payload, Mapping):
+        raise _type_err("payload", "an object", payload)
+    if payload.keys() != _PAYLOAD_KEYS:
+        keys = set(payload.keys())
+        unknown = sorted(repr(k)[:40] for k in keys - _PAYLOAD_KEYS)
+        missing = sorted(_PAYLOAD_KEYS - keys)
+        raise _err("payload", f"unknown key(s) {unknown[:5]}, missing key(s) {missing}")
+    refs = payload["evidence_refs"]
+    if type(refs) is not list and type(refs) is not tuple:
+        raise _type_err("evidence_refs", "an array", refs)
+    attrs = payload["attributes"]
+    if type(attrs) is not dict and not isinstance(attrs, Mapping):
+        raise _type_err("attributes", "an object", attrs)
+    for name in ("threshold", "observed_score", "latency_ms"):
+        v = payload[name]
+        if v is not None and type(v) is not float and type(v) is not int:
+            raise _type_err(name, "a number or null", v)
+    if type(payload["schema_version"]) is not str:
+        raise _type_err("schema_version", "a str", payload["schema_version"])
+    return SafetyEvent(
+        event_id=payload["event_id"],
+        timestamp=payload["timestamp"],
+        request_id=payload["request_id"],
+        tenant_id=payload["tenant_id"],
+        hook_id=payload["hook_id"],
+        hook_scope=payload["hook_scope"],
+        policy_decision=payload["policy_decision"],
+        halt_reason=payload["halt_reason"],
+        threshold=payload["threshold"],
+        observed_score=payload["observed_score"],
+        latency_ms=payload["latency_ms"],
+        evidence_refs=tuple(refs),
+        tenant_safe_explanation=payload["tenant_safe_explanation"],
+        trace_attribution=_trace_from_payload(payload["trace_attribution"]),
+        attributes=attrs,
+        schema_version=payload["schema_version"],
+    )

@@ -1,12 +1,32 @@
-"""Shared data types (seed 000). Field names, order and defaults follow director-ai's types.
+"""Shared data types of seed 000 (``director_ai.core.types`` compatible names and fields).
 
-NOTE: minimal first cut (fields only); validation and dict round-trips are added by the
-dataclass-API work (issue 3).
+Every class is a frozen, slotted dataclass. ``__post_init__`` validates each field (type, range,
+closed sets) and raises :class:`~director_fast.errors.ValidationError` (a ``ValueError``) naming
+the field, or :class:`FieldTypeError` (both ``ValueError`` and ``TypeError``) for a wrong type.
+numpy scalars are converted to Python scalars so that every instance is JSON-safe.
+
+Every class has ``to_dict()`` (a JSON-safe dict, nested members as dicts) and
+``from_dict(payload)`` (the exact inverse; unknown keys, missing required keys and wrong types are
+rejected). ``cls.from_dict(obj.to_dict()) == obj`` for every valid ``obj``.
+
+Thread-safety: instances are immutable (their ``list``/``dict`` members must not be mutated after
+construction by convention) and may be shared freely between threads; the functions keep no state.
+
+Producers (which part of director_fast fills which field) are listed per class; fields with no
+producer yet are marked *reserved* and stay ``None`` unless a caller sets them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from director_fast.core._fields import F, FieldTypeError, dump_fields, load_fields, validate_fields
+from director_fast.errors import ValidationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from director_fast.core.safety_event import SafetyEvent
 
 __all__ = [
     "EvidenceChunk",
@@ -20,27 +40,75 @@ __all__ = [
     "ReviewResult",
     "InjectedClaim",
     "InjectionResult",
+    "FieldTypeError",
+    "INJECTION_VERDICTS",
 ]
 
+#: verdicts an :class:`InjectedClaim` may carry.
+INJECTION_VERDICTS = frozenset({"grounded", "drifted", "injected"})
 
-@dataclass(frozen=True)
-class EvidenceChunk:
+
+class _Base:
+    """to_dict/from_dict/validation derived from the class's ``_SPEC`` tuple."""
+
+    __slots__ = ()
+    _SPEC: tuple[F, ...] = ()
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict (nested members as dicts, lists copied)."""
+        return dump_fields(self, self._SPEC)
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> Any:
+        """Rebuild an instance from :meth:`to_dict` output.
+
+        Raises:
+            ValidationError: unknown or missing keys, out-of-range values.
+            FieldTypeError: a member of the wrong type (also a ``ValueError``).
+        """
+        return load_fields(cls, cls._SPEC, payload)
+
+
+_UNIT = {"lo": 0.0, "hi": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceChunk(_Base):
     """A single chunk of retrieved evidence.
 
     Attributes:
-        text: chunk text.
-        distance: similarity distance (lower = more relevant), >= 0.
-        source: source identifier ("" when unknown).
+        text: chunk text (code points).
+        distance: similarity distance, finite; lower = more relevant (L2 / cosine distances are
+            >= 0; an inner-product distance ``1 - <a, b>`` may be negative).
+        source: source identifier (``""`` when unknown).
+
+    Producer: the evidence index (``director_fast`` retrieval) and the scorer.
     """
 
     text: str
     distance: float
     source: str = ""
 
+    _SPEC = (F("text", "str"), F("distance", "float"), F("source", "str"))
 
-@dataclass(frozen=True)
-class ClaimAttribution:
-    """Maps a response claim to its best-matching source sentence."""
+
+@dataclass(frozen=True, slots=True)
+class ClaimAttribution(_Base):
+    """Maps a response claim to its best-matching source sentence.
+
+    Attributes:
+        claim: the atomic claim.
+        claim_index: index of the claim in the decomposed list (>= 0).
+        source_sentence: best-matching source sentence.
+        source_index: index of the source sentence (>= 0; -1 when no source sentence exists).
+        divergence: NLI divergence in [0, 1] (lower = better support).
+        supported: whether the claim is supported.
+
+    Producer: the scorer's claim decomposition.
+    """
 
     claim: str
     claim_index: int
@@ -49,10 +117,35 @@ class ClaimAttribution:
     divergence: float
     supported: bool
 
+    _SPEC = (
+        F("claim", "str"),
+        F("claim_index", "int", lo=0),
+        F("source_sentence", "str"),
+        F("source_index", "int", lo=-1),
+        F("divergence", "float", **_UNIT),
+        F("supported", "bool"),
+    )
 
-@dataclass(frozen=True)
-class ScoringEvidence:
-    """Evidence collected during scoring."""
+
+@dataclass(frozen=True, slots=True)
+class ScoringEvidence(_Base):
+    """Evidence collected during scoring (seed 000 field order).
+
+    Attributes:
+        chunks: top-k retrieved chunks.
+        nli_premise / nli_hypothesis: NLI texts used.
+        nli_score: raw NLI divergence in [0, 1].
+        chunk_scores: per-chunk NLI divergences in [0, 1], or None.
+        premise_chunk_count / hypothesis_chunk_count: >= 0.
+        attributions: per-claim attribution, or None.
+        token_count: NLI tokens consumed (>= 0), or None.
+        estimated_cost_usd: >= 0, or None (reserved: no producer prices inference yet).
+        claim_coverage: fraction of supported claims in [0, 1], or None.
+        per_claim_divergences: each in [0, 1], or None.
+        claims: decomposed atomic claims, or None.
+
+    Producer: the CoherenceScorer.
+    """
 
     chunks: list[EvidenceChunk]
     nli_premise: str
@@ -68,10 +161,44 @@ class ScoringEvidence:
     per_claim_divergences: list[float] | None = None
     claims: list[str] | None = None
 
+    _SPEC = (
+        F("chunks", "lobj", cls=EvidenceChunk),
+        F("nli_premise", "str"),
+        F("nli_hypothesis", "str"),
+        F("nli_score", "float", **_UNIT),
+        F("chunk_scores", "lfloat", optional=True, **_UNIT),
+        F("premise_chunk_count", "int", lo=0),
+        F("hypothesis_chunk_count", "int", lo=0),
+        F("attributions", "lobj", optional=True, cls=ClaimAttribution),
+        F("token_count", "int", optional=True, lo=0),
+        F("estimated_cost_usd", "float", optional=True, lo=0.0),
+        F("claim_coverage", "float", optional=True, **_UNIT),
+        F("per_claim_divergences", "lfloat", optional=True, **_UNIT),
+        F("claims", "lstr", optional=True),
+    )
 
-@dataclass(frozen=True)
-class CoherenceScore:
-    """The primary return type of CoherenceScorer.review() and score()."""
+
+@dataclass(frozen=True, slots=True)
+class CoherenceScore(_Base):
+    """The primary return type of ``CoherenceScorer.review()`` (as ``(approved, score)``) and
+    ``score()``.
+
+    Attributes:
+        score: composite coherence in [0, 1].
+        approved: ``score >= threshold``.
+        h_logical: logical divergence (NLI contradiction probability) in [0, 1].
+        h_factual: factual divergence (retrieval deviation) in [0, 1].
+        evidence: retrieved evidence and scoring details, or None.
+        warning: True when the score lies between threshold and soft limit.
+        strict_mode_rejected: True when rejected because NLI was unavailable in strict mode.
+        cross_turn_divergence: cross-turn NLI divergence in [0, 1] (set with session context).
+        verdict_confidence, nli_model_confidence, signal_agreement: in [0, 1]; computed by the
+            scorer (hooks kept here; None until the scorer fills them).
+        contradiction_index: cross-turn self-contradiction severity in [0, 1] (temporal graph).
+        injection_risk: intent-grounded injection risk in [0, 1] (when detection is enabled).
+
+    Producer: the CoherenceScorer.
+    """
 
     score: float
     approved: bool
@@ -87,31 +214,89 @@ class CoherenceScore:
     contradiction_index: float | None = None
     injection_risk: float | None = None
 
+    _SPEC = (
+        F("score", "float", **_UNIT),
+        F("approved", "bool"),
+        F("h_logical", "float", **_UNIT),
+        F("h_factual", "float", **_UNIT),
+        F("evidence", "obj", optional=True, cls=ScoringEvidence),
+        F("warning", "bool"),
+        F("strict_mode_rejected", "bool"),
+        F("cross_turn_divergence", "float", optional=True, **_UNIT),
+        F("verdict_confidence", "float", optional=True, **_UNIT),
+        F("nli_model_confidence", "float", optional=True, **_UNIT),
+        F("signal_agreement", "float", optional=True, **_UNIT),
+        F("contradiction_index", "float", optional=True, **_UNIT),
+        F("injection_risk", "float", optional=True, **_UNIT),
+    )
 
-@dataclass(frozen=True)
-class HaltTraceAttribution:
+    @property
+    def claims(self) -> list[str]:
+        """Atomic claims of the scored response (``[]`` without evidence)."""
+        ev = self.evidence
+        return list(ev.claims) if ev is not None and ev.claims else []
+
+    @property
+    def attributions(self) -> list[ClaimAttribution]:
+        """Per-claim source attributions (``[]`` without evidence)."""
+        ev = self.evidence
+        return list(ev.attributions) if ev is not None and ev.attributions else []
+
+    @property
+    def claim_coverage(self) -> float | None:
+        """Fraction of supported claims in [0, 1], or None."""
+        return self.evidence.claim_coverage if self.evidence is not None else None
+
+    @property
+    def unsupported_claims(self) -> list[ClaimAttribution]:
+        """Attributions whose claim is not supported by any source."""
+        return [a for a in self.attributions if not a.supported]
+
+
+@dataclass(frozen=True, slots=True)
+class HaltTraceAttribution(_Base):
     """Trace coordinates for a halt decision.
 
     Attributes:
-        fact_source: source label(s) of the evidence behind the halt ("" when none).
-        retrieval_path: retrieval actually done for the halt evidence ("none" when none).
+        fact_source: source label(s) of the evidence behind the halt (``""`` when none).
+        retrieval_path: retrieval actually done for the halt evidence.
         scorer_path: dotted path of the scorer that produced the scores.
-        token_offset: token index where the halt condition triggered.
-        threshold: the limit that was crossed (None for external halts such as timeouts).
-        causal_contribution: absolute margin beyond the limit (>= 0).
+        token_offset: token index (>= 0) where the halt triggered; -1 when unknown.
+        threshold: the limit that was crossed, in [0, 1]; None for external halts (timeouts).
+        causal_contribution: absolute margin beyond the limit (finite, >= 0).
+
+    Strings are at most 512 code points (they travel inside SafetyEvents).
+    Producer: the streaming guard.
     """
 
-    fact_source: str
-    retrieval_path: str
-    scorer_path: str
-    token_offset: int
-    threshold: float | None
-    causal_contribution: float
+    fact_source: str = ""
+    retrieval_path: str = ""
+    scorer_path: str = ""
+    token_offset: int = -1
+    threshold: float | None = None
+    causal_contribution: float = 0.0
+
+    _SPEC = (
+        F("fact_source", "str", max_len=512),
+        F("retrieval_path", "str", max_len=512),
+        F("scorer_path", "str", max_len=512),
+        F("token_offset", "int", lo=-1),
+        F("threshold", "float", optional=True, **_UNIT),
+        F("causal_contribution", "float", lo=0.0),
+    )
 
 
-@dataclass(frozen=True)
-class CounterfactualFactChange:
-    """Candidate single-fact intervention."""
+@dataclass(frozen=True, slots=True)
+class CounterfactualFactChange(_Base):
+    """Candidate single-fact intervention.
+
+    Attributes:
+        fact_source, original_fact, proposed_fact: labels and texts of the branch.
+        required_score_delta: minimum score increase that prevents the halt (finite, >= 0).
+        prevented_halt: whether this branch satisfies the halt invariant.
+
+    Producer: reserved (no counterfactual producer in director_fast yet).
+    """
 
     fact_source: str
     original_fact: str
@@ -119,10 +304,27 @@ class CounterfactualFactChange:
     required_score_delta: float
     prevented_halt: bool
 
+    _SPEC = (
+        F("fact_source", "str"),
+        F("original_fact", "str"),
+        F("proposed_fact", "str"),
+        F("required_score_delta", "float", lo=0.0),
+        F("prevented_halt", "bool"),
+    )
 
-@dataclass(frozen=True)
-class CounterfactualHaltDiagnostic:
-    """Answer to "what single fact change would have prevented this halt?"."""
+
+@dataclass(frozen=True, slots=True)
+class CounterfactualHaltDiagnostic(_Base):
+    """Answer to "what single fact change would have prevented this halt?".
+
+    Attributes:
+        question: the diagnostic question answered.
+        observed_score, threshold: in [0, 1].
+        best_change: first candidate that prevents the halt, or None.
+        candidates: all candidate branches.
+
+    Producer: reserved (no counterfactual producer in director_fast yet).
+    """
 
     question: str
     observed_score: float
@@ -130,10 +332,30 @@ class CounterfactualHaltDiagnostic:
     best_change: CounterfactualFactChange | None
     candidates: list[CounterfactualFactChange] = field(default_factory=list)
 
+    _SPEC = (
+        F("question", "str"),
+        F("observed_score", "float", **_UNIT),
+        F("threshold", "float", **_UNIT),
+        F("best_change", "obj", optional=True, cls=CounterfactualFactChange),
+        F("candidates", "lobj", cls=CounterfactualFactChange),
+    )
 
-@dataclass(frozen=True)
-class HaltEvidence:
-    """Structured halt reason with evidence chunks."""
+
+@dataclass(frozen=True, slots=True)
+class HaltEvidence(_Base):
+    """Structured halt reason with evidence chunks.
+
+    Attributes:
+        reason: halt mechanism that triggered (e.g. ``hard_limit``).
+        last_score: coherence at the halt point, in [0, 1].
+        evidence_chunks: contradicting chunks.
+        nli_scores: NLI divergences at the halt point (each in [0, 1]), or None.
+        suggested_action: recommended, tenant-safe action.
+        trace_attribution: trace coordinates, or None.
+        counterfactual_diagnostic: reserved (None until a counterfactual producer exists).
+
+    Producer: the streaming guard.
+    """
 
     reason: str
     last_score: float
@@ -143,10 +365,31 @@ class HaltEvidence:
     trace_attribution: HaltTraceAttribution | None = None
     counterfactual_diagnostic: CounterfactualHaltDiagnostic | None = None
 
+    _SPEC = (
+        F("reason", "str"),
+        F("last_score", "float", **_UNIT),
+        F("evidence_chunks", "lobj", cls=EvidenceChunk),
+        F("nli_scores", "lfloat", optional=True, **_UNIT),
+        F("suggested_action", "str"),
+        F("trace_attribution", "obj", optional=True, cls=HaltTraceAttribution),
+        F("counterfactual_diagnostic", "obj", optional=True, cls=CounterfactualHaltDiagnostic),
+    )
 
-@dataclass(frozen=True)
-class InjectedClaim:
-    """Per-claim injection attribution."""
+
+@dataclass(frozen=True, slots=True)
+class InjectedClaim(_Base):
+    """Per-claim injection attribution.
+
+    Attributes:
+        claim: atomic claim text; claim_index: position (>= 0).
+        intent_divergence, reverse_divergence, bidirectional_divergence: NLI divergences in
+            [0, 1]; ``bidirectional_divergence`` is ``min(forward, reverse)``.
+        traceability, entity_match: overlaps with the intent in [0, 1].
+        verdict: one of ``grounded``, ``drifted``, ``injected``.
+        confidence: verdict confidence in [0, 1].
+
+    Producer: reserved (injection detection is not implemented in director_fast yet).
+    """
 
     claim: str
     claim_index: int
@@ -158,10 +401,32 @@ class InjectedClaim:
     verdict: str
     confidence: float
 
+    _SPEC = (
+        F("claim", "str"),
+        F("claim_index", "int", lo=0),
+        F("intent_divergence", "float", **_UNIT),
+        F("reverse_divergence", "float", **_UNIT),
+        F("bidirectional_divergence", "float", **_UNIT),
+        F("traceability", "float", **_UNIT),
+        F("entity_match", "float", **_UNIT),
+        F("verdict", "str", choices=INJECTION_VERDICTS),
+        F("confidence", "float", **_UNIT),
+    )
 
-@dataclass(frozen=True)
-class InjectionResult:
-    """Return type of injection detection."""
+
+@dataclass(frozen=True, slots=True)
+class InjectionResult(_Base):
+    """Return type of injection detection.
+
+    Attributes:
+        injection_detected: whether ``combined_score`` exceeds the threshold.
+        injection_risk, intent_coverage, input_sanitizer_score, combined_score: in [0, 1].
+        total_claims, grounded_claims, drifted_claims, injected_claims: counts >= 0 with
+            ``grounded + drifted + injected <= total``.
+        claims: per-claim breakdown.
+
+    Producer: reserved (injection detection is not implemented in director_fast yet).
+    """
 
     injection_detected: bool
     injection_risk: float
@@ -174,10 +439,44 @@ class InjectionResult:
     input_sanitizer_score: float = 0.0
     combined_score: float = 0.0
 
+    _SPEC = (
+        F("injection_detected", "bool"),
+        F("injection_risk", "float", **_UNIT),
+        F("intent_coverage", "float", **_UNIT),
+        F("total_claims", "int", lo=0),
+        F("grounded_claims", "int", lo=0),
+        F("drifted_claims", "int", lo=0),
+        F("injected_claims", "int", lo=0),
+        F("claims", "lobj", cls=InjectedClaim),
+        F("input_sanitizer_score", "float", **_UNIT),
+        F("combined_score", "float", **_UNIT),
+    )
 
-@dataclass(frozen=True)
-class ReviewResult:
-    """Return type of CoherenceAgent.process()."""
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        parts = self.grounded_claims + self.drifted_claims + self.injected_claims
+        if parts > self.total_claims:
+            raise ValidationError(
+                f"InjectionResult.total_claims: grounded + drifted + injected = {parts} "
+                f"exceeds total_claims = {self.total_claims}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewResult(_Base):
+    """Return type of ``CoherenceAgent.process()``.
+
+    Attributes:
+        output: best approved response (or fallback / halt message).
+        coherence: score of the selected candidate, or None.
+        halted: whether the safety kernel halted.
+        candidates_evaluated: candidates scored (>= 0).
+        fallback_used: whether a fallback was activated.
+        halt_evidence: structured halt reason, or None.
+        safety_events: tenant-safe hook decisions (a tuple of SafetyEvent; lists are converted).
+
+    Producer: the agent (``CoherenceAgent``).
+    """
 
     output: str
     coherence: CoherenceScore | None
@@ -185,4 +484,65 @@ class ReviewResult:
     candidates_evaluated: int
     fallback_used: bool = False
     halt_evidence: HaltEvidence | None = None
-    safety_events: tuple = ()
+    safety_events: tuple[SafetyEvent, ...] = ()
+
+    _SPEC = (
+        F("output", "str"),
+        F("coherence", "obj", optional=True, cls=CoherenceScore),
+        F("halted", "bool"),
+        F("candidates_evaluated", "int", lo=0),
+        F("fallback_used", "bool"),
+        F("halt_evidence", "obj", optional=True, cls=HaltEvidence),
+    )
+
+    def __post_init__(self) -> None:
+        from director_fast.core.safety_event import SafetyEvent
+
+        validate_fields(self, self._SPEC)
+        events = self.safety_events
+        if type(events) is not tuple:
+            if not isinstance(events, (list, tuple)):
+                raise FieldTypeError(
+                    f"ReviewResult.safety_events: expected a tuple of SafetyEvent, "
+                    f"got {type(events).__name__}"
+                )
+            events = tuple(events)
+            object.__setattr__(self, "safety_events", events)
+        for i, ev in enumerate(events):
+            if not isinstance(ev, SafetyEvent):
+                raise FieldTypeError(
+                    f"ReviewResult.safety_events[{i}]: expected SafetyEvent, got {type(ev).__name__}"
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict; ``safety_events`` become a list of ``SafetyEvent.to_dict()``."""
+        out = dump_fields(self, self._SPEC)
+        out["safety_events"] = [ev.to_dict() for ev in self.safety_events]
+        return out
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> "ReviewResult":
+        """Inverse of :meth:`to_dict`; events go through ``validate_safety_event_payload``."""
+        from director_fast.core.safety_event import validate_safety_event_payload
+
+        if not isinstance(payload, Mapping):
+            raise FieldTypeError(f"ReviewResult.from_dict: expected a mapping, got {type(payload).__name__}")
+        rest = dict(payload)
+        raw_events = rest.pop("safety_events", [])
+        if not isinstance(raw_events, (list, tuple)):
+            raise FieldTypeError("ReviewResult.safety_events: expected a list")
+        events = tuple(validate_safety_event_payload(ev) for ev in raw_events)
+        base = load_fields(_ReviewResultNoEvents, cls._SPEC, rest)
+        return cls(**{s.name: getattr(base, s.name) for s in cls._SPEC}, safety_events=events)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReviewResultNoEvents(_Base):
+    output: str
+    coherence: CoherenceScore | None
+    halted: bool
+    candidates_evaluated: int
+    fallback_used: bool = False
+    halt_evidence: HaltEvidence | None = None
+
+    _SPEC = ReviewResult._SPEC
