@@ -152,88 +152,12 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
     )
 
 
-class _SimpleSegmenter:
-    """Incremental sentence segmentation with per-token cost independent of the text length.
-
-    A sentence ends at ``.``/``!``/``?`` (plus closing quotes/brackets) followed by whitespace,
-    except after common abbreviations and single capitals (``Dr.``, ``e.g.``, ``U.S.``), or at a
-    newline. Spans are (start, end) code points without surrounding whitespace, reported once the
-    following character proves the sentence ended (or by :meth:`flush`).
-    """
-
-    _ABBREV = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "eg",
-                         "ie", "no", "fig", "jr", "sr", "inc", "ltd", "co", "approx", "cf"})
-    _CLOSERS = "\"')]}\u00bb\u201d\u2019"
-
-    def __init__(self) -> None:
-        self.pos = 0            # code points fed so far
-        self._start = -1        # start of the current sentence (first non-space), -1: none yet
-        self._last_nonws = -1   # end (exclusive) of the last non-space char of the sentence
-        self._term_end = -1     # end of a terminator run awaiting the next char, -1: none
-        self._word = ""         # letters/dots of the word before a terminator (bounded)
-
-    def feed(self, tok: str) -> list[tuple[int, int]]:
-        out: list[tuple[int, int]] = []
-        p = self.pos
-        for ch in tok:
-            if self._term_end >= 0:
-                if ch in self._CLOSERS and p == self._term_end:
-                    self._term_end = p + 1
-                    self._last_nonws = p + 1
-                    p += 1
-                    continue
-                if ch.isspace() and not self._is_abbrev():
-                    out.append((self._start, self._term_end))
-                    self._start = -1
-                    self._last_nonws = -1
-                self._term_end = -1
-            if ch == "\n":
-                if self._start >= 0:
-                    out.append((self._start, self._last_nonws))
-                self._start = -1
-                self._last_nonws = -1
-                self._word = ""
-            elif ch.isspace():
-                self._word = ""
-            else:
-                if self._start < 0:
-                    self._start = p
-                self._last_nonws = p + 1
-                if ch in ".!?":
-                    self._term_end = p + 1
-                    self._term_char = ch
-                    if ch == ".":
-                        self._word_at_term = self._word
-                    self._word = self._word + ch if len(self._word) < 16 else self._word
-                elif ch.isalpha():
-                    self._word = (self._word + ch)[-16:]
-                else:
-                    self._word = ""
-            p += 1
-        self.pos = p
-        return out
-
-    def _is_abbrev(self) -> bool:
-        if getattr(self, "_term_char", ".") != ".":
-            return False
-        w = getattr(self, "_word_at_term", "")
-        if not w:
-            return False
-        core = w.rstrip(".").lower()
-        return core in self._ABBREV or (len(w) == 1 and w.isupper()) or ("." in w and len(w.replace(".", "")) <= 3)
-
-    def flush(self) -> list[tuple[int, int]]:
-        out = []
-        if self._start >= 0:
-            out.append((self._start, self._last_nonws))
-        self._start = -1
-        self._last_nonws = -1
-        self._term_end = -1
-        return out
-
-
 def _new_segmenter() -> Any:
-    return _SimpleSegmenter()
+    """The C++ incremental segmenter (abbreviations, decimals, ellipses, closers, newlines,
+    CJK terminal punctuation; see docs/evidence.md)."""
+    from director_fast.text import SentenceSegmenter
+
+    return SentenceSegmenter()
 
 
 class _GuardState:
