@@ -108,8 +108,9 @@ def test_hard_limit_on_a_sentence_halts_at_its_first_token(release):
 
 def test_window_halt_is_token_level_inside_sentences():
     # 3 good sentences of 4 tokens then low-but-above-hard sentences: the window fills token by token
-    toks = words("A b c d. E f g h. I j k l. M n o p. Q r s t.")
-    sc = SentenceTable({"M n": 0.52, "Q r": 0.52, "I j": 0.52})
+    toks = words("Alpha beta gamma delta. Echo foxtrot golf hotel. India juliet kilo lima. "
+                 "Mike november oscar papa. Quebec romeo sierra tango.")
+    sc = SentenceTable({"Mike": 0.52, "Quebec": 0.52, "India": 0.52})
     g = df.stream_guard(toks, sc, config=df.HaltConfig(trend_threshold=1.0))
     list(g)
     s = g.session
@@ -121,8 +122,8 @@ def test_window_halt_is_token_level_inside_sentences():
 
 
 def test_soft_halt_runs_to_sentence_end():
-    toks = words("A b c d. E f g h. I j k l.")
-    sc = SentenceTable({"E f": 0.56})
+    toks = words("Alpha beta gamma delta. Echo foxtrot golf hotel. India juliet kilo lima.")
+    sc = SentenceTable({"Echo": 0.56})
     cfg = df.HaltConfig(halt_mode="soft", window_size=3, window_threshold=0.7, trend_threshold=1.0)
     g = df.stream_guard(toks, sc, config=cfg)
     out = "".join(g)
@@ -130,7 +131,7 @@ def test_soft_halt_runs_to_sentence_end():
     assert s.soft_halted and s.halt_reason == "window_avg"
     # window of 3 first drops below 0.7 at token 5 ([0.9, 0.56, 0.56]); the sentence ends at token 7
     assert s.halt_index == 5 and s.final_index == 7
-    assert out == "A b c d. E f g h. "
+    assert out == "Alpha beta gamma delta. Echo foxtrot golf hotel. "
 
 
 def test_timeout_deadline_halts_fail_closed():
