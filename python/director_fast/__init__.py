@@ -6,7 +6,19 @@ streaming halt kernel, text spans, the HNSW evidence index and the temporal cont
 
 from director_fast._core import __version__
 from director_fast.core.halt import HaltConfig, HaltDecision, HaltReason, replay
-from director_fast.core.safety_event import SafetyEvent
+from director_fast.core.safety_event import (
+    SAFETY_EVENT_JSON_SCHEMA,
+    SAFETY_EVENT_SCHEMA_VERSION,
+    SafetyEvent,
+    validate_safety_event_payload,
+)
+from director_fast.core.safety_protocol import (
+    DIRECTOR_SAFETY_PROTOCOL_VERSION,
+    DirectorSafetySignal,
+    director_safety_signal_from_event,
+    new_director_safety_signal_id,
+    validate_director_safety_signal,
+)
 from director_fast.core.streaming import StreamingKernel, StreamSession, TokenEvent
 from director_fast.core.types import (
     ClaimAttribution,
@@ -29,6 +41,18 @@ from director_fast.errors import (
     StreamHalted,
     ValidationError,
 )
+from director_fast.core.verification_types import (
+    CitationStatusVerdict,
+    NumericVerificationResult,
+    StructuredRecoveryResult,
+    TuneResult,
+)
+from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
+from director_fast.confidence import ABSTAIN_THRESHOLD, evaluate, evaluate_tool_call, is_placeholder
+from director_fast.confidence import Report as ConfidenceReport
+from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
+from director_fast.knowledge import KnowledgeBase
+from director_fast.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
 from director_fast.stream_guard import astream_guard, stream_guard
 
 __all__ = [
@@ -38,6 +62,36 @@ __all__ = [
     "HaltReason",
     "replay",
     "SafetyEvent",
+    "SAFETY_EVENT_JSON_SCHEMA",
+    "SAFETY_EVENT_SCHEMA_VERSION",
+    "validate_safety_event_payload",
+    "DIRECTOR_SAFETY_PROTOCOL_VERSION",
+    "DirectorSafetySignal",
+    "director_safety_signal_from_event",
+    "new_director_safety_signal_id",
+    "validate_director_safety_signal",
+    "CitationStatusVerdict",
+    "NumericVerificationResult",
+    "StructuredRecoveryResult",
+    "TuneResult",
+    "CitationCheck",
+    "CitationReport",
+    "check_citations",
+    "strip_markers",
+    "ABSTAIN_THRESHOLD",
+    "ConfidenceReport",
+    "evaluate",
+    "evaluate_tool_call",
+    "is_placeholder",
+    "EvidenceHit",
+    "EvidenceIndex",
+    "HashingEmbedder",
+    "OnnxEmbedder",
+    "KnowledgeBase",
+    "SentenceSegmenter",
+    "TokenSpans",
+    "chunk_by_tokens",
+    "split_sentences",
     "StreamingKernel",
     "StreamSession",
     "TokenEvent",
