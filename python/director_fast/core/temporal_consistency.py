@@ -195,7 +195,8 @@ class TemporalContradiction:
     """Two claims of one ``(tenant, subject, predicate)`` group that contradict each other.
 
     Attributes:
-        subject, predicate: of the ``later`` claim (both claims share the comparison keys).
+        subject, predicate: as spelled by the later-recorded claim (both claims share the
+            comparison keys, so this matters only with ``case_sensitive=False``).
         kind: ``"polarity"`` or ``"functional_value"``.
         earlier: the claim with the smaller timestamp (ties: the one recorded first).
         later: the other claim.
@@ -220,15 +221,23 @@ class TemporalContradiction:
         }
 
 
-def _contradiction(kind: int, earlier: TemporalClaim, later: TemporalClaim) -> TemporalContradiction:
+def _contradiction(
+    kind: int, earlier: TemporalClaim, later: TemporalClaim, newest: TemporalClaim
+) -> TemporalContradiction:
+    """``newest`` is the later-recorded claim (the one whose record() found the conflict)."""
     obj = object.__new__(TemporalContradiction)
     setter = object.__setattr__
-    setter(obj, "subject", later.subject)
-    setter(obj, "predicate", later.predicate)
+    setter(obj, "subject", newest.subject)
+    setter(obj, "predicate", newest.predicate)
     setter(obj, "kind", _KINDS[kind])
     setter(obj, "earlier", earlier)
     setter(obj, "later", later)
     return obj
+
+
+def _from_conflict(kind: int, e: tuple, l: tuple) -> TemporalContradiction:  # noqa: E741
+    earlier, later = _claim_from_tuple(e), _claim_from_tuple(l)
+    return _contradiction(kind, earlier, later, earlier if e[10] > l[10] else later)
 
 
 def _str_column(name: str, value: Any, n: int, *, allow_scalar: bool = True) -> Any:
@@ -383,7 +392,7 @@ class TemporalConsistencyGraph:
                 earlier, later = claim, _claim_from_tuple(l)
             else:
                 earlier, later = _claim_from_tuple(e), claim
-            out.append(_contradiction(kind, earlier, later))
+            out.append(_contradiction(kind, earlier, later, claim))
         return tuple(out)
 
     def record_batch(
@@ -450,9 +459,7 @@ class TemporalConsistencyGraph:
             cols[0], subjects, predicates, values, polarities, timestamps, cols[1], cols[2],
             cols[3], cols[4], sk, pk, vk, _normalize,
         )  # fmt: skip
-        return tuple(
-            _contradiction(kind, _claim_from_tuple(e), _claim_from_tuple(l)) for kind, e, l in conflicts
-        )
+        return tuple(_from_conflict(kind, e, l) for kind, e, l in conflicts)
 
     # ---- queries --------------------------------------------------------------------------------
     def _keys(self, subject: Any, predicate: Any) -> tuple[str, str]:
@@ -479,10 +486,7 @@ class TemporalConsistencyGraph:
         """Retained contradictions in recording order; ``tenant_id=None`` means every tenant."""
         if tenant_id is not None:
             _check_tenant(tenant_id)
-        return tuple(
-            _contradiction(kind, _claim_from_tuple(e), _claim_from_tuple(l))
-            for kind, e, l in self._index.contradictions(tenant_id)
-        )
+        return tuple(_from_conflict(kind, e, l) for kind, e, l in self._index.contradictions(tenant_id))
 
     def subjects(self, *, tenant_id: str = "") -> tuple[str, ...]:
         """Distinct subjects of a tenant, sorted (first-recorded spelling per comparison key)."""
