@@ -68,34 +68,154 @@ constexpr std::uint32_t kVersion = 1;
 constexpr std::uint8_t kRecClaim = 1;
 constexpr std::size_t kFlushBytes = 1u << 20;
 
-// Interned strings of one tenant. std::deque never moves its elements, so the views used as map
-// keys stay valid.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+inline std::uint64_t hash_bytes(std::string_view s) {
+  // 64-bit FNV-1a over 8-byte words, finished with mix64 (not cryptographic; collisions are
+  // resolved by comparing the strings).
+  std::uint64_t h = 0xcbf29ce484222325ULL ^ s.size();
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, s.data() + i, s.size() - i);
+  return mix64(h ^ tail);
+}
+
+// Open-addressing (linear probing) map from a 64-bit key to a 32-bit value; no erase (a tenant's
+// tables are dropped whole). Value kNone marks an empty slot.
+class FlatMap64 {
+ public:
+  std::uint32_t find(std::uint64_t key) const {
+    if (slots_.empty()) return kNone;
+    for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.value == kNone) return kNone;
+      if (s.key == key) return s.value;
+    }
+  }
+  // Inserts key -> value if absent; returns the value stored for key.
+  std::uint32_t insert(std::uint64_t key, std::uint32_t value) {
+    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
+    for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.value == kNone) {
+        s.key = key;
+        s.value = value;
+        ++size_;
+        return value;
+      }
+      if (s.key == key) return s.value;
+    }
+  }
+  std::size_t size() const { return size_; }
+  std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t value = kNone;
+  };
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.value != kNone) insert(s.key, s.value);
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, size_ = 0;
+};
+
+// Interned strings of one tenant, stored end to end in one arena (views are re-derived from
+// offsets, so they stay valid only until the next intern()).
 class StringPool {
  public:
-  std::uint32_t intern(std::string_view s) {
-    auto it = map_.find(s);
-    if (it != map_.end()) return it->second;
-    strings_.emplace_back(s);
-    const auto id = static_cast<std::uint32_t>(strings_.size() - 1);
-    map_.emplace(std::string_view(strings_.back()), id);
-    if (s.size() > 15) heap_bytes_ += s.size() + 1;
-    return id;
+  StringPool() { intern_slow(std::string_view()); }  // id 0 is always ""
+  std::uint32_t intern(std::string_view s) { return s.empty() ? 0 : intern_slow(s); }
+  std::uint32_t intern_slow(std::string_view s) {
+    if ((offsets_.size() + 1) * 10 > table_.size() * 7) grow();
+    const std::uint64_t h = hash_bytes(s);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Entry& e = table_[i];
+      if (e.id == kNone) {
+        const auto id = static_cast<std::uint32_t>(offsets_.size());
+        e.hash = h;
+        e.offset = arena_.size();
+        e.len = static_cast<std::uint32_t>(s.size());
+        e.id = id;
+        offsets_.push_back(arena_.size());
+        lengths_.push_back(static_cast<std::uint32_t>(s.size()));
+        arena_.append(s.data(), s.size());
+        return id;
+      }
+      if (e.hash == h && e.len == s.size() &&
+          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+        return e.id;
+    }
   }
   std::uint32_t find(std::string_view s) const {
-    auto it = map_.find(s);
-    return it == map_.end() ? kNone : it->second;
+    if (s.empty()) return 0;
+    const std::uint64_t h = hash_bytes(s);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = table_[i];
+      if (e.id == kNone) return kNone;
+      if (e.hash == h && e.len == s.size() &&
+          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+        return e.id;
+    }
   }
-  const std::string& get(std::uint32_t id) const { return strings_[id]; }
+  // Hint: the slot `s` hashes to will be probed soon (batch pipelining).
+  void prefetch(std::string_view s) const {
+    if (s.empty() || table_.empty()) return;
+    __builtin_prefetch(&table_[hash_bytes(s) & mask_]);
+  }
+  std::string_view get(std::uint32_t id) const {
+    return {arena_.data() + offsets_[id], lengths_[id]};
+  }
+  std::size_t size() const { return offsets_.size(); }
   std::size_t memory_bytes() const {
-    return strings_.size() * sizeof(std::string) + heap_bytes_ +
-           map_.size() * (sizeof(std::string_view) + sizeof(std::uint32_t) + 2 * sizeof(void*)) +
-           map_.bucket_count() * sizeof(void*);
+    return arena_.capacity() + offsets_.capacity() * 8 + lengths_.capacity() * 4 +
+           table_.capacity() * sizeof(Entry);
   }
 
  private:
-  std::deque<std::string> strings_;
-  std::unordered_map<std::string_view, std::uint32_t> map_;
-  std::size_t heap_bytes_ = 0;
+  struct Entry {  // 24 bytes: a hit needs no access to offsets_/lengths_
+    std::uint64_t hash = 0;
+    std::uint64_t offset = 0;
+    std::uint32_t len = 0;
+    std::uint32_t id = kNone;
+  };
+  void grow() {
+    std::vector<Entry> old;
+    old.swap(table_);
+    table_.assign(old.empty() ? 16 : old.size() * 2, Entry{});
+    mask_ = table_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.id == kNone) continue;
+      std::size_t i = e.hash & mask_;
+      while (table_[i].id != kNone) i = (i + 1) & mask_;
+      table_[i] = e;
+    }
+  }
+  std::string arena_;
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::uint32_t> lengths_;
+  std::vector<Entry> table_;
+  std::size_t mask_ = 0;
 };
 
 struct ClaimRec {
@@ -116,65 +236,55 @@ struct ContraRec {
   bool alive;
 };
 
+constexpr int kInlineChains = 4;     // chain directory kept inside small groups
+constexpr std::uint32_t kScanDedup = 8;  // chains up to this length are scanned for duplicates
+
 struct Group {
   std::uint32_t subject_key, predicate_key;
   std::uint32_t head = kNone, tail = kNone, count = 0;
   bool functional = false;
+  bool spilled = false;  // chain directory moved to Tenant::chain_of
+  std::uint8_t n_inline = 0;
+  std::uint32_t inline_vkp[kInlineChains];    // value_key << 1 | polarity
+  std::uint32_t inline_chain[kInlineChains];  // index into Tenant::chains
   std::vector<std::uint32_t> pos_values;  // functional only: value keys with a positive claim
 };
 
 struct Chain {
-  std::uint32_t head = kNone, tail = kNone;
+  std::uint32_t head = kNone, tail = kNone, count = 0;
+  bool indexed = false;  // its claims are in Tenant::dedup (long chains only)
 };
 
-inline std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
+// Fingerprint of every compared field of a claim (string ids of one tenant pool): the duplicate
+// check. Equal fingerprints are confirmed field by field.
+inline std::uint64_t claim_fingerprint(const ClaimRec& c) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &c.ts, sizeof bits);
+  std::uint64_t h = mix64((static_cast<std::uint64_t>(c.group) << 32) ^ c.value);
+  h = mix64(h ^ bits ^ (static_cast<std::uint64_t>(c.polarity) << 63));
+  h = mix64(h ^ (static_cast<std::uint64_t>(c.subject) << 32) ^ c.predicate);
+  h = mix64(h ^ (static_cast<std::uint64_t>(c.session) << 32) ^ c.document);
+  return mix64(h ^ (static_cast<std::uint64_t>(c.source) << 32) ^ c.claim_id);
 }
 
-struct DedupHash {
-  const std::vector<ClaimRec>* claims;
-  std::size_t operator()(std::uint32_t id) const {
-    const ClaimRec& c = (*claims)[id];
-    std::uint64_t bits;
-    std::memcpy(&bits, &c.ts, sizeof bits);
-    std::uint64_t h = mix64((static_cast<std::uint64_t>(c.group) << 32) ^ c.value);
-    h = mix64(h ^ bits ^ (static_cast<std::uint64_t>(c.polarity) << 63));
-    h = mix64(h ^ (static_cast<std::uint64_t>(c.subject) << 32) ^ c.predicate);
-    h = mix64(h ^ (static_cast<std::uint64_t>(c.session) << 32) ^ c.document);
-    h = mix64(h ^ (static_cast<std::uint64_t>(c.source) << 32) ^ c.claim_id);
-    return static_cast<std::size_t>(h);
-  }
-};
-
-struct DedupEq {
-  const std::vector<ClaimRec>* claims;
-  bool operator()(std::uint32_t a, std::uint32_t b) const {
-    const ClaimRec& x = (*claims)[a];
-    const ClaimRec& y = (*claims)[b];
-    // Same tenant pool, so equal ids mean equal strings. Timestamps compared as values
-    // (finite only, so == is exact; -0.0 == 0.0 and both hash alike only if bits match, hence
-    // timestamps are canonicalised to +0.0 on input).
-    return x.group == y.group && x.subject == y.subject && x.predicate == y.predicate &&
-           x.value == y.value && x.polarity == y.polarity && x.ts == y.ts &&
-           x.session == y.session && x.document == y.document && x.source == y.source &&
-           x.claim_id == y.claim_id;
-  }
-};
+inline bool same_claim(const ClaimRec& x, const ClaimRec& y) {
+  // Timestamps are finite and canonicalised (+0.0), so == is exact identity.
+  return x.group == y.group && x.subject == y.subject && x.predicate == y.predicate &&
+         x.value == y.value && x.polarity == y.polarity && x.ts == y.ts &&
+         x.session == y.session && x.document == y.document && x.source == y.source &&
+         x.claim_id == y.claim_id;
+}
 
 struct Tenant {
-  explicit Tenant(std::string n, const std::vector<ClaimRec>* claims)
-      : name(std::move(n)), dedup(16, DedupHash{claims}, DedupEq{claims}) {}
+  explicit Tenant(std::string n) : name(std::move(n)) {}
   std::string name;
   StringPool pool;
-  std::unordered_map<std::uint64_t, std::uint32_t> group_of;  // subject_key << 32 | predicate_key
+  FlatMap64 group_of;  // subject_key << 32 | predicate_key -> group index
   std::vector<Group> groups;
-  std::unordered_map<std::uint64_t, Chain> chains;  // group << 32 | value_key << 1 | polarity
-  std::unordered_set<std::uint32_t, DedupHash, DedupEq> dedup;
+  FlatMap64 chain_of;  // group << 32 | value_key << 1 | polarity -> chain index
+  std::vector<Chain> chains;
+  FlatMap64 dedup;     // fingerprint -> first claim with it (claims of indexed chains only)
+  std::unordered_multimap<std::uint64_t, std::uint32_t> dedup_overflow;  // fingerprint collisions
   std::vector<std::uint32_t> claim_ids;
   std::vector<std::uint32_t> contra_ids;
   std::size_t functional_values = 0;
@@ -183,6 +293,34 @@ struct Tenant {
 inline std::uint64_t chain_key(std::uint32_t group, std::uint32_t value_key, bool polarity) {
   return (static_cast<std::uint64_t>(group) << 32) |
          (static_cast<std::uint64_t>(value_key) << 1) | (polarity ? 1u : 0u);
+}
+
+std::uint32_t find_chain(const Tenant& t, const Group& g, std::uint32_t gid,
+                         std::uint32_t value_key, bool polarity) {
+  if (!g.spilled) {
+    const std::uint32_t vkp = (value_key << 1) | (polarity ? 1u : 0u);
+    for (int k = 0; k < g.n_inline; ++k)
+      if (g.inline_vkp[k] == vkp) return g.inline_chain[k];
+    return kNone;
+  }
+  return t.chain_of.find(chain_key(gid, value_key, polarity));
+}
+
+void add_chain(Tenant& t, Group& g, std::uint32_t gid, std::uint32_t value_key, bool polarity,
+               std::uint32_t ci) {
+  if (!g.spilled && g.n_inline < kInlineChains) {
+    g.inline_vkp[g.n_inline] = (value_key << 1) | (polarity ? 1u : 0u);
+    g.inline_chain[g.n_inline] = ci;
+    ++g.n_inline;
+    return;
+  }
+  if (!g.spilled) {
+    for (int k = 0; k < g.n_inline; ++k)
+      t.chain_of.insert(chain_key(gid, g.inline_vkp[k] >> 1, (g.inline_vkp[k] & 1u) != 0),
+                        g.inline_chain[k]);
+    g.spilled = true;
+  }
+  t.chain_of.insert(chain_key(gid, value_key, polarity), ci);
 }
 
 bool valid_tenant(std::string_view t) {
@@ -301,13 +439,17 @@ struct ContradictionIndex::Impl {
     return it == slot_of.end() ? nullptr : tenant_slots[it->second].get();
   }
 
+  std::uint32_t last_slot = kNone;  // cache: consecutive claims usually share a tenant
+
   std::uint32_t tenant_slot(std::string_view name) {
+    if (last_slot != kNone && tenant_slots[last_slot] && tenant_slots[last_slot]->name == name)
+      return last_slot;
     auto it = slot_of.find(std::string(name));
-    if (it != slot_of.end()) return it->second;
+    if (it != slot_of.end()) return last_slot = it->second;
     const auto slot = static_cast<std::uint32_t>(tenant_slots.size());
-    tenant_slots.push_back(std::make_unique<Tenant>(std::string(name), &claims));
+    tenant_slots.push_back(std::make_unique<Tenant>(std::string(name)));
     slot_of.emplace(std::string(name), slot);
-    return slot;
+    return last_slot = slot;
   }
 
   ClaimData to_data(std::uint32_t id) const {
@@ -411,43 +553,55 @@ struct ContradictionIndex::Impl {
     rec.chain_next = rec.group_next = kNone;
 
     const std::uint64_t gk = (static_cast<std::uint64_t>(skey) << 32) | pkey;
-    auto git = t.group_of.find(gk);
-    std::uint32_t gid;
-    if (git == t.group_of.end()) {
+    std::uint32_t gid = t.group_of.find(gk);
+    if (gid == kNone) {
       gid = static_cast<std::uint32_t>(t.groups.size());
       Group g;
       g.subject_key = skey;
       g.predicate_key = pkey;
-      g.functional = functional.count(pool.get(pkey)) != 0;
+      g.functional = !functional.empty() && functional.count(std::string(pool.get(pkey))) != 0;
       t.groups.push_back(std::move(g));
-      t.group_of.emplace(gk, gid);
-    } else {
-      gid = git->second;
+      t.group_of.insert(gk, gid);
     }
     rec.group = gid;
 
-    // Duplicate check: the candidate sits at the end of `claims` while it is looked up.
-    const auto id = static_cast<std::uint32_t>(claims.size());
-    claims.push_back(rec);
-    if (t.dedup.find(id) != t.dedup.end()) {
-      claims.pop_back();
-      return false;
+    // Duplicate check (every field equal): an identical claim sits in the same chain.
+    Group& g = t.groups[gid];
+    const std::uint32_t own = find_chain(t, g, gid, rec.value_key, rec.polarity);
+    std::uint64_t fp = 0;
+    std::uint32_t first = kNone;
+    if (own != kNone) {
+      const Chain& oc = t.chains[own];
+      if (!oc.indexed) {
+        for (std::uint32_t p = oc.head; p != kNone; p = claims[p].chain_next)
+          if (same_claim(claims[p], rec)) return false;
+      } else {
+        fp = claim_fingerprint(rec);
+        first = t.dedup.find(fp);
+        if (first != kNone) {
+          if (same_claim(claims[first], rec)) return false;
+          auto range = t.dedup_overflow.equal_range(fp);
+          for (auto it = range.first; it != range.second; ++it)
+            if (same_claim(claims[it->second], rec)) return false;
+        }
+      }
     }
+    const auto id = static_cast<std::uint32_t>(claims.size());
+    const bool nonempty_value = !pool.get(rec.value).empty();
 
     // Conflicting earlier-recorded claims.
-    Group& g = t.groups[gid];
     std::vector<std::pair<std::uint32_t, ContradictionKind>> found;
     if (g.count > 0) {
-      auto cit = t.chains.find(chain_key(gid, rec.value_key, !rec.polarity));
-      if (cit != t.chains.end())
-        for (std::uint32_t p = cit->second.head; p != kNone; p = claims[p].chain_next)
+      const std::uint32_t opp = find_chain(t, g, gid, rec.value_key, !rec.polarity);
+      if (opp != kNone)
+        for (std::uint32_t p = t.chains[opp].head; p != kNone; p = claims[p].chain_next)
           found.emplace_back(p, ContradictionKind::Polarity);
-      if (g.functional && rec.polarity && !pool.get(rec.value).empty()) {
+      if (g.functional && rec.polarity && nonempty_value) {
         for (std::uint32_t v : g.pos_values) {
           if (v == rec.value_key) continue;
-          auto vit = t.chains.find(chain_key(gid, v, true));
-          if (vit == t.chains.end()) continue;
-          for (std::uint32_t p = vit->second.head; p != kNone; p = claims[p].chain_next)
+          const std::uint32_t ci = find_chain(t, g, gid, v, true);
+          if (ci == kNone) continue;
+          for (std::uint32_t p = t.chains[ci].head; p != kNone; p = claims[p].chain_next)
             found.emplace_back(p, ContradictionKind::FunctionalValue);
         }
         std::sort(found.begin(), found.end());
@@ -458,29 +612,41 @@ struct ContradictionIndex::Impl {
       if (direct_write) {
         log_buf->clear();
         serialise(*log_buf, in);
-        try {
-          append_log(*log_buf);
-        } catch (...) {
-          claims.pop_back();
-          throw;
-        }
+        append_log(*log_buf);  // throws before anything is inserted
       } else {
         serialise(*log_buf, in);
       }
     }
 
     // Insert.
-    t.dedup.insert(id);
-    Chain& ch = t.chains[chain_key(gid, rec.value_key, rec.polarity)];
-    if (ch.head == kNone) {
-      ch.head = ch.tail = id;
-      if (g.functional && rec.polarity && !pool.get(rec.value).empty()) {
+    claims.push_back(rec);
+    if (own == kNone) {
+      const auto ci = static_cast<std::uint32_t>(t.chains.size());
+      t.chains.push_back(Chain{id, id, 1, false});
+      add_chain(t, g, gid, rec.value_key, rec.polarity, ci);
+      if (g.functional && rec.polarity && nonempty_value) {
         g.pos_values.push_back(rec.value_key);
         ++t.functional_values;
       }
     } else {
-      claims[ch.tail].chain_next = id;
-      ch.tail = id;
+      Chain& oc = t.chains[own];
+      claims[oc.tail].chain_next = id;
+      oc.tail = id;
+      ++oc.count;
+      auto index_claim = [&](std::uint32_t cid, std::uint64_t f) {
+        if (t.dedup.find(f) == kNone) {
+          t.dedup.insert(f, cid);
+        } else {
+          t.dedup_overflow.emplace(f, cid);
+        }
+      };
+      if (oc.indexed) {
+        index_claim(id, fp);
+      } else if (oc.count > kScanDedup) {
+        for (std::uint32_t p = oc.head; p != kNone; p = claims[p].chain_next)
+          index_claim(p, claim_fingerprint(claims[p]));
+        oc.indexed = true;
+      }
     }
     if (g.head == kNone) {
       g.head = g.tail = id;
@@ -785,12 +951,10 @@ struct ContradictionIndex::Impl {
       if (!tp) continue;
       const Tenant& t = *tp;
       m += sizeof(Tenant) + t.pool.memory_bytes();
-      m += t.group_of.size() * (sizeof(std::uint64_t) + 4 + 2 * sizeof(void*)) +
-           t.group_of.bucket_count() * sizeof(void*);
+      m += t.group_of.memory_bytes() + t.chain_of.memory_bytes() + t.dedup.memory_bytes();
       m += t.groups.capacity() * sizeof(Group) + t.functional_values * 4;
-      m += t.chains.size() * (sizeof(std::uint64_t) + sizeof(Chain) + 2 * sizeof(void*)) +
-           t.chains.bucket_count() * sizeof(void*);
-      m += t.dedup.size() * (4 + 2 * sizeof(void*)) + t.dedup.bucket_count() * sizeof(void*);
+      m += t.chains.capacity() * sizeof(Chain);
+      m += t.dedup_overflow.size() * (16 + 2 * sizeof(void*));
       m += (t.claim_ids.capacity() + t.contra_ids.capacity()) * 4;
     }
     return m;
@@ -832,15 +996,31 @@ std::size_t ContradictionIndex::record_batch(const std::vector<ClaimInput>& clai
     validate(claims[i], "row " + std::to_string(i) + ": ");
   std::lock_guard<std::mutex> lock(mu_);
   impl_->check_writable();
+  impl_->claims.reserve(impl_->claims.size() + claims.size());
   std::size_t recorded = 0;
+  // Prefetch the string-table slot of the subject a few rows ahead: with many subjects that
+  // probe is the main cache miss of a record.
+  constexpr std::size_t kAhead = 8;
+  auto prefetch = [&](std::size_t i) {
+    if (i >= claims.size()) return;
+    const std::uint32_t slot = impl_->last_slot;
+    if (slot == kNone || !impl_->tenant_slots[slot]) return;
+    const Tenant& t = *impl_->tenant_slots[slot];
+    if (t.name != claims[i].tenant) return;
+    t.pool.prefetch(claims[i].subject_key);
+  };
   if (impl_->fd < 0) {
-    for (const auto& c : claims) recorded += impl_->record_one(c, nullptr, false, out) ? 1 : 0;
+    for (std::size_t i = 0; i < claims.size(); ++i) {
+      prefetch(i + kAhead);
+      recorded += impl_->record_one(claims[i], nullptr, false, out) ? 1 : 0;
+    }
     return recorded;
   }
   std::string buf;
   try {
-    for (const auto& c : claims) {
-      recorded += impl_->record_one(c, &buf, false, out) ? 1 : 0;
+    for (std::size_t i = 0; i < claims.size(); ++i) {
+      prefetch(i + kAhead);
+      recorded += impl_->record_one(claims[i], &buf, false, out) ? 1 : 0;
       if (buf.size() >= kFlushBytes) {
         impl_->append_log(buf);
         buf.clear();
@@ -864,11 +1044,11 @@ std::vector<ClaimData> ContradictionIndex::history(std::string_view tenant,
   if (t == nullptr) return out;
   const std::uint32_t s = t->pool.find(subject_key), p = t->pool.find(predicate_key);
   if (s == kNone || p == kNone) return out;
-  auto it = t->group_of.find((static_cast<std::uint64_t>(s) << 32) | p);
-  if (it == t->group_of.end()) return out;
+  const std::uint32_t gid = t->group_of.find((static_cast<std::uint64_t>(s) << 32) | p);
+  if (gid == kNone) return out;
   std::vector<std::uint32_t> ids;
-  ids.reserve(t->groups[it->second].count);
-  for (std::uint32_t id = t->groups[it->second].head; id != kNone; id = impl_->claims[id].group_next)
+  ids.reserve(t->groups[gid].count);
+  for (std::uint32_t id = t->groups[gid].head; id != kNone; id = impl_->claims[id].group_next)
     ids.push_back(id);
   const auto& claims = impl_->claims;
   std::stable_sort(ids.begin(), ids.end(),
@@ -906,7 +1086,7 @@ std::vector<std::string> ContradictionIndex::subjects(std::string_view tenant) c
     if (!inserted && g.head < it->second) it->second = g.head;
   }
   out.reserve(first.size());
-  for (const auto& kv : first) out.push_back(t->pool.get(impl_->claims[kv.second].subject));
+  for (const auto& kv : first) out.emplace_back(t->pool.get(impl_->claims[kv.second].subject));
   std::sort(out.begin(), out.end());
   return out;
 }
