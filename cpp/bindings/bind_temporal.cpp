@@ -150,6 +150,48 @@ void bind_temporal(py::module_& m) {
             return py::make_tuple(recorded, conflicts_list(out));
           })
       .def(
+          "record_claim",
+          [](ContradictionIndex& self, py::handle claim) -> py::object {
+            // Fast path of TemporalConsistencyGraph.record (case-sensitive graphs): reads the
+            // already-validated fields of a TemporalClaim directly.
+            static const char* names[] = {"tenant_id",  "subject",     "predicate",
+                                          "value",      "session_id",  "document_id",
+                                          "source_text", "claim_id"};
+            static PyObject* interned[8] = {};
+            static PyObject* ts_name = nullptr;
+            static PyObject* pol_name = nullptr;
+            if (ts_name == nullptr) {
+              for (int i = 0; i < 8; ++i) interned[i] = PyUnicode_InternFromString(names[i]);
+              ts_name = PyUnicode_InternFromString("timestamp");
+              pol_name = PyUnicode_InternFromString("polarity");
+            }
+            py::object held[8];
+            std::string_view v[8];
+            for (int i = 0; i < 8; ++i) {
+              held[i] = py::reinterpret_steal<py::object>(PyObject_GetAttr(claim.ptr(), interned[i]));
+              if (!held[i]) throw py::error_already_set();
+              if (!PyUnicode_Check(held[i].ptr()))
+                raise_python("InputTypeError", std::string(names[i]) + " must be str");
+              v[i] = utf8_of(held[i].ptr());
+            }
+            py::object ts = py::reinterpret_steal<py::object>(PyObject_GetAttr(claim.ptr(), ts_name));
+            py::object pol = py::reinterpret_steal<py::object>(PyObject_GetAttr(claim.ptr(), pol_name));
+            if (!ts || !pol) throw py::error_already_set();
+            const double t = PyFloat_AsDouble(ts.ptr());
+            if (t == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+            ClaimInput c{v[0], v[1], v[2], v[3], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+                         t,    pol.ptr() == Py_True};
+            std::vector<ContradictionData> out;
+            if (self.options().path.empty()) {
+              self.record(c, &out);
+            } else {
+              py::gil_scoped_release release;
+              self.record(c, &out);
+            }
+            if (out.empty()) return py::none();
+            return conflicts_list(out);
+          })
+      .def(
           "record_batch",
           [](ContradictionIndex& self, const py::object& tenants, const py::object& subjects,
              const py::object& predicates, const py::object& values,

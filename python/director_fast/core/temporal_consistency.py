@@ -333,6 +333,7 @@ class TemporalConsistencyGraph:
                 raise ConfigError("path must be a non-empty str path", field="path")
         self._path = path
         self._index = _core.TemporalIndex(keys, case_sensitive, path, fsync)
+        self._record_claim = self._index.record_claim
 
     # ---- properties -----------------------------------------------------------------------------
     @property
@@ -370,19 +371,18 @@ class TemporalConsistencyGraph:
             InputTypeError: ``claim`` is not a :class:`TemporalClaim`.
             StorageError: the log write failed (nothing was recorded).
         """
-        if type(claim) is not TemporalClaim:
-            if not isinstance(claim, TemporalClaim):
-                raise InputTypeError(f"claim must be a TemporalClaim, got {type(claim).__name__}")
+        if type(claim) is not TemporalClaim and not isinstance(claim, TemporalClaim):
+            raise InputTypeError(f"claim must be a TemporalClaim, got {type(claim).__name__}")
         if self._case_sensitive:
-            s, p, v = claim.subject, claim.predicate, claim.value
-            sk, pk, vk = s, p, v
+            conflicts = self._record_claim(claim)
+            if conflicts is None:
+                return ()
         else:
             s, p, v = claim.subject, claim.predicate, claim.value
-            sk, pk, vk = _fold(s), _fold(p), _fold(v)
-        _recorded, conflicts = self._index.record(
-            claim.tenant_id, s, p, v, claim.polarity, claim.timestamp, claim.session_id,
-            claim.document_id, claim.source_text, claim.claim_id, sk, pk, vk,
-        )  # fmt: skip
+            _recorded, conflicts = self._index.record(
+                claim.tenant_id, s, p, v, claim.polarity, claim.timestamp, claim.session_id,
+                claim.document_id, claim.source_text, claim.claim_id, _fold(s), _fold(p), _fold(v),
+            )  # fmt: skip
         if not conflicts:
             return ()
         out = []
