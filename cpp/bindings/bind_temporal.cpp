@@ -231,30 +231,34 @@ void bind_temporal(py::module_& m) {
               pkc = load_col(predicate_keys, n, "predicate_keys", none, false);
               vkc = load_col(value_keys, n, "value_keys", none, true);
             }
-            const double* tsp = ts.data();
-            const bool* pp = pol ? pol->data() : nullptr;
-            std::vector<ClaimInput> rows(n);
-            for (std::size_t i = 0; i < n; ++i) {
-              ClaimInput& c = rows[i];
-              c.tenant = tc.at(i);
-              c.subject = sc.at(i);
-              c.predicate = pc.at(i);
-              c.value = vc.at(i);
-              c.subject_key = keys ? skc.at(i) : c.subject;
-              c.predicate_key = keys ? pkc.at(i) : c.predicate;
-              c.value_key = keys ? vkc.at(i) : c.value;
-              c.session = sec.at(i);
-              c.document = dc.at(i);
-              c.source = src.at(i);
-              c.claim_id = cc.at(i);
-              c.timestamp = tsp[i];
-              c.polarity = pp ? pp[i] : true;
-            }
+            struct Ctx {
+              const StrCol *tc, *sc, *pc, *vc, *sec, *dc, *src, *cc, *skc, *pkc, *vkc;
+              const double* ts;
+              const bool* pol;
+              bool keys;
+            } ctx{&tc, &sc, &pc, &vc, &sec, &dc, &src, &cc, &skc, &pkc, &vkc,
+                  ts.data(), pol ? pol->data() : nullptr, keys};
+            auto row = [](void* p, std::size_t i, ClaimInput& c) {
+              const Ctx& x = *static_cast<const Ctx*>(p);
+              c.tenant = x.tc->at(i);
+              c.subject = x.sc->at(i);
+              c.predicate = x.pc->at(i);
+              c.value = x.vc->at(i);
+              c.subject_key = x.keys ? x.skc->at(i) : c.subject;
+              c.predicate_key = x.keys ? x.pkc->at(i) : c.predicate;
+              c.value_key = x.keys ? x.vkc->at(i) : c.value;
+              c.session = x.sec->at(i);
+              c.document = x.dc->at(i);
+              c.source = x.src->at(i);
+              c.claim_id = x.cc->at(i);
+              c.timestamp = x.ts[i];
+              c.polarity = x.pol ? x.pol[i] : true;
+            };
             std::vector<ContradictionData> out;
             std::size_t recorded;
             {
               py::gil_scoped_release release;
-              recorded = self.record_batch(rows, &out);
+              recorded = self.record_batch(n, row, &ctx, &out);
             }
             return py::make_tuple(recorded, conflicts_list(out));
           })

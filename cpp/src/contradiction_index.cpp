@@ -992,41 +992,51 @@ bool ContradictionIndex::record(const ClaimInput& claim, std::vector<Contradicti
 
 std::size_t ContradictionIndex::record_batch(const std::vector<ClaimInput>& claims,
                                              std::vector<ContradictionData>* out) {
-  for (std::size_t i = 0; i < claims.size(); ++i)
-    validate(claims[i], "row " + std::to_string(i) + ": ");
+  return record_batch(
+      claims.size(),
+      [](void* ctx, std::size_t i, ClaimInput& c) {
+        c = (*static_cast<const std::vector<ClaimInput>*>(ctx))[i];
+      },
+      const_cast<std::vector<ClaimInput>*>(&claims), out);
+}
+
+std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx,
+                                             std::vector<ContradictionData>* out) {
+  ClaimInput c;
+  for (std::size_t i = 0; i < n; ++i) {
+    row(ctx, i, c);
+    validate(c, "row " + std::to_string(i) + ": ");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   impl_->check_writable();
-  impl_->claims.reserve(impl_->claims.size() + claims.size());
+  impl_->claims.reserve(impl_->claims.size() + n);
   std::size_t recorded = 0;
   // Prefetch the string-table slot of the subject a few rows ahead: with many subjects that
   // probe is the main cache miss of a record.
   constexpr std::size_t kAhead = 8;
+  ClaimInput ahead;
   auto prefetch = [&](std::size_t i) {
-    if (i >= claims.size()) return;
+    if (i >= n) return;
     const std::uint32_t slot = impl_->last_slot;
     if (slot == kNone || !impl_->tenant_slots[slot]) return;
     const Tenant& t = *impl_->tenant_slots[slot];
-    if (t.name != claims[i].tenant) return;
-    t.pool.prefetch(claims[i].subject_key);
+    row(ctx, i, ahead);
+    if (t.name != ahead.tenant) return;
+    t.pool.prefetch(ahead.subject_key);
   };
-  if (impl_->fd < 0) {
-    for (std::size_t i = 0; i < claims.size(); ++i) {
-      prefetch(i + kAhead);
-      recorded += impl_->record_one(claims[i], nullptr, false, out) ? 1 : 0;
-    }
-    return recorded;
-  }
+  const bool durable = impl_->fd >= 0;
   std::string buf;
   try {
-    for (std::size_t i = 0; i < claims.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       prefetch(i + kAhead);
-      recorded += impl_->record_one(claims[i], &buf, false, out) ? 1 : 0;
-      if (buf.size() >= kFlushBytes) {
+      row(ctx, i, c);
+      recorded += impl_->record_one(c, durable ? &buf : nullptr, false, out) ? 1 : 0;
+      if (durable && buf.size() >= kFlushBytes) {
         impl_->append_log(buf);
         buf.clear();
       }
     }
-    impl_->append_log(buf);
+    if (durable) impl_->append_log(buf);
   } catch (const IOError&) {
     // Part of the batch is in memory but not in the log.
     impl_->poisoned = true;

@@ -89,6 +89,11 @@ class ContradictionIndex {
   // batch. Returns the number of claims recorded (duplicates excluded).
   std::size_t record_batch(const std::vector<ClaimInput>& claims,
                            std::vector<ContradictionData>* out);
+  // Same, with rows produced on demand by `row(ctx, i, claim)` (i < n; may be called several
+  // times per row and from the calling thread only), so no array of rows is materialised.
+  using RowFn = void (*)(void* ctx, std::size_t i, ClaimInput& claim);
+  std::size_t record_batch(std::size_t n, RowFn row, void* ctx,
+                           std::vector<ContradictionData>* out);
 
   // Claims of one group ordered by (timestamp, recording order).
   std::vector<ClaimData> history(std::string_view tenant, std::string_view subject_key,
