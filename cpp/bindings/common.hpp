@@ -48,5 +48,6 @@ py::array_t<T> require_1d(const py::handle& obj, const char* what) {
 void bind_halt(py::module_& m);
 void bind_text(py::module_& m);
 void bind_index(py::module_& m);
+void bind_temporal(py::module_& m);
 
 }  // namespace director_fast::bindings

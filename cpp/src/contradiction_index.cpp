@@ -1,0 +1,1172 @@
+// Temporal contradiction index (see contradiction_index.hpp for the contract).
+//
+// Layout. Each tenant owns its strings (interned in a per-tenant pool), its groups and its chains,
+// so delete_tenant drops all of a tenant's text at once. A group is one (subject_key,
+// predicate_key); a chain is the list of claims with one (group, value_key, polarity), linked
+// through ClaimRec::chain_next in recording order. Recording a claim reads one chain for polarity
+// conflicts and, for a functional predicate, the positive chains of the group's other values; each
+// chain visited holds at least one conflicting claim, so the work is O(1 + contradictions).
+//
+// Log format (little-endian, version 1):
+//   header  "DFTCGLOG" u32 version u32 flags(bit0: case-insensitive) u32 n_functional
+//           n_functional x (u32 len, bytes)  u32 crc32(all preceding header bytes)
+//   record  u32 body_len  u32 crc32(body)  body = u8 type(1 = claim) u8 flags(bit0 polarity,
+//           bit1 keys present) f64 timestamp, then (u32 len, bytes) for tenant subject predicate
+//           value session document source claim_id [subject_key predicate_key value_key]
+// A record whose frame runs past the end of the file, or whose CRC fails with nothing but zero
+// bytes after it, is a torn tail: it is dropped and the file truncated to the last good record.
+// A CRC failure followed by further data is corruption and raises FormatError.
+#include "director_fast/contradiction_index.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "director_fast/errors.hpp"
+
+namespace director_fast {
+
+// ------------------------------------------------------------------------------------------------
+// CRC-32
+
+namespace {
+std::array<std::uint32_t, 256> make_crc_table() {
+  std::array<std::uint32_t, 256> t{};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    std::uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1u) ? (0xEDB88320u ^ (c >> 1)) : (c >> 1);
+    t[i] = c;
+  }
+  return t;
+}
+const std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
+}  // namespace
+
+std::uint32_t crc32_ieee(const void* data, std::size_t size, std::uint32_t crc) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  crc = ~crc;
+  for (std::size_t i = 0; i < size; ++i) crc = kCrcTable[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
+  return ~crc;
+}
+
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr char kMagic[8] = {'D', 'F', 'T', 'C', 'G', 'L', 'O', 'G'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint8_t kRecClaim = 1;
+constexpr std::size_t kFlushBytes = 1u << 20;
+
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+inline std::uint64_t hash_bytes(std::string_view s) {
+  // 64-bit FNV-1a over 8-byte words, finished with mix64 (not cryptographic; collisions are
+  // resolved by comparing the strings).
+  std::uint64_t h = 0xcbf29ce484222325ULL ^ s.size();
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, s.data() + i, s.size() - i);
+  return mix64(h ^ tail);
+}
+
+// Open-addressing (linear probing) map from a 64-bit key to a 32-bit value; no erase (a tenant's
+// tables are dropped whole). Value kNone marks an empty slot.
+class FlatMap64 {
+ public:
+  std::uint32_t find(std::uint64_t key) const {
+    if (slots_.empty()) return kNone;
+    for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.value == kNone) return kNone;
+      if (s.key == key) return s.value;
+    }
+  }
+  // Inserts key -> value if absent; returns the value stored for key.
+  std::uint32_t insert(std::uint64_t key, std::uint32_t value) {
+    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
+    for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.value == kNone) {
+        s.key = key;
+        s.value = value;
+        ++size_;
+        return value;
+      }
+      if (s.key == key) return s.value;
+    }
+  }
+  std::size_t size() const { return size_; }
+  std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t value = kNone;
+  };
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.value != kNone) insert(s.key, s.value);
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, size_ = 0;
+};
+
+// Interned strings of one tenant, stored end to end in one arena (views are re-derived from
+// offsets, so they stay valid only until the next intern()).
+class StringPool {
+ public:
+  StringPool() { intern_slow(std::string_view()); }  // id 0 is always ""
+  std::uint32_t intern(std::string_view s) { return s.empty() ? 0 : intern_slow(s); }
+  std::uint32_t intern_slow(std::string_view s) {
+    if ((offsets_.size() + 1) * 10 > table_.size() * 7) grow();
+    const std::uint64_t h = hash_bytes(s);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Entry& e = table_[i];
+      if (e.id == kNone) {
+        const auto id = static_cast<std::uint32_t>(offsets_.size());
+        e.hash = h;
+        e.offset = arena_.size();
+        e.len = static_cast<std::uint32_t>(s.size());
+        e.id = id;
+        offsets_.push_back(arena_.size());
+        lengths_.push_back(static_cast<std::uint32_t>(s.size()));
+        arena_.append(s.data(), s.size());
+        return id;
+      }
+      if (e.hash == h && e.len == s.size() &&
+          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+        return e.id;
+    }
+  }
+  std::uint32_t find(std::string_view s) const {
+    if (s.empty()) return 0;
+    const std::uint64_t h = hash_bytes(s);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = table_[i];
+      if (e.id == kNone) return kNone;
+      if (e.hash == h && e.len == s.size() &&
+          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+        return e.id;
+    }
+  }
+  // Hint: the slot `s` hashes to will be probed soon (batch pipelining).
+  void prefetch(std::string_view s) const {
+    if (s.empty() || table_.empty()) return;
+    __builtin_prefetch(&table_[hash_bytes(s) & mask_]);
+  }
+  std::string_view get(std::uint32_t id) const {
+    return {arena_.data() + offsets_[id], lengths_[id]};
+  }
+  std::size_t size() const { return offsets_.size(); }
+  std::size_t memory_bytes() const {
+    return arena_.capacity() + offsets_.capacity() * 8 + lengths_.capacity() * 4 +
+           table_.capacity() * sizeof(Entry);
+  }
+
+ private:
+  struct Entry {  // 24 bytes: a hit needs no access to offsets_/lengths_
+    std::uint64_t hash = 0;
+    std::uint64_t offset = 0;
+    std::uint32_t len = 0;
+    std::uint32_t id = kNone;
+  };
+  void grow() {
+    std::vector<Entry> old;
+    old.swap(table_);
+    table_.assign(old.empty() ? 16 : old.size() * 2, Entry{});
+    mask_ = table_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.id == kNone) continue;
+      std::size_t i = e.hash & mask_;
+      while (table_[i].id != kNone) i = (i + 1) & mask_;
+      table_[i] = e;
+    }
+  }
+  std::string arena_;
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::uint32_t> lengths_;
+  std::vector<Entry> table_;
+  std::size_t mask_ = 0;
+};
+
+struct ClaimRec {
+  std::uint32_t tenant;  // tenant slot
+  std::uint32_t group;   // group index inside the tenant
+  std::uint32_t subject, predicate, value, value_key;
+  std::uint32_t session, document, source, claim_id;
+  std::uint32_t chain_next;  // next claim of the same (group, value_key, polarity)
+  std::uint32_t group_next;  // next claim of the same group
+  double ts;
+  bool polarity;
+  bool alive;
+};
+
+struct ContraRec {
+  std::uint32_t earlier, later;
+  ContradictionKind kind;
+  bool alive;
+};
+
+constexpr int kInlineChains = 4;     // chain directory kept inside small groups
+constexpr std::uint32_t kScanDedup = 8;  // chains up to this length are scanned for duplicates
+
+struct Group {
+  std::uint32_t subject_key, predicate_key;
+  std::uint32_t head = kNone, tail = kNone, count = 0;
+  bool functional = false;
+  bool spilled = false;  // chain directory moved to Tenant::chain_of
+  std::uint8_t n_inline = 0;
+  std::uint32_t inline_vkp[kInlineChains];    // value_key << 1 | polarity
+  std::uint32_t inline_chain[kInlineChains];  // index into Tenant::chains
+  std::vector<std::uint32_t> pos_values;  // functional only: value keys with a positive claim
+};
+
+struct Chain {
+  std::uint32_t head = kNone, tail = kNone, count = 0;
+  bool indexed = false;  // its claims are in Tenant::dedup (long chains only)
+};
+
+// Fingerprint of every compared field of a claim (string ids of one tenant pool): the duplicate
+// check. Equal fingerprints are confirmed field by field.
+inline std::uint64_t claim_fingerprint(const ClaimRec& c) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &c.ts, sizeof bits);
+  std::uint64_t h = mix64((static_cast<std::uint64_t>(c.group) << 32) ^ c.value);
+  h = mix64(h ^ bits ^ (static_cast<std::uint64_t>(c.polarity) << 63));
+  h = mix64(h ^ (static_cast<std::uint64_t>(c.subject) << 32) ^ c.predicate);
+  h = mix64(h ^ (static_cast<std::uint64_t>(c.session) << 32) ^ c.document);
+  return mix64(h ^ (static_cast<std::uint64_t>(c.source) << 32) ^ c.claim_id);
+}
+
+inline bool same_claim(const ClaimRec& x, const ClaimRec& y) {
+  // Timestamps are finite and canonicalised (+0.0), so == is exact identity.
+  return x.group == y.group && x.subject == y.subject && x.predicate == y.predicate &&
+         x.value == y.value && x.polarity == y.polarity && x.ts == y.ts &&
+         x.session == y.session && x.document == y.document && x.source == y.source &&
+         x.claim_id == y.claim_id;
+}
+
+struct Tenant {
+  explicit Tenant(std::string n) : name(std::move(n)) {}
+  std::string name;
+  StringPool pool;
+  FlatMap64 group_of;  // subject_key << 32 | predicate_key -> group index
+  std::vector<Group> groups;
+  FlatMap64 chain_of;  // group << 32 | value_key << 1 | polarity -> chain index
+  std::vector<Chain> chains;
+  FlatMap64 dedup;     // fingerprint -> first claim with it (claims of indexed chains only)
+  std::unordered_multimap<std::uint64_t, std::uint32_t> dedup_overflow;  // fingerprint collisions
+  std::vector<std::uint32_t> claim_ids;
+  std::vector<std::uint32_t> contra_ids;
+  std::size_t functional_values = 0;
+};
+
+inline std::uint64_t chain_key(std::uint32_t group, std::uint32_t value_key, bool polarity) {
+  return (static_cast<std::uint64_t>(group) << 32) |
+         (static_cast<std::uint64_t>(value_key) << 1) | (polarity ? 1u : 0u);
+}
+
+std::uint32_t find_chain(const Tenant& t, const Group& g, std::uint32_t gid,
+                         std::uint32_t value_key, bool polarity) {
+  if (!g.spilled) {
+    const std::uint32_t vkp = (value_key << 1) | (polarity ? 1u : 0u);
+    for (int k = 0; k < g.n_inline; ++k)
+      if (g.inline_vkp[k] == vkp) return g.inline_chain[k];
+    return kNone;
+  }
+  return t.chain_of.find(chain_key(gid, value_key, polarity));
+}
+
+void add_chain(Tenant& t, Group& g, std::uint32_t gid, std::uint32_t value_key, bool polarity,
+               std::uint32_t ci) {
+  if (!g.spilled && g.n_inline < kInlineChains) {
+    g.inline_vkp[g.n_inline] = (value_key << 1) | (polarity ? 1u : 0u);
+    g.inline_chain[g.n_inline] = ci;
+    ++g.n_inline;
+    return;
+  }
+  if (!g.spilled) {
+    for (int k = 0; k < g.n_inline; ++k)
+      t.chain_of.insert(chain_key(gid, g.inline_vkp[k] >> 1, (g.inline_vkp[k] & 1u) != 0),
+                        g.inline_chain[k]);
+    g.spilled = true;
+  }
+  t.chain_of.insert(chain_key(gid, value_key, polarity), ci);
+}
+
+bool valid_tenant(std::string_view t) {
+  if (t.empty()) return true;
+  if (t.size() > 128) return false;
+  auto alnum = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  if (!alnum(t[0])) return false;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const char c = t[i];
+    if (!(alnum(c) || c == '_' || c == '.' || c == ':' || c == '-')) return false;
+  }
+  return true;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  for (char c : s.substr(0, 80)) out += c;
+  if (s.size() > 80) out += "...";
+  out += "'";
+  return out;
+}
+
+void validate(const ClaimInput& c, const std::string& where) {
+  if (!valid_tenant(c.tenant)) {
+    throw ValueError(where + "tenant_id " + quoted(c.tenant) +
+                     " is invalid: it must match ^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$ (empty = "
+                     "default tenant)");
+  }
+  if (c.subject.empty() || c.subject_key.empty())
+    throw ValueError(where + "subject must be a non-empty string (after stripping whitespace)");
+  if (c.predicate.empty() || c.predicate_key.empty())
+    throw ValueError(where + "predicate must be a non-empty string (after stripping whitespace)");
+  if (!std::isfinite(c.timestamp))
+    throw ValueError(where + "timestamp must be finite, got " + std::to_string(c.timestamp));
+}
+
+// --- little-endian serialisation helpers ---
+void put_u32(std::string& b, std::uint32_t v) {
+  char x[4];
+  for (int i = 0; i < 4; ++i) x[i] = static_cast<char>((v >> (8 * i)) & 0xFFu);
+  b.append(x, 4);
+}
+void put_f64(std::string& b, double d) {
+  std::uint64_t v;
+  std::memcpy(&v, &d, 8);
+  char x[8];
+  for (int i = 0; i < 8; ++i) x[i] = static_cast<char>((v >> (8 * i)) & 0xFFu);
+  b.append(x, 8);
+}
+void put_str(std::string& b, std::string_view s) {
+  put_u32(b, static_cast<std::uint32_t>(s.size()));
+  b.append(s.data(), s.size());
+}
+std::uint32_t get_u32(const unsigned char* p) {
+  return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+         (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+double get_f64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+
+std::string errno_text(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+void write_all(int fd, const char* data, std::size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw IOError(errno_text("cannot write temporal log", path));
+    }
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+
+struct ContradictionIndex::Impl {
+  std::vector<ClaimRec> claims;
+  std::vector<ContraRec> contras;
+  std::vector<std::unique_ptr<Tenant>> tenant_slots;
+  std::unordered_map<std::string, std::uint32_t> slot_of;
+  std::unordered_set<std::string> functional;
+  std::vector<std::string> functional_sorted;
+  bool case_sensitive = true;
+  std::size_t live_claims = 0, live_contras = 0;
+
+  // log
+  std::string path;
+  bool fsync = false;
+  int fd = -1, lock_fd = -1;
+  std::size_t log_size = 0;
+  std::size_t recovered_bytes = 0, replayed = 0;
+  bool poisoned = false, closed = false;
+
+  ~Impl() { close_files(); }
+
+  void close_files() {
+    if (fd >= 0) ::close(fd);
+    if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
+    fd = lock_fd = -1;
+  }
+
+  Tenant* tenant(std::string_view name) const {
+    auto it = slot_of.find(std::string(name));
+    return it == slot_of.end() ? nullptr : tenant_slots[it->second].get();
+  }
+
+  std::uint32_t last_slot = kNone;  // cache: consecutive claims usually share a tenant
+
+  std::uint32_t tenant_slot(std::string_view name) {
+    if (last_slot != kNone && tenant_slots[last_slot] && tenant_slots[last_slot]->name == name)
+      return last_slot;
+    auto it = slot_of.find(std::string(name));
+    if (it != slot_of.end()) return last_slot = it->second;
+    const auto slot = static_cast<std::uint32_t>(tenant_slots.size());
+    tenant_slots.push_back(std::make_unique<Tenant>(std::string(name)));
+    slot_of.emplace(std::string(name), slot);
+    return last_slot = slot;
+  }
+
+  ClaimData to_data(std::uint32_t id) const {
+    const ClaimRec& c = claims[id];
+    const Tenant& t = *tenant_slots[c.tenant];
+    ClaimData d;
+    d.tenant = t.name;
+    d.subject = t.pool.get(c.subject);
+    d.predicate = t.pool.get(c.predicate);
+    d.value = t.pool.get(c.value);
+    d.session = t.pool.get(c.session);
+    d.document = t.pool.get(c.document);
+    d.source = t.pool.get(c.source);
+    d.claim_id = t.pool.get(c.claim_id);
+    d.timestamp = c.ts;
+    d.polarity = c.polarity;
+    d.seq = id;
+    return d;
+  }
+
+  ContradictionData contra_data(const ContraRec& r) const {
+    ContradictionData d;
+    d.kind = r.kind;
+    d.earlier = to_data(r.earlier);
+    d.later = to_data(r.later);
+    return d;
+  }
+
+  void serialise(std::string& buf, const ClaimInput& c) const {
+    const bool keys = !case_sensitive;
+    const std::size_t start = buf.size();
+    put_u32(buf, 0);  // body length, patched below
+    put_u32(buf, 0);  // crc, patched below
+    buf.push_back(static_cast<char>(kRecClaim));
+    buf.push_back(static_cast<char>((c.polarity ? 1 : 0) | (keys ? 2 : 0)));
+    put_f64(buf, c.timestamp);
+    for (std::string_view s : {c.tenant, c.subject, c.predicate, c.value, c.session, c.document,
+                               c.source, c.claim_id})
+      put_str(buf, s);
+    if (keys) {
+      put_str(buf, c.subject_key);
+      put_str(buf, c.predicate_key);
+      put_str(buf, c.value_key);
+    }
+    const std::size_t body = buf.size() - start - 8;
+    const std::uint32_t crc = crc32_ieee(buf.data() + start + 8, body);
+    for (int i = 0; i < 4; ++i) {
+      buf[start + i] = static_cast<char>((body >> (8 * i)) & 0xFFu);
+      buf[start + 4 + i] = static_cast<char>((crc >> (8 * i)) & 0xFFu);
+    }
+  }
+
+  void append_log(const std::string& buf) {
+    if (fd < 0 || buf.empty()) return;
+    try {
+      write_all(fd, buf.data(), buf.size(), path);
+      if (fsync && ::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+    } catch (...) {
+      // Undo a partial append so the file still ends on a record boundary.
+      if (::ftruncate(fd, static_cast<off_t>(log_size)) != 0) poisoned = true;
+      throw;
+    }
+    log_size += buf.size();
+  }
+
+  std::string header_bytes() const {
+    std::string h(kMagic, 8);
+    put_u32(h, kVersion);
+    put_u32(h, case_sensitive ? 0u : 1u);
+    put_u32(h, static_cast<std::uint32_t>(functional_sorted.size()));
+    for (const auto& f : functional_sorted) put_str(h, f);
+    put_u32(h, crc32_ieee(h.data(), h.size()));
+    return h;
+  }
+
+  // Records one claim. `log_buf` null: no logging (replay). `direct_write`: write the record
+  // before touching the index (per-claim path), else append it to *log_buf.
+  bool record_one(const ClaimInput& in, std::string* log_buf, bool direct_write,
+                  std::vector<ContradictionData>* out) {
+    if (claims.size() >= static_cast<std::size_t>(kNone) - 1)
+      throw ValueError("temporal index is full (2^32 - 2 claims)");
+    const std::uint32_t slot = tenant_slot(in.tenant);
+    Tenant& t = *tenant_slots[slot];
+    StringPool& pool = t.pool;
+    ClaimRec rec{};
+    rec.tenant = slot;
+    rec.subject = pool.intern(in.subject);
+    rec.predicate = pool.intern(in.predicate);
+    rec.value = pool.intern(in.value);
+    const std::uint32_t skey = case_sensitive ? rec.subject : pool.intern(in.subject_key);
+    const std::uint32_t pkey = case_sensitive ? rec.predicate : pool.intern(in.predicate_key);
+    rec.value_key = case_sensitive ? rec.value : pool.intern(in.value_key);
+    if (rec.value_key >= (1u << 31)) throw ValueError("too many distinct strings in one tenant");
+    rec.session = pool.intern(in.session);
+    rec.document = pool.intern(in.document);
+    rec.source = pool.intern(in.source);
+    rec.claim_id = pool.intern(in.claim_id);
+    rec.ts = in.timestamp == 0.0 ? 0.0 : in.timestamp;  // canonical +0.0
+    rec.polarity = in.polarity;
+    rec.alive = true;
+    rec.chain_next = rec.group_next = kNone;
+
+    const std::uint64_t gk = (static_cast<std::uint64_t>(skey) << 32) | pkey;
+    std::uint32_t gid = t.group_of.find(gk);
+    if (gid == kNone) {
+      gid = static_cast<std::uint32_t>(t.groups.size());
+      Group g;
+      g.subject_key = skey;
+      g.predicate_key = pkey;
+      g.functional = !functional.empty() && functional.count(std::string(pool.get(pkey))) != 0;
+      t.groups.push_back(std::move(g));
+      t.group_of.insert(gk, gid);
+    }
+    rec.group = gid;
+
+    // Duplicate check (every field equal): an identical claim sits in the same chain.
+    Group& g = t.groups[gid];
+    const std::uint32_t own = find_chain(t, g, gid, rec.value_key, rec.polarity);
+    std::uint64_t fp = 0;
+    std::uint32_t first = kNone;
+    if (own != kNone) {
+      const Chain& oc = t.chains[own];
+      if (!oc.indexed) {
+        for (std::uint32_t p = oc.head; p != kNone; p = claims[p].chain_next)
+          if (same_claim(claims[p], rec)) return false;
+      } else {
+        fp = claim_fingerprint(rec);
+        first = t.dedup.find(fp);
+        if (first != kNone) {
+          if (same_claim(claims[first], rec)) return false;
+          auto range = t.dedup_overflow.equal_range(fp);
+          for (auto it = range.first; it != range.second; ++it)
+            if (same_claim(claims[it->second], rec)) return false;
+        }
+      }
+    }
+    const auto id = static_cast<std::uint32_t>(claims.size());
+    const bool nonempty_value = !pool.get(rec.value).empty();
+
+    // Conflicting earlier-recorded claims.
+    std::vector<std::pair<std::uint32_t, ContradictionKind>> found;
+    if (g.count > 0) {
+      const std::uint32_t opp = find_chain(t, g, gid, rec.value_key, !rec.polarity);
+      if (opp != kNone)
+        for (std::uint32_t p = t.chains[opp].head; p != kNone; p = claims[p].chain_next)
+          found.emplace_back(p, ContradictionKind::Polarity);
+      if (g.functional && rec.polarity && nonempty_value) {
+        for (std::uint32_t v : g.pos_values) {
+          if (v == rec.value_key) continue;
+          const std::uint32_t ci = find_chain(t, g, gid, v, true);
+          if (ci == kNone) continue;
+          for (std::uint32_t p = t.chains[ci].head; p != kNone; p = claims[p].chain_next)
+            found.emplace_back(p, ContradictionKind::FunctionalValue);
+        }
+        std::sort(found.begin(), found.end());
+      }
+    }
+
+    if (log_buf != nullptr) {
+      if (direct_write) {
+        log_buf->clear();
+        serialise(*log_buf, in);
+        append_log(*log_buf);  // throws before anything is inserted
+      } else {
+        serialise(*log_buf, in);
+      }
+    }
+
+    // Insert.
+    claims.push_back(rec);
+    if (own == kNone) {
+      const auto ci = static_cast<std::uint32_t>(t.chains.size());
+      t.chains.push_back(Chain{id, id, 1, false});
+      add_chain(t, g, gid, rec.value_key, rec.polarity, ci);
+      if (g.functional && rec.polarity && nonempty_value) {
+        g.pos_values.push_back(rec.value_key);
+        ++t.functional_values;
+      }
+    } else {
+      Chain& oc = t.chains[own];
+      claims[oc.tail].chain_next = id;
+      oc.tail = id;
+      ++oc.count;
+      auto index_claim = [&](std::uint32_t cid, std::uint64_t f) {
+        if (t.dedup.find(f) == kNone) {
+          t.dedup.insert(f, cid);
+        } else {
+          t.dedup_overflow.emplace(f, cid);
+        }
+      };
+      if (oc.indexed) {
+        index_claim(id, fp);
+      } else if (oc.count > kScanDedup) {
+        for (std::uint32_t p = oc.head; p != kNone; p = claims[p].chain_next)
+          index_claim(p, claim_fingerprint(claims[p]));
+        oc.indexed = true;
+      }
+    }
+    if (g.head == kNone) {
+      g.head = g.tail = id;
+    } else {
+      claims[g.tail].group_next = id;
+      g.tail = id;
+    }
+    ++g.count;
+    t.claim_ids.push_back(id);
+    ++live_claims;
+
+    for (const auto& [prior, kind] : found) {
+      const bool prior_first = claims[prior].ts <= rec.ts;
+      ContraRec cr{prior_first ? prior : id, prior_first ? id : prior, kind, true};
+      t.contra_ids.push_back(static_cast<std::uint32_t>(contras.size()));
+      contras.push_back(cr);
+      ++live_contras;
+      if (out != nullptr) out->push_back(contra_data(cr));
+    }
+    return true;
+  }
+
+  // ---- log open / replay ----
+  void open_log() {
+    const std::string lock_path = path + ".lock";
+    lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd < 0) throw IOError(errno_text("cannot open lock file", lock_path));
+    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      close_files();
+      if (e == EWOULDBLOCK)
+        throw IOError("temporal log " + path +
+                      " is already open (in this or another process); close that graph first");
+      errno = e;
+      throw IOError(errno_text("cannot lock", lock_path));
+    }
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      const int e = errno;
+      close_files();
+      errno = e;
+      throw IOError(errno_text("cannot open temporal log", path));
+    }
+    try {
+      replay();
+    } catch (...) {
+      close_files();
+      throw;
+    }
+  }
+
+  std::string read_file() const {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw IOError(errno_text("cannot stat temporal log", path));
+    std::string data(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < data.size()) {
+      const ssize_t r = ::pread(fd, &data[got], data.size() - got, static_cast<off_t>(got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw IOError(errno_text("cannot read temporal log", path));
+      }
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    data.resize(got);
+    return data;
+  }
+
+  void truncate_to(std::size_t size) {
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
+      throw IOError(errno_text("cannot truncate torn tail of temporal log", path));
+    if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+  }
+
+  void replay() {
+    const std::string data = read_file();
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    const std::size_t n = data.size();
+    const std::string header = header_bytes();
+    // Header: torn (a prefix of a header) -> start afresh; foreign -> FormatError.
+    std::size_t pos = 0;
+    {
+      const std::size_t m = std::min<std::size_t>(n, 8);
+      if (std::memcmp(p, kMagic, m) != 0)
+        throw FormatError("temporal log " + path + " is not a director_fast temporal log (bad magic)");
+      bool complete = n >= 20;
+      std::size_t hlen = 0;
+      if (complete) {
+        const std::uint32_t version = get_u32(p + 8);
+        if (version != kVersion)
+          throw FormatError("temporal log " + path + " has format version " +
+                            std::to_string(version) + "; this build reads version " +
+                            std::to_string(kVersion));
+        const std::uint32_t nf = get_u32(p + 16);
+        hlen = 20;
+        for (std::uint32_t i = 0; i < nf && complete; ++i) {
+          if (hlen + 4 > n) { complete = false; break; }
+          const std::uint32_t len = get_u32(p + hlen);
+          if (len > n || hlen + 4 + len > n) { complete = false; break; }
+          hlen += 4 + len;
+        }
+        if (complete && hlen + 4 > n) complete = false;
+      }
+      if (!complete) {
+        // A crash while the header was being written: nothing was ever recorded.
+        recovered_bytes = n;
+        truncate_to(0);
+        write_all(fd, header.data(), header.size(), path);
+        if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+        log_size = header.size();
+        return;
+      }
+      if (get_u32(p + hlen) != crc32_ieee(p, hlen))
+        throw FormatError("temporal log " + path + " has a corrupt header (CRC mismatch)");
+      const std::uint32_t flags = get_u32(p + 12);
+      const bool file_cs = (flags & 1u) == 0;
+      if (file_cs != case_sensitive)
+        throw ConfigError("case_sensitive", "temporal log " + path + " was written with case_sensitive=" +
+                                                (file_cs ? "True" : "False") +
+                                                "; open it with the same setting");
+      std::vector<std::string> file_func;
+      std::size_t q = 20;
+      for (std::uint32_t i = 0, nf = get_u32(p + 16); i < nf; ++i) {
+        const std::uint32_t len = get_u32(p + q);
+        file_func.emplace_back(reinterpret_cast<const char*>(p + q + 4), len);
+        q += 4 + len;
+      }
+      if (file_func != functional_sorted) {
+        std::string names;
+        for (const auto& f : file_func) names += (names.empty() ? "" : ", ") + quoted(f);
+        throw ConfigError("functional_predicates", "temporal log " + path +
+                                                       " was written with functional_predicates {" +
+                                                       names + "}; open it with the same set");
+      }
+      pos = hlen + 4;
+    }
+    if (n == 0) {
+      write_all(fd, header.data(), header.size(), path);
+      if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+      log_size = header.size();
+      return;
+    }
+
+    auto zeros_from = [&](std::size_t from) {
+      for (std::size_t i = from; i < n; ++i)
+        if (p[i] != 0) return false;
+      return true;
+    };
+    std::size_t good = pos;
+    while (pos < n) {
+      bool torn = false;
+      if (n - pos < 8) {
+        torn = true;
+      } else {
+        const std::uint32_t len = get_u32(p + pos);
+        const std::uint32_t crc = get_u32(p + pos + 4);
+        if (len > n - pos - 8) {
+          torn = true;
+        } else if (len == 0 || crc32_ieee(p + pos + 8, len) != crc) {
+          if (pos + 8 + len == n || zeros_from(pos)) {
+            torn = true;
+          } else {
+            throw FormatError("temporal log " + path + " is corrupt at byte " + std::to_string(pos) +
+                              " (record CRC mismatch followed by further records)");
+          }
+        } else {
+          parse_record(p + pos + 8, len, pos);
+          pos += 8 + len;
+          good = pos;
+          continue;
+        }
+      }
+      if (torn) break;
+    }
+    if (good < n) {
+      recovered_bytes = n - good;
+      truncate_to(good);
+    }
+    log_size = good;
+  }
+
+  void parse_record(const unsigned char* b, std::size_t len, std::size_t at) {
+    auto bad = [&](const char* why) {
+      return FormatError("temporal log " + path + " has a malformed record at byte " +
+                         std::to_string(at) + " (" + why + ")");
+    };
+    if (len < 2) throw bad("too short");
+    if (b[0] != kRecClaim) throw bad("unknown record type");
+    const std::uint8_t flags = b[1];
+    std::size_t q = 2;
+    if (q + 8 > len) throw bad("too short");
+    ClaimInput c;
+    c.polarity = (flags & 1u) != 0;
+    c.timestamp = get_f64(b + q);
+    q += 8;
+    std::string_view* fields[] = {&c.tenant, &c.subject, &c.predicate, &c.value, &c.session,
+                                  &c.document, &c.source, &c.claim_id, &c.subject_key,
+                                  &c.predicate_key, &c.value_key};
+    const std::size_t nfields = (flags & 2u) ? 11 : 8;
+    for (std::size_t i = 0; i < nfields; ++i) {
+      if (q + 4 > len) throw bad("truncated string");
+      const std::uint32_t sl = get_u32(b + q);
+      q += 4;
+      if (sl > len - q) throw bad("truncated string");
+      *fields[i] = std::string_view(reinterpret_cast<const char*>(b + q), sl);
+      q += sl;
+    }
+    if (q != len) throw bad("trailing bytes");
+    if (nfields == 8) {
+      c.subject_key = c.subject;
+      c.predicate_key = c.predicate;
+      c.value_key = c.value;
+    } else if (case_sensitive) {
+      throw bad("case-folded keys in a case-sensitive log");
+    }
+    validate(c, "temporal log record at byte " + std::to_string(at) + ": ");
+    if (record_one(c, nullptr, false, nullptr)) ++replayed;
+  }
+
+  ClaimInput input_of(std::uint32_t id) const {
+    const ClaimRec& c = claims[id];
+    const Tenant& t = *tenant_slots[c.tenant];
+    const Group& g = t.groups[c.group];
+    ClaimInput in;
+    in.tenant = t.name;
+    in.subject = t.pool.get(c.subject);
+    in.predicate = t.pool.get(c.predicate);
+    in.value = t.pool.get(c.value);
+    in.subject_key = t.pool.get(g.subject_key);
+    in.predicate_key = t.pool.get(g.predicate_key);
+    in.value_key = t.pool.get(c.value_key);
+    in.session = t.pool.get(c.session);
+    in.document = t.pool.get(c.document);
+    in.source = t.pool.get(c.source);
+    in.claim_id = t.pool.get(c.claim_id);
+    in.timestamp = c.ts;
+    in.polarity = c.polarity;
+    return in;
+  }
+
+  // Rewrites the log without `skip_slot`'s claims: tmp file, fsync, rename, fsync directory.
+  void compact_without(std::uint32_t skip_slot) {
+    const std::string tmp = path + ".compact.tmp";
+    int tfd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (tfd < 0) throw IOError(errno_text("cannot create", tmp));
+    std::size_t size = 0;
+    try {
+      std::string buf = header_bytes();
+      for (std::uint32_t id = 0; id < claims.size(); ++id) {
+        const ClaimRec& c = claims[id];
+        if (!c.alive || c.tenant == skip_slot) continue;
+        serialise(buf, input_of(id));
+        if (buf.size() >= kFlushBytes) {
+          write_all(tfd, buf.data(), buf.size(), tmp);
+          size += buf.size();
+          buf.clear();
+        }
+      }
+      write_all(tfd, buf.data(), buf.size(), tmp);
+      size += buf.size();
+      if (::fsync(tfd) != 0) throw IOError(errno_text("cannot fsync", tmp));
+    } catch (...) {
+      ::close(tfd);
+      ::unlink(tmp.c_str());
+      throw;
+    }
+    ::close(tfd);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      const int e = errno;
+      ::unlink(tmp.c_str());
+      errno = e;
+      throw IOError(errno_text("cannot replace temporal log", path));
+    }
+    const std::size_t slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      (void)::fsync(dfd);
+      ::close(dfd);
+    }
+    const int nfd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+    if (nfd < 0) {
+      poisoned = true;
+      throw IOError(errno_text("cannot reopen compacted temporal log", path));
+    }
+    ::close(fd);
+    fd = nfd;
+    log_size = size;
+  }
+
+  void check_writable() const {
+    if (closed) throw IOError("temporal graph is closed");
+    if (poisoned)
+      throw IOError("temporal log " + path +
+                    " is out of sync with memory after a failed write; reopen the graph");
+  }
+
+  std::size_t memory_bytes() const {
+    std::size_t m = claims.capacity() * sizeof(ClaimRec) + contras.capacity() * sizeof(ContraRec);
+    for (const auto& tp : tenant_slots) {
+      if (!tp) continue;
+      const Tenant& t = *tp;
+      m += sizeof(Tenant) + t.pool.memory_bytes();
+      m += t.group_of.memory_bytes() + t.chain_of.memory_bytes() + t.dedup.memory_bytes();
+      m += t.groups.capacity() * sizeof(Group) + t.functional_values * 4;
+      m += t.chains.capacity() * sizeof(Chain);
+      m += t.dedup_overflow.size() * (16 + 2 * sizeof(void*));
+      m += (t.claim_ids.capacity() + t.contra_ids.capacity()) * 4;
+    }
+    return m;
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+
+ContradictionIndex::ContradictionIndex(ContradictionIndexOptions options)
+    : options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+  impl_->case_sensitive = options_.case_sensitive;
+  for (const auto& f : options_.functional_predicate_keys) {
+    if (f.empty()) continue;
+    impl_->functional.insert(f);
+  }
+  impl_->functional_sorted.assign(impl_->functional.begin(), impl_->functional.end());
+  std::sort(impl_->functional_sorted.begin(), impl_->functional_sorted.end());
+  impl_->path = options_.path;
+  impl_->fsync = options_.fsync;
+  if (!impl_->path.empty()) impl_->open_log();
+}
+
+ContradictionIndex::~ContradictionIndex() = default;
+
+bool ContradictionIndex::record(const ClaimInput& claim, std::vector<ContradictionData>* out) {
+  validate(claim, "");
+  std::lock_guard<std::mutex> lock(mu_);
+  impl_->check_writable();
+  if (impl_->fd >= 0) {
+    std::string buf;
+    return impl_->record_one(claim, &buf, true, out);
+  }
+  return impl_->record_one(claim, nullptr, false, out);
+}
+
+std::size_t ContradictionIndex::record_batch(const std::vector<ClaimInput>& claims,
+                                             std::vector<ContradictionData>* out) {
+  return record_batch(
+      claims.size(),
+      [](void* ctx, std::size_t i, ClaimInput& c) {
+        c = (*static_cast<const std::vector<ClaimInput>*>(ctx))[i];
+      },
+      const_cast<std::vector<ClaimInput>*>(&claims), out);
+}
+
+std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx,
+                                             std::vector<ContradictionData>* out) {
+  ClaimInput c;
+  for (std::size_t i = 0; i < n; ++i) {
+    row(ctx, i, c);
+    validate(c, "row " + std::to_string(i) + ": ");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  impl_->check_writable();
+  impl_->claims.reserve(impl_->claims.size() + n);
+  std::size_t recorded = 0;
+  // Prefetch the string-table slot of the subject a few rows ahead: with many subjects that
+  // probe is the main cache miss of a record.
+  constexpr std::size_t kAhead = 8;
+  ClaimInput ahead;
+  auto prefetch = [&](std::size_t i) {
+    if (i >= n) return;
+    const std::uint32_t slot = impl_->last_slot;
+    if (slot == kNone || !impl_->tenant_slots[slot]) return;
+    const Tenant& t = *impl_->tenant_slots[slot];
+    row(ctx, i, ahead);
+    if (t.name != ahead.tenant) return;
+    t.pool.prefetch(ahead.subject_key);
+  };
+  const bool durable = impl_->fd >= 0;
+  std::string buf;
+  try {
+    for (std::size_t i = 0; i < n; ++i) {
+      prefetch(i + kAhead);
+      row(ctx, i, c);
+      recorded += impl_->record_one(c, durable ? &buf : nullptr, false, out) ? 1 : 0;
+      if (durable && buf.size() >= kFlushBytes) {
+        impl_->append_log(buf);
+        buf.clear();
+      }
+    }
+    if (durable) impl_->append_log(buf);
+  } catch (const IOError&) {
+    // Part of the batch is in memory but not in the log.
+    impl_->poisoned = true;
+    throw;
+  }
+  return recorded;
+}
+
+std::vector<ClaimData> ContradictionIndex::history(std::string_view tenant,
+                                                   std::string_view subject_key,
+                                                   std::string_view predicate_key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ClaimData> out;
+  const Tenant* t = impl_->tenant(tenant);
+  if (t == nullptr) return out;
+  const std::uint32_t s = t->pool.find(subject_key), p = t->pool.find(predicate_key);
+  if (s == kNone || p == kNone) return out;
+  const std::uint32_t gid = t->group_of.find((static_cast<std::uint64_t>(s) << 32) | p);
+  if (gid == kNone) return out;
+  std::vector<std::uint32_t> ids;
+  ids.reserve(t->groups[gid].count);
+  for (std::uint32_t id = t->groups[gid].head; id != kNone; id = impl_->claims[id].group_next)
+    ids.push_back(id);
+  const auto& claims = impl_->claims;
+  std::stable_sort(ids.begin(), ids.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return claims[a].ts < claims[b].ts; });
+  out.reserve(ids.size());
+  for (std::uint32_t id : ids) out.push_back(impl_->to_data(id));
+  return out;
+}
+
+std::vector<ContradictionData> ContradictionIndex::contradictions(const std::string* tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ContradictionData> out;
+  if (tenant == nullptr) {
+    out.reserve(impl_->live_contras);
+    for (const auto& r : impl_->contras)
+      if (r.alive) out.push_back(impl_->contra_data(r));
+    return out;
+  }
+  const Tenant* t = impl_->tenant(*tenant);
+  if (t == nullptr) return out;
+  out.reserve(t->contra_ids.size());
+  for (std::uint32_t c : t->contra_ids) out.push_back(impl_->contra_data(impl_->contras[c]));
+  return out;
+}
+
+std::vector<std::string> ContradictionIndex::subjects(std::string_view tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  const Tenant* t = impl_->tenant(tenant);
+  if (t == nullptr) return out;
+  std::unordered_map<std::uint32_t, std::uint32_t> first;  // subject key -> first claim id
+  for (const Group& g : t->groups) {
+    if (g.count == 0) continue;
+    auto [it, inserted] = first.emplace(g.subject_key, g.head);
+    if (!inserted && g.head < it->second) it->second = g.head;
+  }
+  out.reserve(first.size());
+  for (const auto& kv : first) out.emplace_back(t->pool.get(impl_->claims[kv.second].subject));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::size_t ContradictionIndex::claim_count(const std::string* tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tenant == nullptr) return impl_->live_claims;
+  const Tenant* t = impl_->tenant(*tenant);
+  return t == nullptr ? 0 : t->claim_ids.size();
+}
+
+std::size_t ContradictionIndex::contradiction_count(const std::string* tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tenant == nullptr) return impl_->live_contras;
+  const Tenant* t = impl_->tenant(*tenant);
+  return t == nullptr ? 0 : t->contra_ids.size();
+}
+
+std::vector<std::string> ContradictionIndex::tenants() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& tp : impl_->tenant_slots)
+    if (tp && !tp->claim_ids.empty()) out.push_back(tp->name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::size_t ContradictionIndex::delete_tenant(std::string_view tenant) {
+  if (!valid_tenant(tenant))
+    throw ValueError("tenant_id " + quoted(tenant) +
+                     " is invalid: it must match ^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$");
+  std::lock_guard<std::mutex> lock(mu_);
+  impl_->check_writable();
+  auto it = impl_->slot_of.find(std::string(tenant));
+  if (it == impl_->slot_of.end()) return 0;
+  const std::uint32_t slot = it->second;
+  Tenant& t = *impl_->tenant_slots[slot];
+  const std::size_t removed = t.claim_ids.size();
+  if (impl_->fd >= 0 && removed > 0) impl_->compact_without(slot);
+  for (std::uint32_t id : t.claim_ids) impl_->claims[id].alive = false;
+  for (std::uint32_t c : t.contra_ids) impl_->contras[c].alive = false;
+  impl_->live_claims -= removed;
+  impl_->live_contras -= t.contra_ids.size();
+  impl_->tenant_slots[slot].reset();  // frees every string of the tenant
+  impl_->slot_of.erase(it);
+  return removed;
+}
+
+ContradictionIndexStats ContradictionIndex::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  ContradictionIndexStats s;
+  s.claims = impl_->live_claims;
+  s.contradictions = impl_->live_contras;
+  for (const auto& tp : impl_->tenant_slots) {
+    if (!tp) continue;
+    ++s.tenants;
+    for (const Group& g : tp->groups) s.groups += g.count > 0 ? 1 : 0;
+  }
+  s.memory_bytes = impl_->memory_bytes();
+  s.log_bytes = impl_->log_size;
+  s.recovered_bytes = impl_->recovered_bytes;
+  s.replayed_claims = impl_->replayed;
+  return s;
+}
+
+void ContradictionIndex::close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (impl_->fd >= 0 && impl_->fsync) (void)::fdatasync(impl_->fd);
+  impl_->close_files();
+  impl_->closed = true;
+}
+
+}  // namespace director_fast
