@@ -492,8 +492,16 @@ _value = st.text(
     min_size=1,
     max_size=20,
 )
+# a record's name must stay inside one sentence when written into prose: no line breaks or
+# other control / separator characters (a newline inside a name splits the sentence, and the
+# second half may then genuinely name another row)
+_name = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
+    min_size=1,
+    max_size=20,
+)
 _rows = st.lists(
-    st.fixed_dictionaries({"name": _value, "v": _value, "w": _value}), min_size=1, max_size=5
+    st.fixed_dictionaries({"name": _name, "v": _value, "w": _value}), min_size=1, max_size=5
 )
 
 
