@@ -46,5 +46,6 @@ py::array_t<T> require_1d(const py::handle& obj, const char* what) {
 }
 
 void bind_halt(py::module_& m);
+void bind_lexical(py::module_& m);
 
 }  // namespace director_fast::bindings

@@ -64,4 +64,5 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = DIRECTOR_FAST_VERSION;
   director_fast::bindings::register_error_translator(m);
   director_fast::bindings::bind_halt(m);
+  director_fast::bindings::bind_lexical(m);
 }
