@@ -46,6 +46,8 @@ void bind_lexical(py::module_& m) {
       .def_readonly("entity_mismatches", &LexicalSignals::entity_mismatches)
       .def_readonly("negation_flips", &LexicalSignals::negation_flips)
       .def_readonly("antonym_hits", &LexicalSignals::antonym_hits)
+      .def_readonly("bigrams", &LexicalSignals::bigrams)
+      .def_readonly("novel_bigrams", &LexicalSignals::novel_bigrams)
       .def_readonly("missing_numbers", &LexicalSignals::missing_numbers)
       .def_readonly("missing_entities", &LexicalSignals::missing_entities)
       .def_readonly("antonym_pairs", &LexicalSignals::antonym_pairs);
@@ -77,13 +79,15 @@ void bind_lexical(py::module_& m) {
 
   py::class_<LexicalNLI>(m, "LexicalNLI", "C++ lexical NLI heuristic. Immutable; thread-safe.")
       .def(py::init([](double w_uncovered, double w_numeric, double w_entity, double w_negation,
-                       double w_antonym, const std::string& aggregation) {
+                       double w_antonym, double w_novel, double q_entity, const std::string& aggregation) {
              LexicalConfig c;
              c.w_uncovered = w_uncovered;
              c.w_numeric = w_numeric;
              c.w_entity = w_entity;
              c.w_negation = w_negation;
              c.w_antonym = w_antonym;
+             c.w_novel = w_novel;
+             c.q_entity = q_entity;
              c.aggregation = aggregation_from_string(aggregation);
              return new LexicalNLI(c);
            }),
@@ -91,7 +95,9 @@ void bind_lexical(py::module_& m) {
            py::arg("w_numeric") = LexicalConfig{}.w_numeric,
            py::arg("w_entity") = LexicalConfig{}.w_entity,
            py::arg("w_negation") = LexicalConfig{}.w_negation,
-           py::arg("w_antonym") = LexicalConfig{}.w_antonym, py::arg("aggregation") = "max")
+           py::arg("w_antonym") = LexicalConfig{}.w_antonym,
+           py::arg("w_novel") = LexicalConfig{}.w_novel, py::arg("q_entity") = LexicalConfig{}.q_entity,
+           py::arg("aggregation") = "max")
       .def_property_readonly("aggregation",
                              [](const LexicalNLI& n) { return aggregation_name(n.config().aggregation); })
       .def_property_readonly("weights",
@@ -103,6 +109,8 @@ void bind_lexical(py::module_& m) {
                                d["w_entity"] = c.w_entity;
                                d["w_negation"] = c.w_negation;
                                d["w_antonym"] = c.w_antonym;
+                               d["w_novel"] = c.w_novel;
+                               d["q_entity"] = c.q_entity;
                                return d;
                              })
       .def(

@@ -487,6 +487,9 @@ std::string number_key(double v) {
   return buf;
 }
 
+std::string token_key(const Token& t) { return t.number ? number_key(t.value) : (t.stem.empty() ? t.low : t.stem); }
+std::string bigram_key(const Token& a, const Token& b) { return token_key(a) + '\x1f' + token_key(b); }
+
 struct NumberRef {
   double value;
   double mantissa;
@@ -500,6 +503,7 @@ struct LexicalPremise::Impl {
   std::unordered_map<std::string, std::vector<int>> index;  // stem / number key -> sentence ids
   std::vector<int> negation_counts;                         // per sentence
   std::vector<NumberRef> numbers;
+  std::unordered_set<std::string> bigrams;
   int tokens = 0;
 
   explicit Impl(std::string_view text) {
@@ -517,6 +521,12 @@ struct LexicalPremise::Impl {
         add(number_key(t.value), t.sentence);
       }
       if (!t.stem.empty() && !t.consumed) add(t.stem, t.sentence);
+    }
+    const Token* prev = nullptr;
+    for (const Token& t : toks) {
+      if (t.consumed) continue;
+      if (prev && prev->sentence == t.sentence) bigrams.insert(bigram_key(*prev, t));
+      prev = &t;
     }
   }
 
@@ -571,6 +581,8 @@ void LexicalConfig::validate() const {
   check(w_entity, "w_entity");
   check(w_negation, "w_negation");
   check(w_antonym, "w_antonym");
+  check(w_novel, "w_novel");
+  check(q_entity, "q_entity");
 }
 
 LexicalNLI::LexicalNLI(LexicalConfig config) : config_(config) { config_.validate(); }
@@ -675,11 +687,23 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
         }
       }
     }
+    {
+      const Token* prev = nullptr;
+      for (const Token* t : st) {
+        if (t->consumed) continue;
+        if (prev) {
+          ++sig.bigrams;
+          if (!P.bigrams.count(bigram_key(*prev, *t))) ++sig.novel_bigrams;
+        }
+        prev = t;
+      }
+    }
     const auto& c = config_;
     double keep = 1.0;
+    keep *= 1.0 - c.w_novel * (sig.bigrams ? double(sig.novel_bigrams) / sig.bigrams : 0.0);
     keep *= 1.0 - c.w_uncovered * (1.0 - sig.coverage);
     keep *= 1.0 - c.w_numeric * (sig.numeric_mismatches > 0 ? 1.0 : 0.0);
-    keep *= 1.0 - c.w_entity * (sig.entities ? double(sig.entity_mismatches) / sig.entities : 0.0);
+    keep *= 1.0 - c.w_entity * (1.0 - std::pow(1.0 - c.q_entity, sig.entity_mismatches));
     keep *= 1.0 - c.w_negation * sig.negation_flips;
     keep *= 1.0 - c.w_antonym * (sig.antonym_hits > 0 ? 1.0 : 0.0);
     out.divergence = std::min(1.0, std::max(0.0, 1.0 - keep));

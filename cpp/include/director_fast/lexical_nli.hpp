@@ -6,11 +6,14 @@
 //     currency, units, multipliers such as "3 billion", written numbers "two".."ninety",
 //     ranges and dates split into their numbers) that the premise does not contain with a
 //     compatible unit ("2,500" == 2500, "30 days" != "90 days");
-//   - entity mismatch: capitalised words of the hypothesis absent from the premise;
+//   - entity mismatch: capitalised words of the hypothesis absent from the premise (each one
+//     counts: 1 - (1 - q_entity)^missing);
 //   - negation flip: the hypothesis sentence and its best-aligned premise sentence disagree in
 //     negation parity ("not", "no", "never", "n't", ...);
 //   - antonym: the hypothesis uses a word whose antonym appears in the aligned premise sentence
-//     while the word itself does not.
+//     while the word itself does not;
+//   - novel bigrams: share of the sentence's word bigrams (stems, stopwords included) that never
+//     occur in the premise (the "novel n-gram" measure of abstractiveness).
 // The sentence divergence is a noisy-OR of the weighted signals; the response divergence
 // aggregates the sentence divergences (mean, max or their average).
 //
@@ -30,9 +33,11 @@ enum class LexicalAggregation { Mean = 0, Max = 1, MeanMax = 2 };
 struct LexicalConfig {
   double w_uncovered = 0.85;  // weight of (1 - coverage)
   double w_numeric = 0.6;     // weight of "some number of the sentence is unsupported"
-  double w_entity = 0.5;      // weight of the share of unsupported entities
+  double w_entity = 0.6;      // weight of the entity signal 1 - (1 - q_entity)^missing_entities
+  double q_entity = 0.85;     // strength of one unsupported entity
   double w_negation = 0.6;    // weight of a negation-parity flip
   double w_antonym = 0.5;     // weight of an antonym hit
+  double w_novel = 0.0;       // weight of the share of word bigrams absent from the premise
   LexicalAggregation aggregation = LexicalAggregation::Max;
   // Validates ranges (weights in [0, 1]); throws ConfigError naming the field.
   void validate() const;
@@ -48,6 +53,8 @@ struct LexicalSignals {
   int entity_mismatches = 0;
   int negation_flips = 0;           // 0 or 1
   int antonym_hits = 0;
+  int bigrams = 0;                  // word bigrams of the hypothesis sentence
+  int novel_bigrams = 0;            // of which absent from the premise
   std::vector<std::string> missing_numbers;   // surface forms (UTF-8) of unsupported numbers
   std::vector<std::string> missing_entities;  // lower-cased unsupported entity words
   std::vector<std::string> antonym_pairs;     // "hyp_word/premise_word"
