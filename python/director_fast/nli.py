@@ -48,6 +48,8 @@ __all__ = [
     "NLIModel",
     "aggregate_matrix",
     "label_roles",
+    "LexicalIndex",
+    "lexical_top_k",
 ]
 
 logger = logging.getLogger("director_fast.nli")
@@ -105,23 +107,46 @@ def query_terms(text: str) -> list[str]:
     return [w for w in _WORD_RE.findall(text) if w not in _STOP]
 
 
-def lexical_top_k(query: str, docs: Sequence[str], k: int) -> list[tuple[int, float]]:
-    """Indices and scores of the ``k`` docs most similar to ``query`` (IDF-weighted term overlap).
+class LexicalIndex:
+    """An inverted index over ``docs`` for :func:`lexical_top_k` (built once, queried many times).
 
-    Returns ``[(doc_index, score)]`` best first, ties broken by index; score in [0, 1] is the
-    IDF mass of the query terms found in the doc over the total IDF mass of the query.
+    Score of a doc for a query: the IDF mass of the query terms it contains over the IDF mass of
+    all query terms, in [0, 1]; IDF = ln(1 + N / (1 + df)). Immutable; thread-safe.
     """
-    if k <= 0 or not docs:
-        return []
-    q = set(query_terms(query))
-    doc_terms = [set(query_terms(d)) for d in docs]
-    n = len(docs)
-    df = Counter(t for ts in doc_terms for t in ts if t in q)
-    idf = {t: math.log(1.0 + n / (1 + df.get(t, 0))) for t in q}
-    total = sum(idf.values()) or 1.0
-    scored = [(i, sum(idf[t] for t in q & ts) / total) for i, ts in enumerate(doc_terms)]
-    scored.sort(key=lambda x: (-x[1], x[0]))
-    return scored[:k]
+
+    def __init__(self, docs: Sequence[str]) -> None:
+        self.docs = list(docs)
+        self._postings: dict[str, list[int]] = {}
+        for i, d in enumerate(self.docs):
+            for t in set(query_terms(d)):
+                self._postings.setdefault(t, []).append(i)
+
+    def top_k(self, query: str, k: int) -> list[tuple[int, float]]:
+        """``[(doc_index, score)]`` of the ``k`` best docs, best first, ties by index; docs that
+        share no term with the query are included only to fill ``k`` (score 0)."""
+        if k <= 0 or not self.docs:
+            return []
+        q = set(query_terms(query))
+        n = len(self.docs)
+        idf = {t: math.log(1.0 + n / (1 + len(self._postings.get(t, ())))) for t in q}
+        total = sum(idf.values()) or 1.0
+        acc: dict[int, float] = {}
+        for t in q:
+            for i in self._postings.get(t, ()):
+                acc[i] = acc.get(i, 0.0) + idf[t]
+        scored = sorted(((i, v / total) for i, v in acc.items()), key=lambda x: (-x[1], x[0]))[:k]
+        if len(scored) < k:
+            seen = {i for i, _ in scored}
+            scored += [(i, 0.0) for i in range(n) if i not in seen][: k - len(scored)]
+        return scored
+
+
+def lexical_top_k(query: str, docs: Sequence[str], k: int) -> list[tuple[int, float]]:
+    """Indices and scores of the ``k`` docs most similar to ``query`` (see :class:`LexicalIndex`).
+
+    Returns ``[(doc_index, score)]`` best first, ties broken by index, score in [0, 1].
+    """
+    return LexicalIndex(docs).top_k(query, k)
 
 
 # ---- results -----------------------------------------------------------------------------------

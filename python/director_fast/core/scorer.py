@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from director_fast.core.types import ClaimAttribution, CoherenceScore, EvidenceChunk, ScoringEvidence
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalNLI, NLIModel, NLIScore, lexical_top_k
+from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel, NLIScore
 
 __all__ = ["CoherenceScorer", "SentenceScore"]
 
@@ -136,11 +136,18 @@ class CoherenceScorer:
             raise ConfigError("give either knowledge or ground_truth_store, not both", "knowledge")
         self.knowledge = knowledge if knowledge is not None else ground_truth_store
         self._validate_knowledge(self.knowledge)
+        # Fact lists are indexed once here (later mutation of the list is not seen).
+        self._fact_index: dict[str | None, LexicalIndex] = {}
+        if isinstance(self.knowledge, Mapping):
+            self._fact_index = {t: LexicalIndex(f) for t, f in self.knowledge.items()}
+        elif self.knowledge is not None and not callable(getattr(self.knowledge, "retrieve", None)):
+            self._fact_index = {None: LexicalIndex(self.knowledge)}
         kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
         self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
         self._lock = threading.Lock()
         self._sentence_cache: OrderedDict[tuple, SentenceScore] = OrderedDict()
         self._premises: OrderedDict[str, Any] = OrderedDict()
+        self._retrieval_cache: OrderedDict[tuple, tuple] = OrderedDict()
 
     # ---- configuration helpers ----
 
@@ -189,14 +196,28 @@ class CoherenceScorer:
                       for c in (got or [])]
             return chunks, "knowledge_base" if chunks else "none"
         if isinstance(kb, Mapping):
-            facts = kb.get(tenant_id, ())
+            index = self._fact_index.get(tenant_id)
             label = f"tenant:{tenant_id}:fact:" if tenant_id else "fact:"
         else:
-            facts = kb
+            index = self._fact_index[None]
             label = "fact:"
-        hits = [(i, s) for i, s in lexical_top_k(query, facts, k) if s > 0.0]
-        chunks = [EvidenceChunk(text=facts[i], distance=round(1.0 - s, 12), source=f"{label}{i}") for i, s in hits]
-        return chunks, "lexical_facts" if chunks else "none"
+        if index is None:
+            return [], "none"
+        key = (tenant_id, query, k)
+        with self._lock:
+            hit = self._retrieval_cache.get(key)
+            if hit is not None:
+                self._retrieval_cache.move_to_end(key)
+                return list(hit[0]), hit[1]
+        hits = [(i, s) for i, s in index.top_k(query, k) if s > 0.0]
+        chunks = [EvidenceChunk(text=index.docs[i], distance=round(1.0 - s, 12), source=f"{label}{i}")
+                  for i, s in hits]
+        path = "lexical_facts" if chunks else "none"
+        with self._lock:
+            self._retrieval_cache[key] = (tuple(chunks), path)
+            while len(self._retrieval_cache) > 256:
+                self._retrieval_cache.popitem(last=False)
+        return chunks, path
 
     # ---- core ----
 
@@ -378,3 +399,4 @@ class CoherenceScorer:
         with self._lock:
             self._sentence_cache.clear()
             self._premises.clear()
+            self._retrieval_cache.clear()
