@@ -173,3 +173,43 @@ def test_core_objects_are_exposed():
     assert p.sentence_count == 2 and p.sentence(1) == "Two."
     with pytest.raises(IndexError):
         p.sentence(5)
+
+
+def _oracle_divergence(sig, w):
+    """Pure-Python oracle of the noisy-OR combination from the reported signals."""
+    keep = 1.0
+    keep *= 1 - w["w_uncovered"] * (1 - sig["coverage"])
+    keep *= 1 - w["w_numeric"] * (1.0 if sig["numeric_mismatches"] else 0.0)
+    keep *= 1 - w["w_entity"] * (1 - (1 - w["q_entity"]) ** sig["entity_mismatches"])
+    keep *= 1 - w["w_negation"] * sig["negation_flips"]
+    keep *= 1 - w["w_antonym"] * (1.0 if sig["antonym_hits"] else 0.0)
+    keep *= 1 - w["w_novel"] * (sig["novel_bigrams"] / sig["bigrams"] if sig["bigrams"] else 0.0)
+    return 1 - keep
+
+
+@settings(max_examples=100, deadline=None)
+@given(premise=texts, hypothesis=texts, w_novel=st.sampled_from([0.0, 0.4]),
+       aggregation=st.sampled_from(["max", "mean", "mean_max"]))
+def test_combination_matches_oracle(premise, hypothesis, w_novel, aggregation):
+    nli = LexicalNLI(w_novel=w_novel, aggregation=aggregation)
+    w = nli._impl.weights
+    d = nli.score_detailed(premise, hypothesis)
+    raw = nli._impl.score(premise, hypothesis)
+    sigs = [dict(s, bigrams=r.signals.bigrams, novel_bigrams=r.signals.novel_bigrams)
+            for s, r in zip(d.signals, raw.sentences)]
+    per = [_oracle_divergence(s, w) for s in sigs]
+    assert d.sentence_divergences == pytest.approx(per, abs=1e-12)
+    if per:
+        expected = {"max": max(per), "mean": sum(per) / len(per),
+                    "mean_max": 0.5 * (max(per) + sum(per) / len(per))}[aggregation]
+        assert d.divergence == pytest.approx(expected, abs=1e-12)
+
+
+def test_novel_bigrams_signal():
+    s = LexicalNLI(w_novel=1.0).score_detailed("the cat sat on the mat", "the mat sat on the cat")
+    sig = s.signals[0]
+    assert s.divergence > 0.0
+    raw = LexicalNLI()._impl.score("the cat sat on the mat", "the mat sat on the cat").sentences[0].signals
+    # hypothesis bigrams: the-mat, mat-sat, sat-on, on-the, the-cat; only mat-sat is not in the premise
+    assert (raw.bigrams, raw.novel_bigrams) == (5, 1)
+    assert sig["coverage"] == 1.0
