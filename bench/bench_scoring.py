@@ -134,7 +134,7 @@ def quality(quick):
     hdr = ("| data | n | halluc | ours BA | catch | FPR | AUC | BA@tuned | ms/rec "
            "| director-ai BA | catch | FPR | AUC | BA@tuned | ms/rec |")
     print(hdr)
-    print("|" + "---|" * hdr.count("|")[:-1] if False else "|" + "---|" * (hdr.count("|") - 1))
+    print("|" + "---|" * (hdr.count("|") - 1))
     for name, r in res.items():
         y = r["y"]
         row = [name, str(len(y)), str(int(y.sum()))]

@@ -11,7 +11,7 @@ import pytest
 from director_fast.core.scorer import CoherenceScorer, SentenceScore
 from director_fast.core.types import CoherenceScore, EvidenceChunk
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalNLI, NLIScore
+from director_fast.nli import NLIScore
 
 FACTS = [f"The capital of country_{i} is City{i}." for i in range(60)]
 

@@ -32,8 +32,7 @@ import math
 import os
 import re
 import threading
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
