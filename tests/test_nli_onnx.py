@@ -196,3 +196,17 @@ def test_lexical_top_k_punctuation_case_possessive():
     docs = [f"The capital of country_{i} is City{i}." for i in range(50)]
     assert lexical_top_k("What is the capital of country_42?", docs, 1)[0][0] == 42
     assert lexical_top_k("Country_7's capital?", docs, 1)[0][0] == 7
+
+
+def test_detailed_batch_matches_single_calls(tiny):
+    m = NLIModel.from_pretrained(tiny[0], providers="cpu", max_length=48, top_k=2)
+    rng = np.random.default_rng(9)
+    pairs = [(" ".join(rand_text(rng, 8) + "." for _ in range(int(rng.integers(1, 12)))),
+              " ".join(rand_text(rng, 5) + "." for _ in range(int(rng.integers(0, 4)))))
+             for _ in range(15)]
+    batched = m.score_detailed_batch(pairs)
+    single = [m.score_detailed(p, h) for p, h in pairs]
+    for b, s in zip(batched, single):
+        assert b.divergence == pytest.approx(s.divergence, abs=1e-6)
+        assert b.forwards == s.forwards and b.token_count == s.token_count and b.chunks == s.chunks
+    assert m.score_batch(pairs) == pytest.approx([s.divergence for s in single], abs=1e-6)

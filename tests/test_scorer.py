@@ -176,3 +176,24 @@ def test_with_onnx_model(tmp_path):
     assert isinstance(c, CoherenceScore) and not c.strict_mode_rejected
     assert c.h_logical > 0.9 and not ok
     assert 0.0 <= c.nli_model_confidence <= 1.0
+
+
+def test_review_batch_with_model_matches_review(tmp_path):
+    pytest.importorskip("onnxruntime")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _tiny_onnx import build_tiny_nli
+
+    build_tiny_nli(tmp_path)
+    kb = {"t": ["the cat sits in the park.", "the dog runs in the park.", "paris is the capital of france."]}
+    s = CoherenceScorer(nli_model=str(tmp_path), knowledge=kb)
+    items = [("where is the cat", "the cat is not in the park."), ("", "the dog runs."),
+             ("capital of france", "berlin is the capital of france."), ("nothing matches", "yes")]
+    batched = s.review_batch(items, tenant_id="t")
+    for (p, a), (ok, c) in zip(items, batched):
+        ok2, c2 = s.review(p, a, tenant_id="t")
+        assert ok == ok2 and c.score == pytest.approx(c2.score, abs=1e-6)
+        assert c.h_factual == pytest.approx(c2.h_factual, abs=1e-6)
+        assert (c.evidence is None) == (c2.evidence is None)
+        if c.evidence is not None:
+            assert c.evidence.chunk_scores == pytest.approx(c2.evidence.chunk_scores, abs=1e-6) \
+                if c.evidence.chunk_scores else c2.evidence.chunk_scores is None

@@ -639,10 +639,11 @@ class NLIModel:
         """
         return self._predict(list(pairs), bucketing)[0]
 
-    def _predict(self, pairs: list[tuple[str, str]], bucketing: bool = True) -> tuple[np.ndarray, int]:
+    def _predict(self, pairs: list[tuple[str, str]], bucketing: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities (input order) and the token length of each pair."""
         n_labels = len(self.roles) if self.head == "two_way" else 3
         if not pairs:
-            return np.zeros((0, n_labels), dtype=np.float32), 0
+            return np.zeros((0, n_labels), dtype=np.float32), np.zeros(0, dtype=np.int64)
         encs = self._encode(pairs)
         lens = np.array([len(e.ids) for e in encs], dtype=np.int64)
         too_long = np.where(lens > self.max_length)[0]
@@ -679,7 +680,7 @@ class NLIModel:
             self.forward_count += len(pairs)
             self.token_count += tokens
             self.batch_count += batches
-        return out, tokens
+        return out, lens
 
     def _run(self, encs: list[Any], width: int) -> np.ndarray:
         b = len(encs)
@@ -723,8 +724,9 @@ class NLIModel:
         return self.score_detailed(premise, hypothesis).divergence
 
     def score_batch(self, pairs: Iterable[tuple[str, str]]) -> list[float]:
-        """Divergences for ``[(premise, hypothesis)]`` in input order (each chunked as needed)."""
-        return [self.score(p, h) for p, h in pairs]
+        """Divergences for ``[(premise, hypothesis)]`` in input order (each chunked as needed;
+        all forwards of all pairs share length-bucketed batches)."""
+        return [r.divergence for r in self.score_detailed_batch(list(pairs))]
 
     def _chunk_premise(self, premise: str, budget: int) -> list[str]:
         """Greedy packing of premise sentences into chunks of at most ``budget`` tokens; a
@@ -776,37 +778,72 @@ class NLIModel:
             tokens and ``oversize`` (hypothesis sentences longer than the model maximum: their
             divergence is ``nan``, they are excluded from the aggregate and reported).
         """
-        _check_str(premise, "premise")
-        _check_str(hypothesis, "hypothesis")
+        return self.score_detailed_batch([(premise, hypothesis)], top_k=top_k, exhaustive=exhaustive,
+                                         aggregation=aggregation)[0]
+
+    def score_detailed_batch(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        top_k: int | None = None,
+        exhaustive: bool = False,
+        aggregation: str | None = None,
+    ) -> list[NLIScore]:
+        """:meth:`score_detailed` for many ``(premise, hypothesis)`` pairs, in input order; the
+        forwards of all pairs go through one bucketed :meth:`predict_proba` call."""
         k = self.top_k if top_k is None else int(top_k)
+        plans = []
+        flat: list[tuple[str, str]] = []
+        for n, pair in enumerate(pairs):
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise InputTypeError(f"pairs[{n}] must be a (premise, hypothesis) tuple")
+            _check_str(pair[0], "premise")
+            _check_str(pair[1], "hypothesis")
+            plan = self._plan(pair[0], pair[1], k, exhaustive)
+            plans.append((plan, len(flat)))
+            if plan is not None:
+                sents, chunks, cells, _ = plan
+                flat.extend((chunks[c], sents[s]) for c, s in cells)
+        probs, lens = self._predict(flat)
+        out = []
+        for plan, offset in plans:
+            if plan is None:
+                out.append(NLIScore(divergence=0.5, backend=f"onnx:{self.provider}"))
+                continue
+            sents, chunks, cells, oversize = plan
+            p = probs[offset: offset + len(cells)]
+            tok = int(lens[offset: offset + len(cells)].sum())
+            out.append(self._finish(sents, chunks, cells, oversize, p, tok, aggregation))
+        return out
+
+    def _plan(self, premise: str, hypothesis: str, k: int, exhaustive: bool):
         sents = split_sentences_text(hypothesis)
         if not sents:
-            return NLIScore(divergence=0.5, backend=f"onnx:{self.provider}")
-        hyp_tokens = [self.count_tokens(s) for s in sents]
+            return None
+        hyp_tokens = [self.count_tokens(x) for x in sents]
         special = 4
         oversize = tuple(i for i, n in enumerate(hyp_tokens) if n + special + 8 > self.max_length)
         fit = [i for i in range(len(sents)) if i not in oversize]
         longest = max((hyp_tokens[i] for i in fit), default=0)
         budget = max(8, self.max_length - longest - special)
         chunks = self._chunk_premise(premise, budget) or [""]
-        pairs: list[tuple[int, int]] = []
-        for s in fit:
-            if exhaustive or len(chunks) <= k:
-                cand = range(len(chunks))
-            else:
-                cand = [i for i, _ in lexical_top_k(sents[s], chunks, k)]
-            pairs.extend((c, s) for c in cand)
+        index = LexicalIndex(chunks) if not exhaustive and len(chunks) > k else None
+        cells: list[tuple[int, int]] = []
+        for x in fit:
+            cand = range(len(chunks)) if index is None else [i for i, _ in index.top_k(sents[x], k)]
+            cells.extend((c, x) for c in cand)
+        return sents, chunks, cells, oversize
+
+    def _finish(self, sents, chunks, cells, oversize, probs, tokens, aggregation) -> NLIScore:
         matrix = np.full((len(chunks), len(sents)), np.nan)
         contra = np.full_like(matrix, np.nan) if self.head == "three_way" else None
         conf = None
-        tokens = 0
-        if pairs:
-            probs, tokens = self._predict([(chunks[c], sents[s]) for c, s in pairs])
+        if cells:
             div = self._divergence(probs)
-            for (c, s), d, p in zip(pairs, div, probs):
-                matrix[c, s] = d
+            for (c, x), d, p in zip(cells, div, probs):
+                matrix[c, x] = d
                 if contra is not None:
-                    contra[c, s] = p[self.roles["contradiction"]]
+                    contra[c, x] = p[self.roles["contradiction"]]
             conf = float(self._confidence(probs).mean())
         agg, per, best = aggregate_matrix(
             matrix, aggregation=aggregation or self.aggregation, contradiction=contra,
@@ -824,7 +861,7 @@ class NLIModel:
             matrix=matrix,
             confidence=conf,
             token_count=tokens,
-            forwards=len(pairs),
+            forwards=len(cells),
             oversize=oversize,
             backend=f"onnx:{self.provider}",
         )

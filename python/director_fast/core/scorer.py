@@ -288,8 +288,13 @@ class CoherenceScorer:
         """
         self._check_inputs(prompt, action, tenant_id)
         logical = self._logical(prompt, action)
+        _h, chunks, _path, factual, per_chunk = self._factual(prompt, action, tenant_id)
+        return self._assemble(prompt, action, logical, chunks, factual, per_chunk)
+
+    def _assemble(self, prompt: str, action: str, logical: NLIScore | None, chunks: list[EvidenceChunk],
+                  factual: NLIScore | None, per_chunk: list[float]) -> CoherenceScore:
         h_logical = _NEUTRAL if logical is None else float(logical.divergence)
-        h_factual, chunks, _path, factual, per_chunk = self._factual(prompt, action, tenant_id)
+        h_factual = _NEUTRAL if factual is None else float(factual.divergence)
         score = 1.0 - (self.W_LOGIC * h_logical + self.W_FACT * h_factual)
         score = min(1.0, max(0.0, score))
         strict_rejected = self.strict_mode and not self.model_backed
@@ -346,12 +351,43 @@ class CoherenceScorer:
         return s.approved, s
 
     def review_batch(self, items: Iterable[tuple[str, str]], tenant_id: str = "") -> list[tuple[bool, CoherenceScore]]:
-        """``review`` for each ``(prompt, response)`` pair, in input order."""
-        out = []
+        """``review`` for each ``(prompt, response)`` pair, in input order.
+
+        With an NLI model every model call of the whole batch (logical, factual and per-chunk
+        pairs) goes through one length-bucketed ``score_detailed_batch`` call.
+        """
+        items = list(items)
         for i, it in enumerate(items):
             if not (isinstance(it, tuple) and len(it) == 2):
                 raise InputTypeError(f"items[{i}] must be a (prompt, response) tuple")
-            out.append(self.review(it[0], it[1], tenant_id=tenant_id))
+            self._check_inputs(it[0], it[1], tenant_id)
+        batch = getattr(self.nli, "score_detailed_batch", None)
+        if batch is None:
+            return [self.review(p, a, tenant_id=tenant_id) for p, a in items]
+        requests: list[tuple[str, str]] = []
+        plans = []
+        for prompt, action in items:
+            query = prompt if prompt.strip() else action
+            chunks, _path = self.retrieve(query, tenant_id=tenant_id)
+            li = None
+            if prompt.strip():
+                li = len(requests)
+                requests.append((prompt, action))
+            fi = None
+            if chunks:
+                fi = len(requests)
+                requests.append(("\n".join(c.text for c in chunks), action))
+                requests.extend((c.text, action) for c in chunks)
+            plans.append((prompt, action, chunks, li, fi))
+        results = batch(requests)
+        out = []
+        for prompt, action, chunks, li, fi in plans:
+            logical = results[li] if li is not None else None
+            factual = results[fi] if fi is not None else None
+            per_chunk = ([float(r.divergence) for r in results[fi + 1: fi + 1 + len(chunks)]]
+                         if fi is not None else [])
+            c = self._assemble(prompt, action, logical, chunks, factual, per_chunk)
+            out.append((c.approved, c))
         return out
 
     def score_batch(self, items: Sequence[tuple[str, str]], *, tenant_id: str = "") -> list[CoherenceScore]:
