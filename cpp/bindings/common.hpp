@@ -49,5 +49,6 @@ void bind_halt(py::module_& m);
 void bind_text(py::module_& m);
 void bind_index(py::module_& m);
 void bind_temporal(py::module_& m);
+void bind_lexical(py::module_& m);
 
 }  // namespace director_fast::bindings

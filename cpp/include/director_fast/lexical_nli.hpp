@@ -1,0 +1,118 @@
+// Lexical NLI: a model-free, English-only heuristic divergence for (premise, hypothesis) pairs.
+//
+// It is a heuristic, not a learned model. Signals (each reported per hypothesis sentence):
+//   - content coverage: share of the hypothesis' content-word stems found anywhere in the premise;
+//   - numeric mismatch: numbers of the hypothesis (thousands separators, decimals, percentages,
+//     currency, units, multipliers such as "3 billion", written numbers "two".."ninety",
+//     ranges and dates split into their numbers) that the premise does not contain with a
+//     compatible unit ("2,500" == 2500, "30 days" != "90 days");
+//   - entity mismatch: capitalised words of the hypothesis absent from the premise (each one
+//     counts: 1 - (1 - q_entity)^missing);
+//   - negation flip: the hypothesis sentence and its best-aligned premise sentence disagree in
+//     negation parity ("not", "no", "never", "n't", ...);
+//   - antonym: the hypothesis uses a word whose antonym appears in the aligned premise sentence
+//     while the word itself does not;
+//   - novel bigrams: share of the sentence's word bigrams (stems, stopwords included) that never
+//     occur in the premise (the "novel n-gram" measure of abstractiveness).
+// The sentence divergence is a noisy-OR of the weighted signals; the response divergence
+// aggregates the sentence divergences (mean, max or their average).
+//
+// Thread safety: LexicalNLI and LexicalPremise are immutable after construction; every const
+// method may be called concurrently from any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace director_fast {
+
+enum class LexicalAggregation { Mean = 0, Max = 1, MeanMax = 2 };
+
+struct LexicalConfig {
+  double w_uncovered = 0.85;  // weight of (1 - coverage)
+  double w_numeric = 0.6;     // weight of "some number of the sentence is unsupported"
+  double w_entity = 0.6;      // weight of the entity signal 1 - (1 - q_entity)^missing_entities
+  double q_entity = 0.85;     // strength of one unsupported entity
+  double w_negation = 0.6;    // weight of a negation-parity flip
+  double w_antonym = 0.5;     // weight of an antonym hit
+  double w_novel = 0.0;       // weight of the share of word bigrams absent from the premise
+  LexicalAggregation aggregation = LexicalAggregation::Max;
+  // Validates ranges (weights in [0, 1]); throws ConfigError naming the field.
+  void validate() const;
+};
+
+struct LexicalSignals {
+  double coverage = 1.0;            // [0, 1]; 1 when the sentence has no content words
+  int content_words = 0;            // distinct content stems in the hypothesis sentence
+  int covered_words = 0;
+  int numbers = 0;                  // numbers in the hypothesis sentence
+  int numeric_mismatches = 0;
+  int entities = 0;                 // capitalised (entity-like) words in the hypothesis sentence
+  int entity_mismatches = 0;
+  int negation_flips = 0;           // 0 or 1
+  int antonym_hits = 0;
+  int bigrams = 0;                  // word bigrams of the hypothesis sentence
+  int novel_bigrams = 0;            // of which absent from the premise
+  std::vector<std::string> missing_numbers;   // surface forms (UTF-8) of unsupported numbers
+  std::vector<std::string> missing_entities;  // lower-cased unsupported entity words
+  std::vector<std::string> antonym_pairs;     // "hyp_word/premise_word"
+};
+
+struct LexicalSentence {
+  std::string text;              // the hypothesis sentence (UTF-8)
+  double divergence = 0.0;       // [0, 1]
+  int premise_sentence = -1;     // index of the best-aligned premise sentence (-1: none)
+  double alignment = 0.0;        // share of the sentence's content stems in that premise sentence
+  LexicalSignals signals;
+};
+
+struct LexicalResult {
+  double divergence = 0.5;       // [0, 1]; 0.5 (neutral) for an empty hypothesis
+  std::vector<LexicalSentence> sentences;
+  int premise_sentences = 0;
+  int hypothesis_tokens = 0;     // word/number tokens of the hypothesis
+  int premise_tokens = 0;
+};
+
+// A premise analysed once (tokens, stems, numbers, sentences) and reused for many hypotheses.
+class LexicalPremise {
+ public:
+  explicit LexicalPremise(std::string_view text);
+  ~LexicalPremise();
+  LexicalPremise(LexicalPremise&&) noexcept;
+  LexicalPremise& operator=(LexicalPremise&&) noexcept;
+  LexicalPremise(const LexicalPremise&) = delete;
+  LexicalPremise& operator=(const LexicalPremise&) = delete;
+
+  int sentence_count() const;
+  int token_count() const;
+  const std::string& sentence(int i) const;  // throws IndexError
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  Impl* impl_;
+};
+
+class LexicalNLI {
+ public:
+  explicit LexicalNLI(LexicalConfig config = {});
+  const LexicalConfig& config() const { return config_; }
+
+  LexicalResult score(std::string_view premise, std::string_view hypothesis) const;
+  LexicalResult score(const LexicalPremise& premise, std::string_view hypothesis) const;
+  // Divergences only, one per pair.
+  std::vector<double> score_batch(const std::vector<std::string>& premises,
+                                  const std::vector<std::string>& hypotheses) const;
+
+ private:
+  LexicalConfig config_;
+};
+
+// Sentence spans [start, end) in UTF-8 bytes; splits at . ! ? followed by whitespace and at
+// newlines, keeping decimals ("2.5"), initials ("U.S.") and common abbreviations ("Dr.") intact.
+std::vector<std::pair<std::size_t, std::size_t>> lexical_sentence_spans(std::string_view text);
+
+}  // namespace director_fast

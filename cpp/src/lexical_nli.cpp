@@ -1,0 +1,741 @@
+// Lexical NLI heuristic (see lexical_nli.hpp for the signals and the thread-safety contract).
+#include "director_fast/lexical_nli.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "director_fast/errors.hpp"
+
+namespace director_fast {
+
+namespace {
+
+// ---- word lists ---------------------------------------------------------------------------------
+
+const std::unordered_set<std::string>& stopwords() {
+  static const std::unordered_set<std::string> s = {
+      "a", "an", "the", "and", "or", "but", "if", "then", "than", "so", "as", "of", "at", "by",
+      "for", "with", "about", "against", "between", "into", "through", "during", "to", "from",
+      "in", "on", "off", "out", "over", "under", "again", "further", "once", "here", "there",
+      "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other",
+      "some", "such", "only", "own", "same", "too", "very", "can", "will", "just", "should", "now",
+      "is", "am", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having",
+      "do", "does", "did", "doing", "would", "could", "might", "must", "shall", "may", "i", "me",
+      "my", "we", "our", "ours", "you", "your", "he", "him", "his", "she", "her", "hers", "it",
+      "its", "they", "them", "their", "theirs", "what", "which", "who", "whom", "whose", "this",
+      "that", "these", "those", "also", "up", "down", "not", "no", "nor", "never", "none",
+      "nobody", "nothing", "neither", "without", "cannot", "t", "s", "d", "ll", "m", "re", "ve",
+      "one", "said", "says", "say", "according", "while", "after", "before", "because", "since",
+      "until", "upon", "within", "per", "via", "yet", "still", "even", "well", "much", "many",
+      "another", "every", "whether", "though", "although", "however", "therefore", "thus",
+      "there's", "it's", "mr", "mrs", "ms", "dr", "new", "year", "years"};
+  return s;
+}
+
+const std::unordered_set<std::string>& negations() {
+  static const std::unordered_set<std::string> s = {
+      "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
+      "nowhere", "n't"};
+  return s;
+}
+
+bool is_ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha_or_high(char c) {
+  return is_ascii_upper(c) || is_ascii_lower(c) || (static_cast<unsigned char>(c) >= 0x80);
+}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (is_ascii_upper(c)) c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool ends_with(const std::string& s, const char* suf) {
+  const std::size_t n = std::char_traits<char>::length(suf);
+  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
+}
+
+// A light suffix stripper (not Porter): applied identically to both sides, so only its
+// consistency matters. "increase", "increased", "increases", "increasing" -> "increas".
+std::string stem(const std::string& w) {
+  std::string s = w;
+  if (s.size() > 4 && ends_with(s, "ies")) {
+    s.resize(s.size() - 3);
+    s += 'y';
+  } else if (s.size() > 5 && ends_with(s, "ing")) {
+    s.resize(s.size() - 3);
+  } else if (s.size() > 4 && ends_with(s, "ed")) {
+    s.resize(s.size() - 2);
+  } else if (s.size() > 4 && ends_with(s, "es")) {
+    s.resize(s.size() - 2);
+  } else if (s.size() > 3 && ends_with(s, "s") && !ends_with(s, "ss") && !ends_with(s, "us")) {
+    s.resize(s.size() - 1);
+  }
+  if (s.size() > 5 && ends_with(s, "ly")) s.resize(s.size() - 2);
+  if (s.size() > 4 && s.back() == 'e') s.pop_back();
+  if (s.size() > 3 && s[s.size() - 1] == s[s.size() - 2] && !is_digit(s.back())) s.pop_back();
+  return s;
+}
+
+const std::unordered_map<std::string, std::vector<std::string>>& antonyms() {
+  static const std::unordered_map<std::string, std::vector<std::string>> m = [] {
+    static const char* pairs[][2] = {
+        {"increase", "decrease"}, {"increase", "cut"}, {"increase", "reduce"}, {"rise", "fall"},
+        {"rise", "drop"}, {"rose", "fell"}, {"raise", "lower"}, {"gain", "loss"}, {"gain", "lose"},
+        {"win", "lose"}, {"won", "lost"}, {"winner", "loser"}, {"less", "more"}, {"fewer", "more"},
+        {"higher", "lower"}, {"high", "low"}, {"larger", "smaller"}, {"large", "small"},
+        {"big", "small"}, {"bigger", "smaller"}, {"first", "last"}, {"early", "late"},
+        {"earlier", "later"}, {"open", "close"}, {"opened", "closed"}, {"accept", "reject"},
+        {"approve", "reject"}, {"allow", "ban"}, {"allow", "prohibit"}, {"buy", "sell"},
+        {"bought", "sold"}, {"start", "end"}, {"begin", "end"}, {"start", "finish"},
+        {"profit", "loss"}, {"strong", "weak"}, {"strengthen", "weaken"}, {"positive", "negative"},
+        {"success", "failure"}, {"succeed", "fail"}, {"true", "false"}, {"alive", "dead"},
+        {"male", "female"}, {"man", "woman"}, {"men", "women"}, {"boy", "girl"},
+        {"husband", "wife"}, {"son", "daughter"}, {"father", "mother"}, {"brother", "sister"},
+        {"king", "queen"}, {"north", "south"}, {"east", "west"}, {"left", "right"},
+        {"inside", "outside"}, {"above", "below"}, {"maximum", "minimum"}, {"most", "least"},
+        {"best", "worst"}, {"better", "worse"}, {"good", "bad"}, {"happy", "sad"}, {"rich", "poor"},
+        {"old", "young"}, {"older", "younger"}, {"hot", "cold"}, {"wet", "dry"}, {"full", "empty"},
+        {"long", "short"}, {"fast", "slow"}, {"push", "pull"}, {"import", "export"},
+        {"include", "exclude"}, {"arrive", "depart"}, {"enter", "exit"}, {"expand", "shrink"},
+        {"agree", "disagree"}, {"support", "oppose"}, {"majority", "minority"},
+        {"public", "private"}, {"legal", "illegal"}, {"domestic", "foreign"},
+        {"guilty", "innocent"}, {"acquitted", "convicted"}, {"sit", "stand"}, {"sitting", "standing"},
+        {"asleep", "awake"}, {"day", "night"}, {"everyone", "nobody"}, {"permanent", "temporary"},
+        {"internal", "external"}, {"upper", "lower"}, {"add", "remove"}, {"attack", "defend"},
+        {"hire", "fire"}, {"join", "leave"}, {"black", "white"}, {"cheap", "expensive"},
+        {"love", "hate"}, {"present", "absent"}, {"pass", "fail"}, {"before", "after"},
+        {"up", "down"}, {"over", "under"}, {"always", "never"}, {"all", "none"},
+        {"possible", "impossible"}, {"likely", "unlikely"}, {"able", "unable"},
+        {"known", "unknown"}, {"lead", "trail"}, {"victory", "defeat"}, {"wins", "loses"},
+        {"peace", "war"}, {"urban", "rural"}, {"ascend", "descend"}, {"export", "import"}};
+    std::unordered_map<std::string, std::vector<std::string>> out;
+    for (const auto& p : pairs) {
+      const std::string a = stem(p[0]), b = stem(p[1]);
+      out[a].push_back(b);
+      out[b].push_back(a);
+    }
+    return out;
+  }();
+  return m;
+}
+
+struct WrittenNumber {
+  double value;
+  bool tens;
+};
+
+const std::unordered_map<std::string, WrittenNumber>& written_numbers() {
+  static const std::unordered_map<std::string, WrittenNumber> m = {
+      {"zero", {0, false}},     {"one", {1, false}},       {"two", {2, false}},
+      {"three", {3, false}},    {"four", {4, false}},      {"five", {5, false}},
+      {"six", {6, false}},      {"seven", {7, false}},     {"eight", {8, false}},
+      {"nine", {9, false}},     {"ten", {10, false}},      {"eleven", {11, false}},
+      {"twelve", {12, false}},  {"thirteen", {13, false}}, {"fourteen", {14, false}},
+      {"fifteen", {15, false}}, {"sixteen", {16, false}},  {"seventeen", {17, false}},
+      {"eighteen", {18, false}}, {"nineteen", {19, false}}, {"twenty", {20, true}},
+      {"thirty", {30, true}},   {"forty", {40, true}},     {"fifty", {50, true}},
+      {"sixty", {60, true}},    {"seventy", {70, true}},   {"eighty", {80, true}},
+      {"ninety", {90, true}},   {"hundred", {100, false}}, {"dozen", {12, false}},
+      {"half", {0.5, false}},   {"double", {2, false}},    {"twice", {2, false}},
+      {"triple", {3, false}}};
+  return m;
+}
+
+const std::unordered_map<std::string, double>& multipliers() {
+  static const std::unordered_map<std::string, double> m = {
+      {"hundred", 1e2}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9},
+      {"trillion", 1e12}, {"k", 1e3}, {"m", 1e6}, {"mn", 1e6}, {"bn", 1e9}, {"b", 1e9},
+      {"tn", 1e12}, {"millions", 1e6}, {"billions", 1e9}, {"thousands", 1e3}};
+  return m;
+}
+
+const std::unordered_map<std::string, std::string>& units() {
+  static const std::unordered_map<std::string, std::string> m = {
+      {"percent", "percent"}, {"pct", "percent"}, {"percentage", "percent"},
+      {"day", "day"}, {"days", "day"}, {"week", "week"}, {"weeks", "week"},
+      {"month", "month"}, {"months", "month"}, {"year", "year"}, {"years", "year"},
+      {"yr", "year"}, {"yrs", "year"}, {"hour", "hour"}, {"hours", "hour"}, {"hr", "hour"},
+      {"hrs", "hour"}, {"minute", "minute"}, {"minutes", "minute"}, {"min", "minute"},
+      {"mins", "minute"}, {"second", "second"}, {"seconds", "second"}, {"sec", "second"},
+      {"km", "km"}, {"kilometres", "km"}, {"kilometers", "km"}, {"kilometre", "km"},
+      {"kilometer", "km"}, {"mile", "mile"}, {"miles", "mile"}, {"kg", "kg"},
+      {"kilograms", "kg"}, {"kilogram", "kg"}, {"pound", "pound"}, {"pounds", "pound"},
+      {"lb", "pound"}, {"lbs", "pound"}, {"dollar", "usd"}, {"dollars", "usd"},
+      {"usd", "usd"}, {"euro", "eur"}, {"euros", "eur"}, {"eur", "eur"}, {"gbp", "gbp"},
+      {"meter", "m"}, {"meters", "m"}, {"metre", "m"}, {"metres", "m"}, {"feet", "ft"},
+      {"foot", "ft"}, {"ft", "ft"}, {"inch", "in"}, {"inches", "in"}, {"cm", "cm"},
+      {"mm", "mm"}, {"degrees", "deg"}, {"degree", "deg"}, {"times", "times"}};
+  return m;
+}
+
+// ---- tokens -------------------------------------------------------------------------------------
+
+struct Token {
+  std::string low;      // lower-cased surface (words) or the canonical number text
+  std::string surface;  // original text
+  std::string stem;
+  int sentence = 0;
+  bool cap = false;           // first letter upper-case ASCII
+  bool all_caps = false;      // acronym-like (>= 2 letters, all upper-case)
+  bool sentence_initial = false;
+  bool number = false;
+  bool written = false;       // a written number word ("two")
+  bool consumed = false;      // merged into a neighbouring number (multiplier / unit)
+  bool negation = false;
+  double value = 0.0;
+  double mantissa = 0.0;
+  std::string unit;
+};
+
+bool is_abbreviation(std::string_view word) {
+  static const std::unordered_set<std::string> abbr = {
+      "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co",
+      "corp", "no", "gen", "gov", "sen", "rep", "lt", "col", "sgt", "capt", "mt", "ft", "e.g",
+      "i.e", "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+      "nov", "dec", "fig", "approx", "est", "dept", "univ", "al"};
+  return abbr.count(lower(word)) > 0;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> lexical_sentence_spans(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  const std::size_t n = text.size();
+  std::size_t start = 0;
+  auto push = [&](std::size_t a, std::size_t b) {
+    while (a < b && is_space(text[a])) ++a;
+    while (b > a && is_space(text[b - 1])) --b;
+    if (b > a) spans.emplace_back(a, b);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      push(start, i);
+      start = i + 1;
+      continue;
+    }
+    if (c != '.' && c != '!' && c != '?') continue;
+    std::size_t j = i + 1;
+    while (j < n && (text[j] == '.' || text[j] == '!' || text[j] == '?' || text[j] == '"' ||
+                     text[j] == '\'' || text[j] == ')' || text[j] == ']'))
+      ++j;
+    // UTF-8 closing quotes (U+201D, U+2019)
+    while (j + 2 < n && static_cast<unsigned char>(text[j]) == 0xE2 &&
+           static_cast<unsigned char>(text[j + 1]) == 0x80 &&
+           (static_cast<unsigned char>(text[j + 2]) == 0x9D ||
+            static_cast<unsigned char>(text[j + 2]) == 0x99))
+      j += 3;
+    if (j < n && !is_space(text[j])) continue;  // "2.5", "U.S.A", "example.com"
+    if (c == '.') {
+      // word before the period
+      std::size_t k = i;
+      while (k > start && !is_space(text[k - 1])) --k;
+      std::string_view word = text.substr(k, i - k);
+      while (!word.empty() && (word.front() == '(' || word.front() == '"')) word.remove_prefix(1);
+      if (word.size() == 1 && is_alpha_or_high(word[0])) continue;  // initial "J."
+      if (is_abbreviation(word)) continue;
+      // next visible character lower-case: not a sentence end ("approx. three")
+      std::size_t m = j;
+      while (m < n && is_space(text[m]) && text[m] != '\n') ++m;
+      if (m < n && is_ascii_lower(text[m])) continue;
+    }
+    push(start, j);
+    start = j;
+    i = j - 1;
+  }
+  push(start, n);
+  return spans;
+}
+
+namespace {
+
+// Tokenise one text into words and numbers with sentence ids; merges multipliers and units.
+std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sentences_out) {
+  std::vector<Token> toks;
+  const auto spans = lexical_sentence_spans(text);
+  int sid = 0;
+  for (const auto& [a, b] : spans) {
+    if (sentences_out) sentences_out->emplace_back(text.substr(a, b - a));
+    std::string_view s = text.substr(a, b - a);
+    const std::size_t n = s.size();
+    bool first_word = true;
+    std::size_t i = 0;
+    while (i < n) {
+      const char c = s[i];
+      if (is_digit(c)) {
+        std::size_t j = i;
+        std::string digits;
+        bool dot = false;
+        while (j < n) {
+          if (is_digit(s[j])) {
+            digits += s[j];
+            ++j;
+          } else if ((s[j] == ',' ) && j + 1 < n && is_digit(s[j + 1]) && !dot) {
+            ++j;  // thousands separator
+          } else if (s[j] == '.' && !dot && j + 1 < n && is_digit(s[j + 1])) {
+            digits += '.';
+            dot = true;
+            ++j;
+          } else {
+            break;
+          }
+        }
+        Token t;
+        t.number = true;
+        t.surface = std::string(s.substr(i, j - i));
+        t.value = std::strtod(digits.c_str(), nullptr);
+        t.sentence = sid;
+        // attached letter suffix: "3bn", "5km", "1st", "10m"
+        std::size_t k = j;
+        while (k < n && is_ascii_lower(static_cast<char>(s[k] | 0x20)) && is_alpha_or_high(s[k])) ++k;
+        if (k > j) {
+          const std::string suf = lower(s.substr(j, k - j));
+          auto mit = multipliers().find(suf);
+          auto uit = units().find(suf);
+          if (mit != multipliers().end()) {
+            t.mantissa = t.value;
+            t.value *= mit->second;
+          } else if (uit != units().end()) {
+            t.unit = uit->second;
+          }
+          t.surface = std::string(s.substr(i, k - i));
+          j = k;
+        }
+        if (t.mantissa == 0.0) t.mantissa = t.value;
+        if (j < n && s[j] == '%') {
+          t.unit = "percent";
+          t.surface += '%';
+          ++j;
+        }
+        // currency before the number
+        if (i > 0) {
+          const char p = s[i - 1];
+          if (p == '$') t.unit = "usd";
+          if (i >= 2 && static_cast<unsigned char>(s[i - 2]) == 0xC2 &&
+              static_cast<unsigned char>(s[i - 1]) == 0xA3)
+            t.unit = "gbp";
+          if (i >= 3 && static_cast<unsigned char>(s[i - 3]) == 0xE2 &&
+              static_cast<unsigned char>(s[i - 2]) == 0x82 &&
+              static_cast<unsigned char>(s[i - 1]) == 0xAC)
+            t.unit = "eur";
+        }
+        t.low = t.surface;
+        toks.push_back(std::move(t));
+        first_word = false;
+        i = j;
+        continue;
+      }
+      if (is_alpha_or_high(c)) {
+        std::size_t j = i;
+        std::string w;
+        while (j < n) {
+          const char d = s[j];
+          if (is_alpha_or_high(d) || is_digit(d)) {
+            // U+2019 right single quote inside a word acts as an apostrophe
+            if (static_cast<unsigned char>(d) == 0xE2 && j + 2 < n &&
+                static_cast<unsigned char>(s[j + 1]) == 0x80 &&
+                static_cast<unsigned char>(s[j + 2]) == 0x99) {
+              if (j + 3 < n && is_alpha_or_high(s[j + 3]) &&
+                  static_cast<unsigned char>(s[j + 3]) < 0x80) {
+                w += '\'';
+                j += 3;
+                continue;
+              }
+              break;
+            }
+            w += d;
+            ++j;
+          } else if ((d == '\'') && j + 1 < n && is_ascii_lower(static_cast<char>(s[j + 1] | 0x20)) &&
+                     is_alpha_or_high(s[j + 1])) {
+            w += '\'';
+            ++j;
+          } else if (d == '.' && j + 1 < n && is_ascii_upper(s[j + 1]) && w.size() == 1) {
+            w += '.';  // "U.S"
+            ++j;
+          } else {
+            break;
+          }
+        }
+        if (w.empty()) {  // a lone closing quote (U+2019)
+          i = j > i ? j : i + 3;
+          continue;
+        }
+        Token t;
+        t.surface = w;
+        t.sentence = sid;
+        t.sentence_initial = first_word;
+        t.cap = is_ascii_upper(w[0]);
+        int letters = 0, uppers = 0;
+        for (char ch : w) {
+          if (is_ascii_upper(ch)) ++uppers;
+          if (is_ascii_upper(ch) || is_ascii_lower(ch)) ++letters;
+        }
+        t.all_caps = letters >= 2 && uppers == letters;
+        std::string low = lower(w);
+        low.erase(std::remove(low.begin(), low.end(), '.'), low.end());
+        // contractions and possessives
+        if (ends_with(low, "n't")) {
+          low.resize(low.size() - 3);
+          if (low == "ca") low = "can";
+          if (low == "wo") low = "will";
+          Token neg;
+          neg.low = "n't";
+          neg.surface = "n't";
+          neg.sentence = sid;
+          neg.negation = true;
+          if (!low.empty()) {
+            t.low = low;
+            t.stem = stem(low);
+            toks.push_back(t);
+          }
+          toks.push_back(std::move(neg));
+          first_word = false;
+          i = j;
+          continue;
+        }
+        if (ends_with(low, "'s")) low.resize(low.size() - 2);
+        const auto ap = low.find('\'');
+        if (ap != std::string::npos) low.resize(ap);  // they're -> they
+        if (low.empty()) {
+          i = j;
+          continue;
+        }
+        t.low = low;
+        t.negation = negations().count(low) > 0;
+        auto wit = written_numbers().find(low);
+        if (wit != written_numbers().end()) {
+          t.number = true;
+          t.written = true;
+          t.value = t.mantissa = wit->second.value;
+        }
+        t.stem = stem(low);
+        toks.push_back(std::move(t));
+        first_word = false;
+        i = j;
+        continue;
+      }
+      ++i;
+    }
+    ++sid;
+  }
+  // Merge: "twenty five" -> 25; number + multiplier; number + unit word.
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    Token& t = toks[i];
+    if (!t.number || t.consumed) continue;
+    std::size_t j = i + 1;
+    if (t.written && j < toks.size() && toks[j].sentence == t.sentence) {
+      auto a = written_numbers().find(t.low);
+      auto b = written_numbers().find(toks[j].low);
+      if (a != written_numbers().end() && a->second.tens && b != written_numbers().end() &&
+          b->second.value >= 1 && b->second.value <= 9) {
+        t.value = t.mantissa = t.value + b->second.value;
+        toks[j].consumed = true;
+        ++j;
+      }
+    }
+    if (j < toks.size() && toks[j].sentence == t.sentence && !toks[j].number) {
+      auto mit = multipliers().find(toks[j].low);
+      if (mit != multipliers().end() && toks[j].low.size() > 1) {
+        t.value *= mit->second;
+        toks[j].consumed = true;
+        ++j;
+      }
+    } else if (j < toks.size() && toks[j].sentence == t.sentence && toks[j].low == "hundred" &&
+               !toks[j].consumed) {
+      t.value *= 100;
+      toks[j].consumed = true;
+      ++j;
+    }
+    if (t.unit.empty() && j < toks.size() && toks[j].sentence == t.sentence) {
+      auto uit = units().find(toks[j].low);
+      if (uit != units().end()) {
+        t.unit = uit->second;
+        toks[j].consumed = true;  // the unit is checked with the number, not as a content word
+      }
+    }
+  }
+  return toks;
+}
+
+bool is_content(const Token& t) {
+  if (t.number || t.consumed || t.negation) return false;
+  if (t.low.size() < 2) return false;
+  return stopwords().count(t.low) == 0;
+}
+
+bool is_entity(const Token& t) {
+  if (!is_content(t)) return false;
+  if (t.all_caps) return true;
+  return t.cap && !t.sentence_initial;
+}
+
+std::string number_key(double v) {
+  // Canonical text of a value: 12 significant digits, so 2500 == 2,500 == 2.5 thousand.
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "#%.12g", v);
+  return buf;
+}
+
+std::string token_key(const Token& t) { return t.number ? number_key(t.value) : (t.stem.empty() ? t.low : t.stem); }
+std::string bigram_key(const Token& a, const Token& b) { return token_key(a) + '\x1f' + token_key(b); }
+
+struct NumberRef {
+  double value;
+  double mantissa;
+  std::string unit;
+};
+
+}  // namespace
+
+struct LexicalPremise::Impl {
+  std::vector<std::string> sentences;
+  std::unordered_map<std::string, std::vector<int>> index;  // stem / number key -> sentence ids
+  std::vector<int> negation_counts;                         // per sentence
+  std::vector<NumberRef> numbers;
+  std::unordered_set<std::string> bigrams;
+  int tokens = 0;
+
+  explicit Impl(std::string_view text) {
+    std::vector<Token> toks = tokenize(text, &sentences);
+    tokens = static_cast<int>(toks.size());
+    negation_counts.assign(sentences.size(), 0);
+    auto add = [&](const std::string& key, int sid) {
+      auto& v = index[key];
+      if (v.empty() || v.back() != sid) v.push_back(sid);
+    };
+    for (const Token& t : toks) {
+      if (t.negation) ++negation_counts[t.sentence];
+      if (t.number) {
+        numbers.push_back({t.value, t.mantissa, t.unit});
+        add(number_key(t.value), t.sentence);
+      }
+      if (!t.stem.empty() && !t.consumed) add(t.stem, t.sentence);
+    }
+    const Token* prev = nullptr;
+    for (const Token& t : toks) {
+      if (t.consumed) continue;
+      if (prev && prev->sentence == t.sentence) bigrams.insert(bigram_key(*prev, t));
+      prev = &t;
+    }
+  }
+
+  bool has(const std::string& key) const { return index.count(key) > 0; }
+  bool in_sentence(const std::string& key, int sid) const {
+    auto it = index.find(key);
+    if (it == index.end()) return false;
+    return std::binary_search(it->second.begin(), it->second.end(), sid);
+  }
+  bool number_supported(const Token& t) const {
+    for (const auto& p : numbers) {
+      const bool unit_ok = t.unit.empty() || p.unit.empty() || t.unit == p.unit;
+      if (!unit_ok) continue;
+      auto eq = [](double a, double b) {
+        return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+      };
+      if (eq(t.value, p.value)) return true;
+      if (t.value == t.mantissa && eq(t.value, p.mantissa)) return true;
+      // percentages written as fractions ("0.25" vs "25%") are not matched on purpose
+    }
+    return false;
+  }
+};
+
+LexicalPremise::LexicalPremise(std::string_view text) : impl_(new Impl(text)) {}
+LexicalPremise::~LexicalPremise() { delete impl_; }
+LexicalPremise::LexicalPremise(LexicalPremise&& o) noexcept : impl_(o.impl_) { o.impl_ = nullptr; }
+LexicalPremise& LexicalPremise::operator=(LexicalPremise&& o) noexcept {
+  if (this != &o) {
+    delete impl_;
+    impl_ = o.impl_;
+    o.impl_ = nullptr;
+  }
+  return *this;
+}
+int LexicalPremise::sentence_count() const { return static_cast<int>(impl_->sentences.size()); }
+int LexicalPremise::token_count() const { return impl_->tokens; }
+const std::string& LexicalPremise::sentence(int i) const {
+  if (i < 0 || i >= sentence_count())
+    throw IndexError("premise sentence index " + std::to_string(i) + " out of range [0, " +
+                     std::to_string(sentence_count()) + ")");
+  return impl_->sentences[static_cast<std::size_t>(i)];
+}
+
+void LexicalConfig::validate() const {
+  auto check = [](double v, const char* name) {
+    if (!(v >= 0.0 && v <= 1.0))
+      throw ConfigError(name, std::string(name) + " must be in [0, 1], got " + std::to_string(v));
+  };
+  check(w_uncovered, "w_uncovered");
+  check(w_numeric, "w_numeric");
+  check(w_entity, "w_entity");
+  check(w_negation, "w_negation");
+  check(w_antonym, "w_antonym");
+  check(w_novel, "w_novel");
+  check(q_entity, "q_entity");
+}
+
+LexicalNLI::LexicalNLI(LexicalConfig config) : config_(config) { config_.validate(); }
+
+LexicalResult LexicalNLI::score(std::string_view premise, std::string_view hypothesis) const {
+  LexicalPremise p(premise);
+  return score(p, hypothesis);
+}
+
+LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view hypothesis) const {
+  const auto& P = premise.impl();
+  LexicalResult res;
+  res.premise_sentences = static_cast<int>(P.sentences.size());
+  res.premise_tokens = P.tokens;
+  std::vector<std::string> hyp_sentences;
+  std::vector<Token> toks = tokenize(hypothesis, &hyp_sentences);
+  res.hypothesis_tokens = static_cast<int>(toks.size());
+  if (toks.empty()) {
+    res.divergence = 0.5;
+    return res;
+  }
+  const int ns = static_cast<int>(hyp_sentences.size());
+  std::vector<std::vector<const Token*>> by_sentence(static_cast<std::size_t>(ns));
+  for (const Token& t : toks) by_sentence[static_cast<std::size_t>(t.sentence)].push_back(&t);
+  std::vector<int> counts(P.sentences.size(), 0);
+  const auto& ant = antonyms();
+
+  for (int s = 0; s < ns; ++s) {
+    const auto& st = by_sentence[static_cast<std::size_t>(s)];
+    if (st.empty()) continue;
+    LexicalSentence out;
+    out.text = hyp_sentences[static_cast<std::size_t>(s)];
+    LexicalSignals& sig = out.signals;
+    // distinct content stems and alignment keys
+    std::vector<std::string> content;
+    std::vector<std::string> keys;
+    std::unordered_set<std::string> seen;
+    int hyp_neg = 0;
+    for (const Token* t : st) {
+      if (t->negation) ++hyp_neg;
+      if (is_content(*t) && seen.insert(t->stem).second) {
+        content.push_back(t->stem);
+        keys.push_back(t->stem);
+      }
+      if (t->number && !t->consumed && seen.insert(number_key(t->value)).second)
+        keys.push_back(number_key(t->value));
+    }
+    sig.content_words = static_cast<int>(content.size());
+    for (const auto& c : content)
+      if (P.has(c)) ++sig.covered_words;
+    sig.coverage = content.empty() ? 1.0 : double(sig.covered_words) / double(content.size());
+    // alignment: premise sentence sharing most keys
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const auto& k : keys) {
+      auto it = P.index.find(k);
+      if (it == P.index.end()) continue;
+      for (int sid : it->second) ++counts[static_cast<std::size_t>(sid)];
+    }
+    int best = -1, best_count = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      if (counts[i] > best_count) {
+        best_count = counts[i];
+        best = static_cast<int>(i);
+      }
+    out.premise_sentence = best;
+    out.alignment = keys.empty() ? 0.0 : double(best_count) / double(keys.size());
+    // numbers
+    for (const Token* t : st) {
+      if (!t->number || t->consumed) continue;
+      if (t->written && t->value == 1.0) continue;  // "one of", too ambiguous
+      if (t->written && t->value == 0.5) continue;  // "half"
+      ++sig.numbers;
+      if (!P.number_supported(*t)) {
+        ++sig.numeric_mismatches;
+        sig.missing_numbers.push_back(t->surface);
+      }
+    }
+    // entities
+    std::unordered_set<std::string> seen_ent;
+    for (const Token* t : st) {
+      if (!is_entity(*t) || !seen_ent.insert(t->stem).second) continue;
+      ++sig.entities;
+      if (!P.has(t->stem)) {
+        ++sig.entity_mismatches;
+        sig.missing_entities.push_back(t->low);
+      }
+    }
+    // negation parity and antonyms against the aligned premise sentence
+    if (best >= 0 && out.alignment >= 0.5) {
+      const int pneg = P.negation_counts[static_cast<std::size_t>(best)];
+      if ((hyp_neg > 0) != (pneg > 0)) sig.negation_flips = 1;
+      for (const Token* t : st) {
+        if (t->stem.empty() || t->number) continue;
+        auto it = ant.find(t->stem);
+        if (it == ant.end() || P.in_sentence(t->stem, best)) continue;
+        for (const auto& b : it->second) {
+          if (P.in_sentence(b, best)) {
+            ++sig.antonym_hits;
+            sig.antonym_pairs.push_back(t->low + "/" + b);
+            break;
+          }
+        }
+      }
+    }
+    {
+      const Token* prev = nullptr;
+      for (const Token* t : st) {
+        if (t->consumed) continue;
+        if (prev) {
+          ++sig.bigrams;
+          if (!P.bigrams.count(bigram_key(*prev, *t))) ++sig.novel_bigrams;
+        }
+        prev = t;
+      }
+    }
+    const auto& c = config_;
+    double keep = 1.0;
+    keep *= 1.0 - c.w_novel * (sig.bigrams ? double(sig.novel_bigrams) / sig.bigrams : 0.0);
+    keep *= 1.0 - c.w_uncovered * (1.0 - sig.coverage);
+    keep *= 1.0 - c.w_numeric * (sig.numeric_mismatches > 0 ? 1.0 : 0.0);
+    keep *= 1.0 - c.w_entity * (1.0 - std::pow(1.0 - c.q_entity, sig.entity_mismatches));
+    keep *= 1.0 - c.w_negation * sig.negation_flips;
+    keep *= 1.0 - c.w_antonym * (sig.antonym_hits > 0 ? 1.0 : 0.0);
+    out.divergence = std::min(1.0, std::max(0.0, 1.0 - keep));
+    res.sentences.push_back(std::move(out));
+  }
+  if (res.sentences.empty()) {
+    res.divergence = 0.5;
+    return res;
+  }
+  double sum = 0.0, mx = 0.0;
+  for (const auto& s : res.sentences) {
+    sum += s.divergence;
+    mx = std::max(mx, s.divergence);
+  }
+  const double mean = sum / double(res.sentences.size());
+  switch (config_.aggregation) {
+    case LexicalAggregation::Mean: res.divergence = mean; break;
+    case LexicalAggregation::Max: res.divergence = mx; break;
+    case LexicalAggregation::MeanMax: res.divergence = 0.5 * (mean + mx); break;
+  }
+  return res;
+}
+
+std::vector<double> LexicalNLI::score_batch(const std::vector<std::string>& premises,
+                                            const std::vector<std::string>& hypotheses) const {
+  if (premises.size() != hypotheses.size())
+    throw ValueError("premises and hypotheses must have the same length, got " +
+                     std::to_string(premises.size()) + " and " + std::to_string(hypotheses.size()));
+  std::vector<double> out;
+  out.reserve(premises.size());
+  for (std::size_t i = 0; i < premises.size(); ++i) out.push_back(score(premises[i], hypotheses[i]).divergence);
+  return out;
+}
+
+}  // namespace director_fast

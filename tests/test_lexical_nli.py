@@ -1,0 +1,215 @@
+"""Lexical NLI heuristic (C++): known answers per signal, properties, thread safety."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from director_fast import _core
+from director_fast.errors import ConfigError, InputTypeError
+from director_fast.nli import LexicalNLI, _split_sentences
+
+
+@pytest.fixture(scope="module")
+def nli():
+    return LexicalNLI()
+
+
+def sig(nli, premise, hypothesis):
+    return nli.score_detailed(premise, hypothesis).signals[0]
+
+
+@pytest.mark.parametrize("premise,hypothesis", [
+    ("The fee is 2,500 dollars.", "The fee is $2500."),
+    ("The fee is $2,500.", "The fee is 2500 dollars."),
+    ("Revenue was $3 billion.", "Revenue was $3bn."),
+    ("Revenue was 3,000,000,000 dollars.", "Revenue was 3 billion dollars."),
+    ("Sales increased 5%.", "Sales increased 5 percent."),
+    ("There were twenty-five people.", "There were 25 people."),
+    ("There were 12 people.", "There were twelve people."),
+    ("The rate is 2.5%.", "The rate is 2.5 percent."),
+    ("It ran from 1990-1995.", "It ran from 1990 to 1995."),
+])
+def test_numbers_that_match(nli, premise, hypothesis):
+    s = sig(nli, premise, hypothesis)
+    assert s["numeric_mismatches"] == 0, s
+    assert s["numbers"] >= 1
+
+
+@pytest.mark.parametrize("premise,hypothesis,missing", [
+    ("Refunds within 30 days.", "Refunds within 90 days.", "90"),
+    ("The fee is 2,500 dollars.", "The fee is 2,600 dollars.", "2,600"),
+    ("The rate is 2.5%.", "The rate is 25%.", "25%"),
+    ("Revenue was $3 million.", "Revenue was $3 billion.", "3"),
+    ("The trip takes 30 days.", "The trip takes 30 hours.", "30"),
+    ("He was born in 1990.", "He was born in 1991.", "1991"),
+])
+def test_numbers_that_differ(nli, premise, hypothesis, missing):
+    s = sig(nli, premise, hypothesis)
+    assert s["numeric_mismatches"] == 1
+    assert s["missing_numbers"] == [missing]
+    assert nli.score(premise, hypothesis) > 0.5
+
+
+def test_identical_is_zero(nli):
+    text = "The Eiffel Tower is in Paris. It was completed in 1889 and is 330 metres tall."
+    assert nli.score(text, text) == 0.0
+
+
+def test_negation_flip(nli):
+    s = sig(nli, "The man is playing the guitar.", "The man is not playing the guitar.")
+    assert s["negation_flips"] == 1
+    s = sig(nli, "The man isn't playing the guitar.", "The man is playing the guitar.")
+    assert s["negation_flips"] == 1
+    s = sig(nli, "The man is not playing the guitar.", "The man is not playing the guitar.")
+    assert s["negation_flips"] == 0
+    assert nli.score("The man is playing the guitar.", "The man is not playing the guitar.") > 0.5
+
+
+def test_antonym(nli):
+    s = sig(nli, "Prices rose sharply in May.", "Prices fell sharply in May.")
+    assert s["antonym_hits"] == 1 and s["antonym_pairs"] == ["fell/rose"]
+    s = sig(nli, "Profits increased this quarter.", "Profits decreased this quarter.")
+    assert s["antonym_hits"] == 1
+    assert nli.score("Profits increased this quarter.", "Profits decreased this quarter.") > 0.5
+
+
+def test_entity_mismatch(nli):
+    s = sig(nli, "The summit was held in Paris by Macron.", "The summit was held in Berlin by Macron.")
+    assert s["entities"] == 2 and s["entity_mismatches"] == 1
+    assert s["missing_entities"] == ["berlin"]
+
+
+def test_coverage_and_possessives(nli):
+    s = sig(nli, "Apple's revenue grew strongly.", "APPLE revenue grew strongly.")
+    assert s["coverage"] == 1.0
+    s = sig(nli, "The cat sat on the mat.", "The dog sat on the rug.")
+    assert s["content_words"] == 3 and s["covered_words"] == 1  # dog, sat, rug
+
+
+def test_empty_hypothesis_is_neutral(nli):
+    assert nli.score("anything", "") == 0.5
+    assert nli.score("", "") == 0.5
+    assert nli.score("", "The cat sat.") > 0.5
+
+
+def test_alignment_reports_premise_sentence(nli):
+    premise = "Rome is in Italy. Oslo is in Norway. Lima is in Peru."
+    d = nli.score_detailed(premise, "Oslo is in Norway.")
+    assert d.best_chunk == (1,)
+    assert d.chunks[1] == "Oslo is in Norway."
+    assert d.sentence_divergences == (0.0,)
+
+
+def test_aggregation_modes():
+    premise = "The cat sat on the mat."
+    hyp = "The cat sat on the mat. The zebra danced wildly yesterday."
+    mx = LexicalNLI(aggregation="max").score_detailed(premise, hyp)
+    mean = LexicalNLI(aggregation="mean").score(premise, hyp)
+    d = mx.sentence_divergences
+    assert mx.divergence == pytest.approx(max(d))
+    assert mean == pytest.approx(sum(d) / 2)
+
+
+def test_config_validation():
+    with pytest.raises(ConfigError) as e:
+        LexicalNLI(w_numeric=1.5)
+    assert e.value.field == "w_numeric"
+    with pytest.raises(ConfigError) as e:
+        LexicalNLI(aggregation="median")
+    assert e.value.field == "aggregation"
+    with pytest.raises(InputTypeError):
+        LexicalNLI().score(b"bytes", "x")  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError):
+        LexicalNLI().score_batch([("a", 3)])  # type: ignore[list-item]
+
+
+def test_sentence_splitter():
+    text = "Dr. Smith paid $2.5 million. The U.S. agreed! Really?\nNew line here"
+    spans = _split_sentences(text)
+    assert [text[a:b] for a, b in spans] == [
+        "Dr. Smith paid $2.5 million.", "The U.S. agreed!", "Really?", "New line here"]
+    text = "Café prices rose. Ünïcödé text follows."
+    assert [text[a:b] for a, b in _split_sentences(text)] == ["Café prices rose.", "Ünïcödé text follows."]
+
+
+words = st.sampled_from("the a cat dog Paris Berlin not never rose fell 30 90 2,500 days percent % $ . ! ? ’ é 中".split())
+texts = st.lists(words, max_size=30).map(" ".join) | st.text(max_size=80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(premise=texts, hypothesis=texts)
+def test_properties(premise, hypothesis):
+    nli = LexicalNLI()
+    d = nli.score_detailed(premise, hypothesis)
+    assert 0.0 <= d.divergence <= 1.0
+    assert all(0.0 <= x <= 1.0 for x in d.sentence_divergences)
+    # prepared premise and batch give the same answer
+    assert nli.score(nli.prepare(premise), hypothesis) == d.divergence
+    assert nli.score_batch([(premise, hypothesis)]) == [d.divergence]
+    # a single sentence always supports itself
+    one = hypothesis.replace(".", " ").replace("!", " ").replace("?", " ").replace("\n", " ")
+    if nli.score_detailed(one, one).sentences:  # has word or number tokens
+        assert nli.score(one, one) == 0.0
+
+
+def test_concurrent_use_matches_serial():
+    nli = LexicalNLI()
+    premise = " ".join(f"Item {i} costs {i * 10} dollars and is not red." for i in range(200))
+    prepared = nli.prepare(premise)
+    hyps = [f"Item {i} costs {i * 10 + (i % 3)} dollars." for i in range(200)]
+    serial = [nli.score(prepared, h) for h in hyps]
+    with cf.ThreadPoolExecutor(4) as ex:
+        par = list(ex.map(lambda h: nli.score(prepared, h), hyps))
+    assert par == serial
+    assert nli.score_batch([(premise, h) for h in hyps]) == serial
+
+
+def test_core_objects_are_exposed():
+    p = _core.LexicalPremise("One. Two.")
+    assert p.sentence_count == 2 and p.sentence(1) == "Two."
+    with pytest.raises(IndexError):
+        p.sentence(5)
+
+
+def _oracle_divergence(sig, w):
+    """Pure-Python oracle of the noisy-OR combination from the reported signals."""
+    keep = 1.0
+    keep *= 1 - w["w_uncovered"] * (1 - sig["coverage"])
+    keep *= 1 - w["w_numeric"] * (1.0 if sig["numeric_mismatches"] else 0.0)
+    keep *= 1 - w["w_entity"] * (1 - (1 - w["q_entity"]) ** sig["entity_mismatches"])
+    keep *= 1 - w["w_negation"] * sig["negation_flips"]
+    keep *= 1 - w["w_antonym"] * (1.0 if sig["antonym_hits"] else 0.0)
+    keep *= 1 - w["w_novel"] * (sig["novel_bigrams"] / sig["bigrams"] if sig["bigrams"] else 0.0)
+    return 1 - keep
+
+
+@settings(max_examples=100, deadline=None)
+@given(premise=texts, hypothesis=texts, w_novel=st.sampled_from([0.0, 0.4]),
+       aggregation=st.sampled_from(["max", "mean", "mean_max"]))
+def test_combination_matches_oracle(premise, hypothesis, w_novel, aggregation):
+    nli = LexicalNLI(w_novel=w_novel, aggregation=aggregation)
+    w = nli._impl.weights
+    d = nli.score_detailed(premise, hypothesis)
+    raw = nli._impl.score(premise, hypothesis)
+    sigs = [dict(s, bigrams=r.signals.bigrams, novel_bigrams=r.signals.novel_bigrams)
+            for s, r in zip(d.signals, raw.sentences)]
+    per = [_oracle_divergence(s, w) for s in sigs]
+    assert d.sentence_divergences == pytest.approx(per, abs=1e-12)
+    if per:
+        expected = {"max": max(per), "mean": sum(per) / len(per),
+                    "mean_max": 0.5 * (max(per) + sum(per) / len(per))}[aggregation]
+        assert d.divergence == pytest.approx(expected, abs=1e-12)
+
+
+def test_novel_bigrams_signal():
+    s = LexicalNLI(w_novel=1.0).score_detailed("the cat sat on the mat", "the mat sat on the cat")
+    sig = s.signals[0]
+    assert s.divergence > 0.0
+    raw = LexicalNLI()._impl.score("the cat sat on the mat", "the mat sat on the cat").sentences[0].signals
+    # hypothesis bigrams: the-mat, mat-sat, sat-on, on-the, the-cat; only mat-sat is not in the premise
+    assert (raw.bigrams, raw.novel_bigrams) == (5, 1)
+    assert sig["coverage"] == 1.0

@@ -1,0 +1,199 @@
+"""CoherenceScorer: formula, validation, evidence, tenants, strict mode, incremental scoring."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import sys
+from pathlib import Path
+
+import pytest
+
+from director_fast.core.scorer import CoherenceScorer, SentenceScore
+from director_fast.core.types import CoherenceScore, EvidenceChunk
+from director_fast.errors import ConfigError, InputTypeError
+from director_fast.nli import NLIScore
+
+FACTS = [f"The capital of country_{i} is City{i}." for i in range(60)]
+
+
+class FixedNLI:
+    """Backend returning a fixed divergence per hypothesis; counts calls."""
+
+    model_backed = False
+    name = "fixed"
+
+    def __init__(self, table, default=0.2):
+        self.table, self.default, self.calls = table, default, 0
+
+    def score(self, premise, hypothesis):
+        self.calls += 1
+        return self.table.get(hypothesis, self.default)
+
+    def score_detailed(self, premise, hypothesis, **_):
+        d = self.score(premise, hypothesis)
+        return NLIScore(divergence=d, sentences=(hypothesis,), sentence_divergences=(d,),
+                        best_chunk=(0,), chunks=(premise,), confidence=0.5, token_count=3)
+
+
+def test_formula_and_thresholds():
+    s = CoherenceScorer(nli=FixedNLI({"r": 0.3}))
+    c = s.score("prompt", "r")
+    assert c.h_logical == 0.3 and c.h_factual == 0.5  # no knowledge: neutral
+    assert c.score == pytest.approx(1 - (0.6 * 0.3 + 0.4 * 0.5))
+    assert c.approved and not c.warning  # 0.62 >= soft limit 0.6
+    c = CoherenceScorer(nli=FixedNLI({"r": 0.35})).score("p", "r")
+    assert c.score == pytest.approx(0.59) and c.approved and c.warning
+    c = CoherenceScorer(nli=FixedNLI({"r": 0.6})).score("p", "r")
+    assert c.score == pytest.approx(0.44) and not c.approved and not c.warning
+    c = CoherenceScorer(nli=FixedNLI({"r": 0.3}), w_logic=1.0).score("p", "r")
+    assert c.score == pytest.approx(0.7)
+    assert c.signal_agreement == pytest.approx(0.8)
+    assert c.verdict_confidence == pytest.approx(abs(0.7 - 0.5) / 0.5)
+
+
+def test_empty_prompt_is_neutral_logical():
+    s = CoherenceScorer()
+    c = s.score("", "Anything at all.")
+    assert c.h_logical == 0.5 and c.h_factual == 0.5 and c.score == pytest.approx(0.5)
+    assert c.approved and c.warning
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    (dict(threshold=1.5), "threshold"),
+    (dict(threshold=0.7, soft_limit=0.6), "soft_limit"),
+    (dict(w_logic=0.7, w_fact=0.7), "w_fact"),
+    (dict(w_logic=-0.1), "w_logic"),
+    (dict(top_k=0), "top_k"),
+    (dict(cache_size=-1), "cache_size"),
+    (dict(knowledge="a string"), "knowledge"),
+    (dict(knowledge={"t": [1, 2]}), "knowledge"),
+    (dict(nli=object()), "nli"),
+])
+def test_validation(kwargs, field):
+    with pytest.raises(ConfigError) as e:
+        CoherenceScorer(**kwargs)
+    assert e.value.field == field
+
+
+def test_input_types():
+    s = CoherenceScorer()
+    with pytest.raises(InputTypeError):
+        s.review("p", None)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError):
+        s.review_batch([("p",)])  # type: ignore[list-item]
+
+
+def test_plain_question_retrieves_the_right_fact():
+    s = CoherenceScorer(knowledge=FACTS)
+    chunks, path = s.retrieve("What is the capital of country_42?")
+    assert chunks[0].text == FACTS[42] and chunks[0].distance == 0.0 and path == "lexical_facts"
+    ok, c = s.review("What is the capital of country_42?", "The capital of country_42 is City7.")
+    assert not ok and c.h_factual > 0.5
+    ok, c = s.review("What is the capital of country_42?", "The capital of country_42 is City42.")
+    assert ok and c.h_factual == 0.0
+    ev = c.evidence
+    assert ev.chunks[0].source == "fact:42"
+    assert ev.claims == ["The capital of country_42 is City42."]
+    assert ev.attributions[0].source_sentence == FACTS[42] and ev.attributions[0].supported
+    assert ev.claim_coverage == 1.0 and ev.per_claim_divergences == [0.0]
+    assert len(ev.chunk_scores) == len(ev.chunks) and ev.chunk_scores[0] == 0.0
+    assert ev.token_count > 0
+    assert c.nli_model_confidence is not None and c.signal_agreement is not None
+
+
+def test_tenant_isolation():
+    kb = {"acme": ["The refund window is 30 days."], "globex": ["The refund window is 90 days."]}
+    s = CoherenceScorer(knowledge=kb)
+    _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="acme")
+    assert [x.text for x in c.evidence.chunks] == kb["acme"]
+    assert not c.approved
+    _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="globex")
+    assert [x.text for x in c.evidence.chunks] == kb["globex"] and c.approved
+    _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="other")
+    assert c.evidence is not None and c.evidence.chunks == [] and c.h_factual == 0.5
+    r = s.score_sentence("The refund window is 90 days.", prompt="Refund window?", tenant_id="acme")
+    assert all(x.text in kb["acme"] for x in r.evidence)
+    assert r.fact_source == "tenant:acme:fact:0"
+
+
+def test_knowledge_object_with_retrieve():
+    class KB:
+        def __init__(self):
+            self.calls = []
+
+        def retrieve(self, query, k=3, tenant=None):
+            self.calls.append((query, k, tenant))
+            return [EvidenceChunk(text="Water boils at 100 degrees.", distance=0.1, source="kb:1")]
+
+    kb = KB()
+    s = CoherenceScorer(knowledge=kb, top_k=2)
+    r = s.score_sentence("Water boils at 90 degrees.", prompt="When does water boil?", tenant_id="t1")
+    assert kb.calls == [("When does water boil?", 2, "t1")]
+    assert r.retrieval_path == "knowledge_base" and r.fact_source == "kb:1"
+    assert r.nli_scores is not None and r.nli_scores[0] > 0.5
+
+
+def test_strict_mode_rejects_without_model():
+    s = CoherenceScorer(strict_mode=True)
+    ok, c = s.review("The sky is blue.", "The sky is blue.")
+    assert not ok and c.strict_mode_rejected and not c.approved and not c.warning
+    assert s.scorer_path == "director_fast.core.scorer.CoherenceScorer[lexical]"
+
+
+def test_score_sentence_is_cached_per_tenant_prompt_sentence():
+    nli = FixedNLI({})
+    s = CoherenceScorer(nli=nli)
+    a = s.score_sentence("One.", prompt="p", tenant_id="t")
+    calls = nli.calls
+    assert s.score_sentence("One.", prompt="p", previous="xyz", tenant_id="t") is a
+    assert nli.calls == calls
+    s.score_sentence("One.", prompt="p", tenant_id="u")
+    assert nli.calls > calls
+    assert isinstance(a, SentenceScore) and a.scorer_path == s.scorer_path
+    assert a.score == pytest.approx(1 - (0.6 * 0.2 + 0.4 * 0.5)) and a.retrieval_path == "none"
+
+
+def test_review_batch_order_and_concurrency():
+    s = CoherenceScorer(knowledge=FACTS)
+    items = [(f"What is the capital of country_{i}?", f"The capital of country_{i} is City{(i * 7) % 60}.")
+             for i in range(60)]
+    serial = [c.score for _, c in s.review_batch(items)]
+    with cf.ThreadPoolExecutor(4) as ex:
+        par = list(ex.map(lambda it: s.score(*it).score, items))
+    assert par == serial
+    assert serial[0] > 0.5 and serial[1] < 0.5  # i=0 -> City0 (right), i=1 -> City7 (wrong)
+
+
+def test_with_onnx_model(tmp_path):
+    pytest.importorskip("onnxruntime")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _tiny_onnx import build_tiny_nli
+
+    build_tiny_nli(tmp_path)
+    s = CoherenceScorer(nli_model=str(tmp_path), strict_mode=True)
+    assert s.model_backed and "onnx" in s.scorer_path
+    ok, c = s.review("the cat sits in the park", "the cat is not in the park")
+    assert isinstance(c, CoherenceScore) and not c.strict_mode_rejected
+    assert c.h_logical > 0.9 and not ok
+    assert 0.0 <= c.nli_model_confidence <= 1.0
+
+
+def test_review_batch_with_model_matches_review(tmp_path):
+    pytest.importorskip("onnxruntime")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _tiny_onnx import build_tiny_nli
+
+    build_tiny_nli(tmp_path)
+    kb = {"t": ["the cat sits in the park.", "the dog runs in the park.", "paris is the capital of france."]}
+    s = CoherenceScorer(nli_model=str(tmp_path), knowledge=kb)
+    items = [("where is the cat", "the cat is not in the park."), ("", "the dog runs."),
+             ("capital of france", "berlin is the capital of france."), ("nothing matches", "yes")]
+    batched = s.review_batch(items, tenant_id="t")
+    for (p, a), (ok, c) in zip(items, batched):
+        ok2, c2 = s.review(p, a, tenant_id="t")
+        assert ok == ok2 and c.score == pytest.approx(c2.score, abs=1e-6)
+        assert c.h_factual == pytest.approx(c2.h_factual, abs=1e-6)
+        assert (c.evidence is None) == (c2.evidence is None)
+        if c.evidence is not None:
+            assert c.evidence.chunk_scores == pytest.approx(c2.evidence.chunk_scores, abs=1e-6) \
+                if c.evidence.chunk_scores else c2.evidence.chunk_scores is None
