@@ -53,6 +53,15 @@ from director_fast.confidence import Report as ConfidenceReport
 from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
 from director_fast.knowledge import KnowledgeBase
 from director_fast.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
+from director_fast.core.scorer import CoherenceScorer, SentenceScore
+from director_fast.core.temporal_consistency import (
+    TemporalClaim,
+    TemporalConsistencyGraph,
+    TemporalContradiction,
+)
+from director_fast.core.config import DirectorConfig
+from director_fast.guard import ProductionGuard
+from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import astream_guard, stream_guard
 
 __all__ = [
@@ -113,5 +122,15 @@ __all__ = [
     "StreamHalted",
     "ValidationError",
     "stream_guard",
+    "CoherenceScorer",
+    "SentenceScore",
+    "TemporalClaim",
+    "TemporalConsistencyGraph",
+    "TemporalContradiction",
+    "DirectorConfig",
+    "ProductionGuard",
+    "LexicalNLI",
+    "NLIModel",
+    "NLIScore",
     "astream_guard",
 ]

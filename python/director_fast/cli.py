@@ -120,7 +120,8 @@ def _cmd_bench(a: argparse.Namespace) -> int:
 def _cmd_export(a: argparse.Namespace) -> int:
     from director_fast.export import export_nli
 
-    export_nli(a.source, a.out_dir, quantize=not a.no_quantize)
+    path = export_nli(a.source, a.out_dir, quantize=not a.no_quantize, opset=a.opset)
+    print(f"wrote {path}")
     return 0
 
 
@@ -163,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     e = sub.add_parser("export-nli", help="export a HF NLI checkpoint to ONNX (export extra)")
     e.add_argument("source")
     e.add_argument("out_dir")
-    e.add_argument("--no-quantize", action="store_true")
+    e.add_argument("--no-quantize", action="store_true", help="skip the int8 CPU copy")
+    e.add_argument("--opset", type=int, default=17)
     e.set_defaults(fn=_cmd_export)
 
     a = p.parse_args(argv)

@@ -58,7 +58,8 @@ class GuardSummary:
     halt_positions: list[float] = field(default_factory=list)  # halt index / response tokens
     latencies_ms: list[float] = field(default_factory=list)
     labels: list[bool] = field(default_factory=list)
-    flagged: list[bool] = field(default_factory=list)
+    flagged: list[bool] = field(default_factory=list)   # review rejected the record
+    halted: list[bool] = field(default_factory=list)    # the stream replay halted (--stream)
     risk: list[float] = field(default_factory=list)
     elapsed_s: float = 0.0
 
@@ -85,6 +86,13 @@ class GuardSummary:
                 catch_rate=_r(m.catch_rate), false_positive_rate=_r(m.false_positive_rate),
                 balanced_accuracy=_r(m.balanced_accuracy), roc_auc=_r(m.roc_auc),
             )
+            if len(self.halted) == len(self.labels):
+                h = binary_metrics(self.labels, self.halted)
+                out.update(
+                    stream_catch_rate=_r(h.catch_rate),
+                    stream_false_positive_rate=_r(h.false_positive_rate),
+                    stream_balanced_accuracy=_r(h.balanced_accuracy),
+                )
         return out
 
 
@@ -129,15 +137,29 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
 
 
 def _done_lines(out_path: Path) -> set[int]:
+    """Line numbers already finished in ``out_path``. Complete result lines are kept; a torn or
+    unparseable line (an interrupted write) is dropped by rewriting the file atomically, so its
+    record is scored again and appends start on a clean line."""
     done: set[int] = set()
     if not out_path.exists():
         return done
+    kept: list[str] = []
+    dropped = 0
     with open(out_path, encoding="utf-8") as f:
         for line in f:
             try:
+                if not line.endswith("\n"):
+                    raise ValueError("torn line")
                 done.add(int(json.loads(line)["line"]))
+                kept.append(line)
             except (ValueError, KeyError, TypeError):
-                continue  # a torn last line from an interrupted run is re-scored
+                dropped += 1
+    if dropped:
+        tmp = out_path.with_name(out_path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.writelines(kept)
+            f.flush()
+        tmp.replace(out_path)
     return done
 
 
@@ -195,8 +217,10 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
                     summary.halt_positions.append(result["halt_index"] / result["response_tokens"])
             if "hallucinated" in rec:
                 summary.labels.append(rec["hallucinated"])
-                summary.flagged.append((not result["approved"]) or bool(result.get("halted")))
+                summary.flagged.append(not result["approved"])
                 summary.risk.append(1.0 - result["score"])
+                if "halted" in result:
+                    summary.halted.append(bool(result["halted"]))
             if fout is not None:
                 fout.write(json.dumps(result, ensure_ascii=False) + "\n")
                 fout.flush()
