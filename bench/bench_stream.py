@@ -79,6 +79,23 @@ def anchor_kernel():
     return StreamingKernel
 
 
+def plain_guard_times(n: int, cb, repeats: int, AK=None) -> tuple[float, float, float]:
+    """(anchor s, ours s, replay s) for a stream of n "word " tokens and plain callable cb."""
+    toks = ["word "] * n
+    t_ours = median_time(lambda: list(df.stream_guard(toks, cb)), repeats)
+    t_anchor = median_time(lambda: AK().stream_tokens(iter(toks), cb), repeats) if AK is not None else float("nan")
+    arr = np.full(n, 0.9)
+    t_rep = median_time(lambda: df.replay(arr), repeats)
+    return t_anchor, t_ours, t_rep
+
+
+def incremental_time(n: int, every: int, repeats: int) -> float:
+    """Seconds for n tokens through stream_guard with a constant incremental scorer; a sentence
+    end every `every` tokens (0: none, the whole stream is one sentence scored at the end)."""
+    toks = [("word. " if every and (i + 1) % every == 0 else "word ") for i in range(n)]
+    return median_time(lambda: list(df.stream_guard(toks, ConstSentenceScorer())), repeats)
+
+
 def session_bytes(make) -> float:
     gc.collect()
     tracemalloc.start()
@@ -135,15 +152,7 @@ def main() -> None:
                       ("Text-proportional plain callable (scans the accumulated text)", proportional_cb)):
         rows = []
         for n in sizes:
-            toks = ["word "] * n
-            t_ours = median_time(lambda: list(df.stream_guard(toks, cb)), repeats)
-            if AK is not None:
-                t_anchor = median_time(lambda: AK().stream_tokens(iter(toks), cb), repeats)
-            else:
-                t_anchor = float("nan")
-            # batch replay of the same decisions (kernel only, no callable)
-            arr = np.full(n, 0.9)
-            t_rep = median_time(lambda: df.replay(arr), repeats)
+            t_anchor, t_ours, t_rep = plain_guard_times(n, cb, repeats, AK)
             rows.append([f"{n:,}", f"{t_anchor / n * 1e6:.2f}", f"{t_ours / n * 1e6:.3f}",
                          f"{t_anchor / t_ours:.1f}x", f"{t_rep / n * 1e9:.1f}", f"{t_anchor / t_rep:.0f}x"])
         print(f"{label} (handed the accumulated text): us/token")
@@ -157,8 +166,7 @@ def main() -> None:
     inc_sizes = sorted(set(sizes) | {5000, 50000}) if not a.quick else sizes
     for label, every in (("'word ' tokens", 0), ("sentence end every 20 tokens", 20)):
         for n in inc_sizes:
-            toks = [("word. " if every and (i + 1) % every == 0 else "word ") for i in range(n)]
-            t = median_time(lambda: list(df.stream_guard(toks, ConstSentenceScorer())), repeats)
+            t = incremental_time(n, every, repeats)
             inc[(label, n)] = t
             rows.append([label, f"{n:,}", f"{t / n * 1e6:.3f}"])
     print("Incremental scorer (constant work per sentence), release='sentence': us/token")
