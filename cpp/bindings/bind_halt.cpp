@@ -117,11 +117,13 @@ void bind_halt(py::module_& m) {
            "non-finite, leaving the state unchanged; ValidationError after the stream ended.")
       .def("feed",
            [](HaltKernel& k, double score, bool scored, bool sentence_end) {
-             return static_cast<int>(k.step(score, scored, sentence_end).action);
+             const int action = static_cast<int>(k.step(score, scored, sentence_end).action);
+             return action | (!k.finished() && k.wants_score() ? 4 : 0);
            },
            py::arg("score"), py::arg("scored") = true, py::arg("sentence_end") = false,
-           "Fast path of step(): returns the action as an int (0 continue, 1 warn, "
-           "2 soft_pending, 3 halt); details are in .decision.")
+           "Fast path of step(): returns the action in bits 0-1 (0 continue, 1 warn, "
+           "2 soft_pending, 3 halt) and bit 2 set when the next token wants a fresh score under "
+           "the cadence; details are in .decision.")
       .def(
           "feed_same",
           [](HaltKernel& k, double score, py::bytes sentence_end, std::int64_t n) {

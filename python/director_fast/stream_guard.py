@@ -227,7 +227,7 @@ class _GuardState:
             s._flags.append(flags)
 
     def step(self, index: int, score: float, scored: bool, sentence_end: bool) -> int:
-        action = self.kernel.feed(score, scored, sentence_end)
+        action = self.kernel.feed(score, scored, sentence_end) & 3
         if self.keep:
             fl = _F_SCORED if scored else 0
             if action == _ACT_WARN:
@@ -471,7 +471,7 @@ class StreamGuard:
         st = self._state
         s = st.session
         k = st.kernel
-        feed = k.feed
+        feed = k.feed  # returns action | (4 if the next token wants a fresh score)
         keep = st.keep
         tokens = s.tokens
         scores = s._scores
@@ -480,35 +480,45 @@ class StreamGuard:
         soft = st.config.halt_mode == "soft"
         active = st.kernel_active
         mono = time.monotonic
+        fn = st.fn
+        timed = st.timeout is not None
         acc = ""
         last = 0.5
+        want = k.wants_score
         for tok in src:
-            i = len(tokens)
             if type(tok) is not str:
-                _check_token(tok, i)
+                _check_token(tok, len(tokens))
             if active is not None and not active():
                 st.finish_halt("kernel_inactive")
                 return
             acc += tok
-            if k.wants_score:
-                err, raw = self._call(acc, i)
-                if err is not None:
-                    st.finish_halt(err)
-                    return
-                if type(raw) is float and 0.0 <= raw <= 1.0:
-                    score = raw
+            if want:
+                if timed:
+                    err, raw = self._call(acc, len(tokens))
+                    if err is not None:
+                        st.finish_halt(err)
+                        return
                 else:
                     try:
-                        score = _normalise_result(raw, i).score
-                    except ScoreError:
+                        raw = fn(acc)
+                    except (TimeoutError, OSError):
+                        st.finish_halt("callback_timeout")
+                        return
+                    except BaseException:
                         st.finish_halt("scorer_error")
                         raise
-                last = score
-                act = feed(score, True, soft and _is_sentence_end(tok))
+                    s.scorer_calls += 1
+                if type(raw) is float and 0.0 <= raw <= 1.0:
+                    last = raw
+                else:
+                    last = self._slow_score(raw, len(tokens))
+                code = feed(last, True, soft and _is_sentence_end(tok))
                 fl = _F_SCORED
             else:
-                act = feed(last, False, soft and _is_sentence_end(tok))
+                code = feed(last, False, soft and _is_sentence_end(tok))
                 fl = 0
+            want = code & 4
+            act = code & 3
             tokens.append(tok)
             if keep:
                 scores.append(last)
@@ -531,6 +541,21 @@ class StreamGuard:
         d = k.finish()
         if d.halted and not st.done:
             st.finish_halt()
+
+    def _slow_score(self, raw: Any, index: int) -> float:
+        """Validate a scorer result that is not a plain float in [0, 1] (halts on error)."""
+        st = self._state
+        if inspect.isawaitable(raw):
+            close = getattr(raw, "close", None)
+            if close is not None:
+                close()
+            st.finish_halt("scorer_error")
+            raise InputTypeError("the scorer returned an awaitable: use astream_guard for async scorers")
+        try:
+            return _normalise_result(raw, index).score
+        except ScoreError:
+            st.finish_halt("scorer_error")
+            raise
 
     def _run_incremental(self, src: Iterator[str]) -> Iterator[str]:
         st = self._state
