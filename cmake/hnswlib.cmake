@@ -3,7 +3,8 @@
 #   1. -DHNSWLIB_INCLUDE_DIR=... (or the env var of the same name): a folder that holds hnswlib/hnswlib.h
 #   2. a system install (Debian's libhnswlib-dev puts it in /usr/include) if it is 0.7 or newer
 #      (0.6.x has no filter functor in searchKnn, which the tenant filter needs)
-#   3. PyPI's hnswlib==0.8.0 source distribution, fetched with pip into the build folder and unpacked
+#   3. PyPI's hnswlib==0.8.0 source distribution, fetched with pip (a build requirement) into the
+#      build folder and unpacked
 #      (the sdist carries hnswlib/*.h); cached across rebuilds by the fixed build-dir.
 set(DIRECTOR_FAST_HNSWLIB_VERSION "0.8.0" CACHE STRING "hnswlib version fetched from PyPI when none is found")
 
