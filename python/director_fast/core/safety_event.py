@@ -170,7 +170,8 @@ SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
         "attributes": {
             "type": "object",
             "maxProperties": MAX_ATTRIBUTES,
-            "propertyNames": {"pattern": f"^{_ATTR_KEY_PAT}$"},
+            # control characters excluded explicitly: Python regexes let "$" match before a final "\n"
+            "propertyNames": _safe_string(pattern=f"^{_ATTR_KEY_PAT}$"),
             "additionalProperties": _safe_string(maxLength=MAX_ATTRIBUTE_VALUE_LEN),
         },
     },
