@@ -110,7 +110,8 @@ def test_tenant_isolation():
     _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="globex")
     assert [x.text for x in c.evidence.chunks] == kb["globex"] and c.approved
     _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="other")
-    assert c.evidence is not None and c.evidence.chunks == [] and c.h_factual == 0.5
+    # no evidence for this tenant and a question prompt (asserts nothing): nothing was scored
+    assert c.evidence is None and c.h_factual == 0.5 and c.h_logical == 0.5
     r = s.score_sentence("The refund window is 90 days.", prompt="Refund window?", tenant_id="acme")
     assert all(x.text in kb["acme"] for x in r.evidence)
     assert r.fact_source == "tenant:acme:fact:0"
@@ -197,3 +198,17 @@ def test_review_batch_with_model_matches_review(tmp_path):
         if c.evidence is not None:
             assert c.evidence.chunk_scores == pytest.approx(c2.evidence.chunk_scores, abs=1e-6) \
                 if c.evidence.chunk_scores else c2.evidence.chunk_scores is None
+
+
+def test_questions_and_requests_are_not_premises():
+    from director_fast.core.scorer import declarative_part
+
+    assert declarative_part("What is the refund window?") == ""
+    assert declarative_part("Tell me about Acme. Please be brief.") == ""
+    assert declarative_part("Acme was founded in 1998. When was it founded?") == "Acme was founded in 1998."
+    kb = ["Acme was founded in 1998 in Oslo."]
+    s = CoherenceScorer(knowledge=kb)
+    ok, c = s.review("Tell me about Acme.", "Acme was founded in 1998 in Oslo.")
+    assert ok and c.h_logical == 0.5 and c.h_factual < 0.5
+    ok2, c2 = s.review("Acme was founded in 2003.", "Acme was founded in 1998 in Oslo.")
+    assert c2.h_logical > 0.5 and c2.score < c.score

@@ -55,6 +55,34 @@ def _check_unit(value: Any, name: str) -> float:
     return v
 
 
+_REQUEST_WORDS = frozenset(
+    "tell describe explain summarize summarise list give write show compare name provide please "
+    "can could would will do does did is are was were what who whom whose when where why how which "
+    "find answer translate define".split())
+
+
+def declarative_part(prompt: str) -> str:
+    """The sentences of ``prompt`` that assert something: questions (ending in ``?``) and
+    requests (starting with a request or question word such as "Tell", "Explain", "What") are
+    dropped, since an answer neither follows from nor contradicts them. Returns ``""`` when
+    nothing declarative remains; the prompt is then treated like an empty one (h_logical = 0.5).
+    Sentences are split with :func:`director_fast.text.split_sentences`."""
+    from director_fast.text import split_sentences
+
+    if not prompt.strip():
+        return ""
+    kept = []
+    for a, b in split_sentences(prompt):
+        sent = prompt[a:b].strip()
+        if not sent or sent.endswith("?"):
+            continue
+        first = sent.split(None, 1)[0].strip("\"'([{").lower().rstrip(",:;")
+        if first in _REQUEST_WORDS:
+            continue
+        kept.append(sent)
+    return " ".join(kept)
+
+
 class CoherenceScorer:
     """Scores (prompt, response) pairs and approves or rejects them.
 
@@ -239,12 +267,15 @@ class CoherenceScorer:
         return p
 
     def _logical(self, prompt: str, response: str) -> NLIScore | None:
-        if not prompt.strip():
+        premise = declarative_part(prompt)
+        if not premise:
             return None
-        return self.nli.score_detailed(self._premise(prompt), response)
+        return self.nli.score_detailed(self._premise(premise), response)
 
     def calculate_logical_divergence(self, prompt: str, response: str) -> float:
-        """h_logical in [0, 1]; 0.5 for an empty prompt."""
+        """h_logical in [0, 1]: divergence of the response from the prompt's declarative part
+        (see :func:`declarative_part`); the neutral 0.5 when the prompt asserts nothing (empty,
+        or only questions and requests)."""
         r = self._logical(prompt, response)
         return _NEUTRAL if r is None else float(r.divergence)
 
@@ -370,9 +401,10 @@ class CoherenceScorer:
             query = prompt if prompt.strip() else action
             chunks, _path = self.retrieve(query, tenant_id=tenant_id)
             li = None
-            if prompt.strip():
+            declarative = declarative_part(prompt)
+            if declarative:
                 li = len(requests)
-                requests.append((prompt, action))
+                requests.append((declarative, action))
             fi = None
             if chunks:
                 fi = len(requests)
