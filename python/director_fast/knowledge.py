@@ -152,7 +152,13 @@ class KnowledgeBase:
         return self._add_chunks(self.chunk(text), source, tenant)
 
     def add_facts(self, facts: Iterable[str], source: str = "", tenant: str = "") -> list[int]:
-        """Index each fact as one chunk (a fact over the token budget is chunked like a document)."""
+        """Index each fact as one chunk (a fact over the token budget is chunked like a document).
+
+        Raises:
+            InputTypeError: ``facts`` is a single ``str`` (pass a list of facts) or holds a non-str.
+        """
+        if isinstance(facts, (str, bytes)):
+            raise InputTypeError("facts must be an iterable of str, not a single str (wrap it in a list)")
         chunks: list[str] = []
         for i, f in enumerate(facts):
             if not isinstance(f, str):

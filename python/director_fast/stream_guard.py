@@ -121,16 +121,23 @@ def _fact_source(chunks: tuple[EvidenceChunk, ...]) -> str:
     return ",".join(seen)
 
 
+def _is_real(x: Any) -> bool:
+    """numbers.Real and numpy floating/integer scalars (np.float32 from ONNX/torch scorers)."""
+    import numbers
+
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
 def _normalise_result(raw: Any, index: int) -> SentenceResult:
     """Turn a scorer's return value into a SentenceResult; validates the score."""
     if isinstance(raw, bool):
         raise ScoreError(f"score for token {index} must be a number in [0, 1], got a bool", index=index)
-    if isinstance(raw, (int, float)):
+    if isinstance(raw, (int, float)) or (_is_real(raw) and not hasattr(raw, "score")):
         score = float(raw)
         res = None
     else:
         sc = getattr(raw, "score", None)
-        if sc is None or isinstance(sc, bool) or not isinstance(sc, (int, float)):
+        if sc is None or not _is_real(sc):
             raise ScoreError(
                 f"scorer result for token {index} must be a float in [0, 1] or have a numeric "
                 f".score, got {type(raw).__name__}", index=index)
@@ -176,6 +183,14 @@ class _GuardState:
             raise InputTypeError("prompt must be a str")
         if not isinstance(tenant_id, str) or not isinstance(request_id, str):
             raise InputTypeError("tenant_id and request_id must be str")
+        # checked now, not at halt time: they go into the SafetyEvent every halt must carry
+        from director_fast.core.safety_event import _CTRL, MAX_ID_LEN
+
+        for name, val in (("tenant_id", tenant_id), ("request_id", request_id)):
+            if len(val) > MAX_ID_LEN:
+                raise ConfigError(f"{name} is longer than {MAX_ID_LEN} code points", field=name)
+            if val and _CTRL.search(val):
+                raise ConfigError(f"{name} contains a control character or lone surrogate", field=name)
         self.incremental = hasattr(scorer, "score_sentence")
         if not self.incremental and not callable(scorer):
             raise InputTypeError(
@@ -215,6 +230,7 @@ class _GuardState:
         self.text_len = 0
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
+        self.halt_sentence_first: int | None = None  # first token of the sentence that halted
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
@@ -370,6 +386,7 @@ class _GuardState:
         s.warning_count += codes.count(1)
         if used and codes[-1] == _ACT_HALT:
             self.halt_result = res
+            self.halt_sentence_first = indices[0]
             self.finish_halt()
             return True
         if self.release == "sentence":
@@ -377,9 +394,18 @@ class _GuardState:
         return False
 
     def deliverable_after_halt(self) -> list[int]:
-        """Token indices (not yet delivered) inside the kernel's output after a halt."""
+        """Token indices (not yet delivered) that may still be delivered after a halt.
+
+        With ``release="sentence"`` a hard halt (hard limit, window, trend) delivers nothing of
+        the sentence it fired in, even when the condition first held mid-sentence: the kernel's
+        output prefix is cut back to the start of that sentence. A finalised soft halt delivers
+        through its finalising token, by design."""
+        if self.release != "sentence":
+            return []
         out_n = int(self.kernel.decision.output_tokens)
-        return [i for i in range(self.session.delivered_count, out_n)] if self.release == "sentence" else []
+        if not self.session.soft_halted and self.halt_sentence_first is not None:
+            out_n = min(out_n, self.halt_sentence_first)
+        return list(range(self.session.delivered_count, out_n))
 
 
 def _check_token(tok: Any, index: int) -> str:

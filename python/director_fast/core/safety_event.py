@@ -19,7 +19,8 @@ Limits (code points; mirrored in :data:`SAFETY_EVENT_JSON_SCHEMA`):
 ``attributes``                                 <= 64 entries; keys like ``hook_id`` but <= 64;
                                                values <= 512
 trace strings                                  <= 512
-``threshold``, ``observed_score``              number in [0, 1] or null
+``threshold``                                  number in [0, 1] or null
+``observed_score``                             number in [0, 1.5] or null (a trend drop may exceed 1)
 ``latency_ms``                                 number in [0, 1e12] or null
 =============================================  =============================================
 
@@ -110,8 +111,14 @@ def _safe_string(**extra: Any) -> dict[str, Any]:
     return {"type": "string", "not": {"pattern": f"[{_CTRL_CLASS}]"}, **extra}
 
 
-def _unit_or_null() -> dict[str, Any]:
-    return {"anyOf": [{"type": "number", "minimum": 0.0, "maximum": 1.0}, {"type": "null"}]}
+def _unit_or_null(hi: float = 1.0) -> dict[str, Any]:
+    return {"anyOf": [{"type": "number", "minimum": 0.0, "maximum": hi}, {"type": "null"}]}
+
+
+#: Upper bound of ``observed_score``: a score or window mean lies in [0, 1]; a streaming trend halt
+#: reports its projected drop (-slope x (n - 1) of a least-squares fit), which for scores in [0, 1]
+#: is below 1.5 (the bound of sum(|x_i - mean x|) over half the window / sum((x_i - mean x)^2)).
+MAX_OBSERVED = 1.5
 
 
 #: JSON Schema (draft 2020-12) of ``SafetyEvent.to_dict()``. The hand-written validators accept
@@ -135,7 +142,7 @@ SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
         "policy_decision": {"type": "string", "enum": sorted(POLICY_DECISIONS)},
         "halt_reason": _safe_string(minLength=1, maxLength=MAX_REASON_LEN, pattern="\\S"),
         "threshold": _unit_or_null(),
-        "observed_score": _unit_or_null(),
+        "observed_score": _unit_or_null(MAX_OBSERVED),
         "latency_ms": {
             "anyOf": [{"type": "number", "minimum": 0.0, "maximum": MAX_LATENCY_MS}, {"type": "null"}]
         },
@@ -311,8 +318,8 @@ class SafetyEvent:
         if v is not None and (type(v) is not float or not 0.0 <= v <= 1.0):
             setattr_(self, "threshold", _opt_number("threshold", v, 1.0))
         v = self.observed_score
-        if v is not None and (type(v) is not float or not 0.0 <= v <= 1.0):
-            setattr_(self, "observed_score", _opt_number("observed_score", v, 1.0))
+        if v is not None and (type(v) is not float or not 0.0 <= v <= MAX_OBSERVED):
+            setattr_(self, "observed_score", _opt_number("observed_score", v, MAX_OBSERVED))
         v = self.latency_ms
         if v is not None and (type(v) is not float or not 0.0 <= v <= MAX_LATENCY_MS):
             setattr_(self, "latency_ms", _opt_number("latency_ms", v, MAX_LATENCY_MS))

@@ -219,7 +219,8 @@ class CoherenceScorer:
         if kb is None:
             return [], "none"
         if callable(getattr(kb, "retrieve", None)):
-            got = kb.retrieve(query, k=k, tenant=tenant_id or None)
+            # tenant "" is the default tenant, never "all tenants" (None): retrieval is always scoped
+            got = kb.retrieve(query, k=k, tenant=tenant_id)
             chunks = [c if isinstance(c, EvidenceChunk) else EvidenceChunk(text=str(c), distance=0.0)
                       for c in (got or [])]
             return chunks, "knowledge_base" if chunks else "none"
