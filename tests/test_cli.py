@@ -56,9 +56,18 @@ def test_resume_does_not_rescore(tmp_path):
     kept = out.read_text().splitlines()[:3]
     out.write_text("\n".join(kept) + "\n" + kept[0][:10])
     s2 = run_guard(data, out=out, options=GuardOptions(), resume=True, progress=False)
-    assert s2.resumed == 3 and s2.records == 3
+    assert s2.resumed == 3 and s2.records == 6  # the summary covers the whole file
     got = [json.loads(x) for x in out.read_text().splitlines() if x.strip().endswith("}")]
     assert sorted(r["line"] for r in got) == [1, 2, 3, 4, 5, 6]
+    assert s2.to_dict()["approved"] == s1.to_dict()["approved"]
+    # resuming with a different input never reuses results of the first one
+    other = tmp_path / "other.jsonl"
+    other.write_text("\n".join(open(sample_path(), encoding="utf-8").read().splitlines()[10:12]) + "\n")
+    s3 = run_guard(other, out=out, options=GuardOptions(), resume=True, progress=False)
+    assert s3.resumed == 0 and s3.records == 2
+    assert len(out.read_text().splitlines()) == 2
+    with pytest.raises(ValidationError, match="--out"):
+        run_guard(other, resume=True, progress=False)
 
 
 def test_bad_input_names_the_line_and_skip_bad(tmp_path, capsys):

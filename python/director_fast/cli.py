@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DirectorFastError as exc:
         print(f"director-fast: error: {exc}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
+    except OSError as exc:  # missing file, a directory given as --data, permissions
         print(f"director-fast: error: {exc}", file=sys.stderr)
         return 2
 

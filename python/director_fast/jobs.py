@@ -9,6 +9,7 @@ can be resumed without re-scoring finished records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -50,7 +51,7 @@ class GuardOptions:
 class GuardSummary:
     records: int = 0
     skipped_bad: int = 0
-    resumed: int = 0
+    resumed: int = 0  # records taken from an earlier run's --out (included in every count)
     approved: int = 0
     warnings: int = 0
     halts: int = 0
@@ -136,13 +137,25 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
             yield lineno, rec
 
 
-def _done_lines(out_path: Path) -> set[int]:
-    """Line numbers already finished in ``out_path``. Complete result lines are kept; a torn or
-    unparseable line (an interrupted write) is dropped by rewriting the file atomically, so its
-    record is scored again and appends start on a clean line."""
-    done: set[int] = set()
+def record_fingerprint(rec: dict[str, Any]) -> str:
+    """SHA-256 (first 16 hex digits) of the record's context, question and response: a result
+    line is reused on --resume only when both its line number and this fingerprint match."""
+    h = hashlib.sha256()
+    for key in ("context", "question", "response"):
+        h.update(str(rec.get(key, "")).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
+
+
+def _done_lines(out_path: Path, records: list[tuple[int, dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """Finished results in ``out_path`` that belong to ``records`` (same line and fingerprint),
+    keyed by line. Every other line -- torn or unparseable (an interrupted write), or from a
+    different input -- is dropped by rewriting the file atomically, so those records are scored
+    again and appends start on a clean line."""
+    done: dict[int, dict[str, Any]] = {}
     if not out_path.exists():
         return done
+    want = {lineno: record_fingerprint(rec) for lineno, rec in records}
     kept: list[str] = []
     dropped = 0
     with open(out_path, encoding="utf-8") as f:
@@ -150,7 +163,11 @@ def _done_lines(out_path: Path) -> set[int]:
             try:
                 if not line.endswith("\n"):
                     raise ValueError("torn line")
-                done.add(int(json.loads(line)["line"]))
+                res = json.loads(line)
+                lineno = int(res["line"])
+                if want.get(lineno) != res.get("fingerprint") or lineno in done:
+                    raise ValueError("result of another input")
+                done[lineno] = res
                 kept.append(line)
             except (ValueError, KeyError, TypeError):
                 dropped += 1
@@ -177,16 +194,18 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     make = make_scorer or _default_scorer_factory(opts)
     summary = GuardSummary()
     out_path = Path(out) if out else None
-    done = _done_lines(out_path) if (out_path is not None and resume) else set()
-    if out_path is not None and not resume and out_path.exists():
-        out_path.unlink()
-    fout = open(out_path, "a", encoding="utf-8") if out_path is not None else None
+    if resume and out_path is None:
+        raise ValidationError("--resume needs --out (the results file to resume)")
 
     def bad(lineno: int, msg: str) -> None:
         summary.skipped_bad += 1
         print(f"skipping bad record: {msg}", file=log)
 
     records = list(read_records(data, skip_bad=opts.skip_bad, on_bad=bad))
+    done = _done_lines(out_path, records) if (out_path is not None and resume) else {}
+    if out_path is not None and not resume and out_path.exists():
+        out_path.unlink()
+    fout = open(out_path, "a", encoding="utf-8") if out_path is not None else None
     bar = None
     if progress is None:
         progress = hasattr(log, "isatty") and log.isatty()
@@ -201,26 +220,14 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     try:
         for lineno, rec in records:
             if lineno in done:
+                # counted in the summary like a fresh result (the summary covers the whole file)
                 summary.resumed += 1
+                _account(summary, done[lineno], rec)
                 if bar is not None:
                     bar.update(1)
                 continue
             result = _guard_one(lineno, rec, make, opts, stream_guard)
-            summary.records += 1
-            summary.approved += bool(result["approved"])
-            summary.warnings += bool(result["warning"])
-            summary.latencies_ms.append(result["latency_ms"])
-            if result.get("halted"):
-                summary.halts += 1
-                summary.halt_reasons[result["halt_reason"]] = summary.halt_reasons.get(result["halt_reason"], 0) + 1
-                if result.get("response_tokens"):
-                    summary.halt_positions.append(result["halt_index"] / result["response_tokens"])
-            if "hallucinated" in rec:
-                summary.labels.append(rec["hallucinated"])
-                summary.flagged.append(not result["approved"])
-                summary.risk.append(1.0 - result["score"])
-                if "halted" in result:
-                    summary.halted.append(bool(result["halted"]))
+            _account(summary, result, rec)
             if fout is not None:
                 fout.write(json.dumps(result, ensure_ascii=False) + "\n")
                 fout.flush()
@@ -235,6 +242,24 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     return summary
 
 
+def _account(summary: GuardSummary, result: dict[str, Any], rec: dict[str, Any]) -> None:
+    summary.records += 1
+    summary.approved += bool(result["approved"])
+    summary.warnings += bool(result["warning"])
+    summary.latencies_ms.append(result["latency_ms"])
+    if result.get("halted"):
+        summary.halts += 1
+        summary.halt_reasons[result["halt_reason"]] = summary.halt_reasons.get(result["halt_reason"], 0) + 1
+        if result.get("response_tokens"):
+            summary.halt_positions.append(result["halt_index"] / result["response_tokens"])
+    if "hallucinated" in rec:
+        summary.labels.append(rec["hallucinated"])
+        summary.flagged.append(not result["approved"])
+        summary.risk.append(1.0 - result["score"])
+        if "halted" in result:
+            summary.halted.append(bool(result["halted"]))
+
+
 def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts: GuardOptions,
                stream_guard: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
@@ -245,6 +270,7 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
     result: dict[str, Any] = {
         "line": lineno,
         "id": rec.get("orig_id", ""),
+        "fingerprint": record_fingerprint(rec),
         "score": round(float(cs.score), 6),
         "approved": bool(approved),
         "warning": bool(cs.warning),
