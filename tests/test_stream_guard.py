@@ -276,3 +276,40 @@ def test_async_deadline_and_aclose():
     out, s = asyncio.run(run())
     assert out == ["w0. ", "w1. "] and s.halt_reason == "callback_timeout"
     assert closed == [True]
+
+
+def test_uninformative_sentences_do_not_enter_the_kernel():
+    """A sentence the scorer cannot judge (no prompt assertion, no evidence) is released without
+    feeding the kernel an invented neutral score; later sentences keep stream token indices."""
+    sc = SentenceTable({"Bye": Res(0.1), "Nothing": Res(0.5)})
+
+    @dataclass(frozen=True)
+    class Uninformative:
+        score: float = 0.5
+        informative: bool = False
+
+    class Mixed(SentenceTable):
+        def score_sentence(self, sentence, **kw):
+            if "Nothing" in sentence:
+                return Uninformative()
+            return super().score_sentence(sentence, **kw)
+
+    toks = words("Nothing to compare here at all today. Nothing again for this one either. "
+                 "Paris is the capital of France. Bye now.")
+    g = df.stream_guard(toks, Mixed({"Bye": 0.1}))
+    out = "".join(g)
+    s = g.session
+    first_bye = toks.index("Bye ")
+    assert s.halt_reason == "hard_limit" and s.halt_index == first_bye
+    assert out == "".join(toks[:first_bye])
+    hist = list(s.coherence_history)
+    import math
+    assert all(math.isnan(x) for x in hist[:13]) and hist[13] == 0.9  # 7 + 6 skipped tokens
+
+
+def test_default_scorer_without_knowledge_does_not_halt_plain_answers():
+    from director_fast import CoherenceScorer
+
+    text = "Paris is the capital of France. It is known for its museums. Let me know if you need more."
+    g = df.stream_guard(words(text), CoherenceScorer())
+    assert "".join(g) == text and not g.session.halted

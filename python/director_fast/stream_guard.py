@@ -43,7 +43,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import math
 import time
+from array import array
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
@@ -93,6 +95,7 @@ class SentenceResult:
     nli_scores: tuple[float, ...] | None = None
     retrieval_path: str = "none"
     fact_source: str = ""
+    informative: bool = True
 
 
 def _is_sentence_end(tok: str) -> bool:
@@ -152,6 +155,7 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
     fact_source = getattr(res, "fact_source", "") or _fact_source(evidence)
     return SentenceResult(
         score=score,
+        informative=bool(getattr(res, "informative", True)),
         evidence=evidence,
         nli_scores=tuple(nli) if nli is not None else None,
         retrieval_path=getattr(res, "retrieval_path", "") or ("none" if not evidence else "scorer.evidence"),
@@ -231,6 +235,11 @@ class _GuardState:
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
         self.halt_sentence_first: int | None = None  # first token of the sentence that halted
+        # incremental path: token index of every token the kernel consumed, in kernel order
+        # (differs from the stream index once an uninformative sentence was skipped)
+        self.stepped = array("q")
+        self.skipped_any = False
+        self.next_unscored: int | None = None  # first token of a sentence being scored
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
@@ -264,8 +273,8 @@ class _GuardState:
         s = self.session
         s.halted = True
         s.soft_halted = bool(d.soft_halted)
-        s.halt_index = int(d.halt_index)
-        s.final_index = int(d.final_index)
+        s.halt_index = self.token_index(int(d.halt_index))
+        s.final_index = self.token_index(int(d.final_index))
         reason = HaltReason(d.reason)
         s.halt_reason = reason
         s.halt_reason_text = format_reason(d.reason, d.statistic, d.threshold)
@@ -317,6 +326,17 @@ class _GuardState:
                 halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
                 evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
         self.done = True
+
+    def token_index(self, k: int) -> int:
+        """Stream token index of the kernel's k-th token (identity unless sentences were
+        skipped); k == tokens consumed (an external halt) maps to the next token to score."""
+        if not self.skipped_any or k < 0:
+            return k
+        if k < len(self.stepped):
+            return int(self.stepped[k])
+        if self.next_unscored is not None:
+            return self.next_unscored
+        return int(self.stepped[-1]) + 1 if len(self.stepped) else 0
 
     def close_session(self) -> None:
         self.session.end_time = time.monotonic()
@@ -370,6 +390,18 @@ class _GuardState:
         if n == 0:
             return False
         s = self.session
+        if not res.informative:
+            # nothing to judge the sentence against: release it without feeding the kernel a
+            # made-up score (its tokens are recorded with coherence NaN, flags 0)
+            self.skipped_any = True
+            if self.keep:
+                s._scores.extend([math.nan] * n)
+                s._times.extend([time.monotonic()] * n)
+                s._flags.extend(bytes(n))
+            if self.release == "sentence":
+                self.ready.extend(indices)
+            return False
+        self.stepped.extend(indices)
         if self.config.halt_mode == "soft":
             tokens = s.tokens
             ends = bytes(1 if _is_sentence_end(tokens[i]) else 0 for i in indices)
@@ -402,7 +434,7 @@ class _GuardState:
         through its finalising token, by design."""
         if self.release != "sentence":
             return []
-        out_n = int(self.kernel.decision.output_tokens)
+        out_n = self.token_index(int(self.kernel.decision.output_tokens))
         if not self.session.soft_halted and self.halt_sentence_first is not None:
             out_n = min(out_n, self.halt_sentence_first)
         return list(range(self.session.delivered_count, out_n))
@@ -629,6 +661,7 @@ class StreamGuard:
         st = self._state
         sentence = st.sentence_text(a, b)
         idx = st.assign(b, final)
+        st.next_unscored = idx[0] if idx else None
         first = idx[0] if idx else len(st.session.tokens) - 1
         err, raw = self._call(sentence, first)
         if err is not None:
@@ -907,6 +940,7 @@ class AsyncStreamGuard:
         st = self._state
         sentence = st.sentence_text(a, b)
         idx = st.assign(b, False)
+        st.next_unscored = idx[0] if idx else None
         first = idx[0] if idx else len(st.session.tokens) - 1
         err, raw = await self._call(sentence, first)
         if err is not None:

@@ -36,6 +36,9 @@ class SentenceScore:
         scorer_path: dotted path of the scorer and backend, e.g.
             ``"director_fast.core.scorer.CoherenceScorer[lexical]"``.
         fact_source: comma-joined unique source labels of the evidence used ("" when none).
+        informative: False when the sentence had nothing to be compared with (no declarative
+            prompt and no evidence in the tenant): ``score`` is then the neutral 0.5 and
+            ``stream_guard`` releases the sentence without feeding the kernel an invented score.
     """
 
     score: float
@@ -44,6 +47,7 @@ class SentenceScore:
     retrieval_path: str = "none"
     scorer_path: str = ""
     fact_source: str = ""
+    informative: bool = True
 
 
 def _check_unit(value: Any, name: str) -> float:
@@ -448,14 +452,16 @@ class CoherenceScorer:
             if hit is not None:
                 self._sentence_cache.move_to_end(key)
                 return hit
-        h_logical = self.calculate_logical_divergence(prompt, sentence)
+        logical = self._logical(prompt, sentence)
+        h_logical = _NEUTRAL if logical is None else float(logical.divergence)
         h_factual, chunks, path, _detail, per_chunk = self._factual(prompt, sentence, tenant_id)
         nli_scores = tuple(per_chunk) if chunks else None
         score = min(1.0, max(0.0, 1.0 - (self.W_LOGIC * h_logical + self.W_FACT * h_factual)))
         sources = list(dict.fromkeys(c.source for c in chunks if c.source))
         result = SentenceScore(score=score, evidence=tuple(chunks), nli_scores=nli_scores,
                                retrieval_path=path, scorer_path=self.scorer_path,
-                               fact_source=",".join(sources))
+                               fact_source=",".join(sources),
+                               informative=logical is not None or bool(chunks))
         if self._cache_size:
             with self._lock:
                 self._sentence_cache[key] = result
