@@ -443,6 +443,8 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
             raise ValidationError(f"arguments: not valid JSON ({exc.msg})") from None
         except UnicodeDecodeError:
             raise ValidationError("arguments: bytes are not valid UTF-8 JSON") from None
+        except RecursionError:
+            raise ValidationError("arguments: JSON nested too deeply") from None
         if not isinstance(decoded, dict):
             raise InputTypeError(
                 f"arguments must be a JSON object, got JSON {type(decoded).__name__}"

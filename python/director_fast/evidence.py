@@ -20,6 +20,7 @@ from typing import Any, Union
 import numpy as np
 
 from director_fast import _core
+from director_fast._validate import check_text
 from director_fast.errors import ConfigError, InputTypeError, StorageError
 
 __all__ = ["EvidenceIndex", "EvidenceHit", "HashingEmbedder", "OnnxEmbedder"]
@@ -174,11 +175,19 @@ class EvidenceIndex:
             if tenants is not None:
                 raise ConfigError("give tenant or tenants, not both", field="tenants")
             tenants = [tenant] * int(mat.shape[0])
-        return self._idx.add(mat, None if ids is None else list(ids),
-                             None if texts is None else list(texts),
-                             None if sources is None else list(sources),
-                             None if tenants is None else list(tenants), bool(upsert),
-                             int(self.num_threads))
+        meta = []
+        for name, seq in (("texts", texts), ("sources", sources), ("tenants", tenants)):
+            if seq is None:
+                meta.append(None)
+                continue
+            if isinstance(seq, str):
+                raise InputTypeError(f"{name} must be a sequence of str, not a single str")
+            seq = list(seq)
+            for i, v in enumerate(seq):
+                check_text(v, f"{name}[{i}]")
+            meta.append(seq)
+        return self._idx.add(mat, None if ids is None else list(ids), meta[0], meta[1], meta[2],
+                             bool(upsert), int(self.num_threads))
 
     def upsert(self, vectors: np.ndarray, ids: Sequence[ItemId], **kwargs: Any) -> list[ItemId]:
         """:meth:`add` with ``upsert=True``: existing ids are replaced (metadata included)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from director_fast.core.types import ClaimAttribution, CoherenceScore, EvidenceChunk, ScoringEvidence
+from director_fast._validate import check_text
 from director_fast.errors import ConfigError, InputTypeError
 from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel, NLIScore
 
@@ -301,10 +302,8 @@ class CoherenceScorer:
         return float(detail.divergence), chunks, path, detail, per_chunk
 
     def _check_inputs(self, prompt: Any, response: Any, tenant_id: Any) -> None:
-        if not isinstance(prompt, str):
-            raise InputTypeError(f"prompt must be a str, got {type(prompt).__name__}")
-        if not isinstance(response, str):
-            raise InputTypeError(f"response must be a str, got {type(response).__name__}")
+        check_text(prompt, "prompt")
+        check_text(response, "response")
         if not isinstance(tenant_id, str):
             raise InputTypeError(f"tenant_id must be a str, got {type(tenant_id).__name__}")
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from director_fast import _core
+from director_fast._validate import check_text
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
 __all__ = [
@@ -86,9 +87,7 @@ def _check_tenant(tenant_id: Any, field: str = "tenant_id") -> str:
 
 
 def _check_str(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise InputTypeError(f"{name} must be str, got {type(value).__name__}")
-    return value
+    return check_text(value, name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,30 @@
+"""Small shared argument checks (one place for the text rules every public entry point uses)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from director_fast.errors import InputTypeError, ValidationError
+
+__all__ = ["check_text"]
+
+
+def check_text(value: Any, name: str) -> str:
+    """Return ``value`` if it is a ``str`` encodable as UTF-8.
+
+    Raises:
+        InputTypeError: not a ``str``.
+        ValidationError: it holds a lone surrogate (U+D800..U+DFFF), which no UTF-8/UTF-16 consumer
+            (the C++ core, tokenizers, JSON) can represent; the message names the field and index.
+    """
+    if type(value) is not str and not isinstance(value, str):
+        raise InputTypeError(f"{name} must be a str, got {type(value).__name__}")
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(
+            f"{name} holds a lone surrogate at index {exc.start} (U+{ord(value[exc.start]):04X}); "
+            "decode the producer's bytes with errors='replace'") from None
+    return value
