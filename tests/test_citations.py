@@ -571,3 +571,11 @@ def test_non_unique_longer_surface_blocks_shorter_identifier():
     rows = [{"name": "A1", "city": "New York"}, {"name": "B2", "city": "York"}]
     c = one('The city is New York [ref:city="New York"].', rows)
     assert c.scope == "result_set" and c.verdict == "confirmed"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_row_values_confirm_nothing(bad):
+    c = one('It earns nan [ref:revenue="nan"].', [{"revenue": bad}])
+    assert c.verdict != "confirmed"
+    c = one('It earns inf [ref:revenue="inf"].', [{"revenue": bad}])
+    assert c.verdict != "confirmed"

@@ -673,11 +673,13 @@ def _surfaces(v: Any) -> list[str]:
     if isinstance(v, int):
         return [str(v)]
     if isinstance(v, float):
-        if v == v and abs(v) < 1e16 and v.is_integer():
+        if v != v or v in (float("inf"), float("-inf")):
+            return []  # NaN/inf is no value: nothing can be confirmed against it
+        if abs(v) < 1e16 and v.is_integer():
             return [str(int(v))]
         return [repr(v)]
     if isinstance(v, Decimal):
-        return [str(v)]
+        return [str(v)] if v.is_finite() else []
     if isinstance(v, Mapping):
         if "value" in v:
             return _surfaces(v["value"])
