@@ -25,9 +25,8 @@ from director_fast.evidence import EvidenceIndex, HashingEmbedder
 from director_fast.knowledge import BM25
 from director_fast.text import normalize_terms, split_sentences
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "halluc")
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data/halluc"
+DATA = os.environ.get("DIRECTOR_FAST_SHARED_DATA",
+                      os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "halluc"))
 
 
 def clustered(n: int, dim: int, seed: int, centres: int = 100) -> np.ndarray:

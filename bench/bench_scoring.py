@@ -28,36 +28,24 @@ import numpy as np
 logging.disable(logging.CRITICAL)
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-DATA = Path(os.environ.get("DIRECTOR_DATA", "/work/shared/data"))
 ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("DIRECTOR_DATA", ROOT.parent / "shared" / "data"))
 sys.path.insert(0, str(ROOT / "tests"))
+
+from director_fast.metrics import binary_metrics  # noqa: E402
+from director_fast.metrics import roc_auc as _roc_auc  # noqa: E402
 
 
 def roc_auc(y, s):
-    y = np.asarray(y, bool)
-    s = np.asarray(s, float)
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s))
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):  # average ranks for ties
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    npos, nneg = y.sum(), (~y).sum()
-    if npos == 0 or nneg == 0:
-        return float("nan")
-    return float((ranks[y].sum() - npos * (npos + 1) / 2) / (npos * nneg))
+    """ROC-AUC (ties count 1/2): the library's implementation, NaN when a class is empty."""
+    auc = _roc_auc([bool(v) for v in y], [float(v) for v in s])
+    return float("nan") if auc is None else auc
 
 
 def metrics(y, pred):
-    y = np.asarray(y, bool)
-    pred = np.asarray(pred, bool)
-    tpr = (pred & y).sum() / max(1, y.sum())
-    fpr = (pred & ~y).sum() / max(1, (~y).sum())
-    return (tpr + 1 - fpr) / 2, tpr, fpr
+    """(balanced accuracy, catch rate, false-positive rate) of boolean predictions."""
+    m = binary_metrics([bool(v) for v in y], [bool(v) for v in pred])
+    return m.balanced_accuracy, m.catch_rate, m.false_positive_rate
 
 
 def load(path):

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from premise import select_premise
 
-DATA_DIR = os.environ.get("DIRECTOR_FAST_DATA", "/work/shared/data/halluc")
+DATA_DIR = os.environ.get(
+    "DIRECTOR_FAST_DATA",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "halluc"))
 DEV_PERCENT = 20
 
 TEST_FILES = {
