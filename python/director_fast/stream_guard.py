@@ -53,7 +53,6 @@ from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterat
 from director_fast.core.halt import HaltConfig, HaltReason, format_reason, suggested_action
 from director_fast.core.safety_event import SafetyEvent
 from director_fast.core.streaming import (
-    _F_DELIVERED,
     _F_HALTED,
     _F_SCORED,
     _F_WARNING,
@@ -178,7 +177,7 @@ class _GuardState:
                  request_id: str, raise_on_halt: bool, release: str | None,
                  scorer_timeout_s: float | None, keep_events: bool,
                  evidence_callback: Callable[[str], str | None] | None,
-                 kernel_active: Callable[[], bool] | None, is_async: bool) -> None:
+                 kernel_active: Callable[[], bool] | None) -> None:
         if config is None:
             config = HaltConfig()
         if not isinstance(config, HaltConfig):
@@ -450,7 +449,7 @@ class StreamGuard:
     """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`."""
 
     def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
-        self._state = _GuardState(scorer, is_async=False, **kw)
+        self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._it: Iterator[str] | None = None
 
@@ -658,6 +657,8 @@ class StreamGuard:
             yield from self._drain_after_halt()
 
     def _score_span(self, a: int, b: int, final: bool) -> Iterator[str]:
+        """Score the sentence [a, b) and step its tokens; yields tokens a halt releases and
+        returns True when the stream halted."""
         st = self._state
         sentence = st.sentence_text(a, b)
         idx = st.assign(b, final)
@@ -666,7 +667,7 @@ class StreamGuard:
         err, raw = self._call(sentence, first)
         if err is not None:
             # halt before the first token of this sentence
-            self._halt_external_at(err, idx)
+            st.finish_halt(err)
             yield from self._drain()
             return True
         try:
@@ -680,10 +681,6 @@ class StreamGuard:
             yield from self._drain_after_halt()
             return True
         return False
-
-    def _halt_external_at(self, reason: str, idx: list[int]) -> None:
-        st = self._state
-        st.finish_halt(reason)
 
     def _drain(self) -> Iterator[str]:
         st = self._state
@@ -763,7 +760,7 @@ class AsyncStreamGuard:
     """
 
     def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
-        self._state = _GuardState(scorer, is_async=True, **kw)
+        self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._it: AsyncIterator[str] | None = None
         self._sync = StreamGuard.__new__(StreamGuard)  # reuse the sync drain helpers

@@ -25,7 +25,6 @@ __all__ = ["TokenEvent", "StreamSession", "StreamingKernel"]
 _F_SCORED = 1
 _F_WARNING = 2
 _F_HALTED = 4
-_F_DELIVERED = 8
 
 
 @dataclass
