@@ -313,3 +313,55 @@ def test_default_scorer_without_knowledge_does_not_halt_plain_answers():
     text = "Paris is the capital of France. It is known for its museums. Let me know if you need more."
     g = df.stream_guard(words(text), CoherenceScorer())
     assert "".join(g) == text and not g.session.halted
+
+
+def test_close_and_context_manager_close_upstream_on_early_exit():
+    closed = []
+
+    def gen():
+        try:
+            for i in range(100):
+                yield f"w{i} "
+        finally:
+            closed.append(True)
+
+    with df.stream_guard(gen(), lambda t: 0.9) as g:
+        for i, _ in enumerate(g):
+            if i == 3:
+                break
+    assert closed == [True] and g.session.token_count == 4 and not g.session.halted
+    g.close()  # idempotent
+    assert closed == [True]
+
+    async def run():
+        aclosed = []
+
+        async def agen():
+            try:
+                for i in range(100):
+                    yield f"w{i} "
+            finally:
+                aclosed.append(True)
+
+        async with df.astream_guard(agen(), lambda t: 0.9) as ag:
+            async for t in ag:
+                break
+        return aclosed
+
+    assert asyncio.run(run()) == [True]
+
+
+def test_close_before_iterating_closes_the_source():
+    closed = []
+
+    def gen():
+        try:
+            yield "a "
+        finally:
+            closed.append(True)
+
+    src = gen()
+    next(src)  # started upstream
+    g = df.stream_guard(src, lambda t: 0.9)
+    g.close()
+    assert closed == [True] and list(g) == []

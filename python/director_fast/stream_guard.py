@@ -465,6 +465,23 @@ class StreamGuard:
     def __next__(self) -> str:
         return next(iter(self))
 
+    def close(self) -> None:
+        """Stop guarding early: the upstream iterator is closed (so the model stops) and the
+        session's end time recorded. Idempotent; also called by ``with stream_guard(...)``."""
+        it = self._it
+        if it is None:  # never iterated: close the source directly
+            self._it = iter(())
+            self._state.close_session()
+            self._close_source(self._source)
+            return
+        it.close()
+
+    def __enter__(self) -> "StreamGuard":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
     # scorer call with deadline / error mapping (sync)
     def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
@@ -512,14 +529,18 @@ class StreamGuard:
     def _run(self) -> Iterator[str]:
         st = self._state
         src = iter(self._source)
+        abandoned = False
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
             else:
                 yield from self._run_plain(src)
+        except GeneratorExit:
+            abandoned = True  # the consumer stopped early (close() or garbage collection)
+            raise
         finally:
             st.close_session()
-            if st.done:
+            if st.done or abandoned:
                 self._close_source(src)
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
@@ -778,6 +799,22 @@ class AsyncStreamGuard:
     async def __anext__(self) -> str:
         return await self.__aiter__().__anext__()
 
+    async def aclose(self) -> None:
+        """Async twin of :meth:`StreamGuard.close` (awaits the source's ``aclose()``)."""
+        it = self._it
+        if it is None:  # never iterated: close the source directly
+            self._it = _empty_aiter()
+            self._state.close_session()
+            await self._close_source()
+            return
+        await it.aclose()
+
+    async def __aenter__(self) -> "AsyncStreamGuard":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
     async def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
         t0 = time.monotonic()
@@ -828,6 +865,7 @@ class AsyncStreamGuard:
 
     async def _run(self) -> AsyncIterator[str]:
         st = self._state
+        abandoned = False
         try:
             if st.incremental:
                 async for t in self._run_incremental():
@@ -835,9 +873,12 @@ class AsyncStreamGuard:
             else:
                 async for t in self._run_plain():
                     yield t
+        except GeneratorExit:
+            abandoned = True
+            raise
         finally:
             st.close_session()
-            if st.done:
+            if st.done or abandoned:
                 await self._close_source()
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
@@ -955,6 +996,11 @@ class AsyncStreamGuard:
             st.ready.extend(st.deliverable_after_halt())
             return True
         return False
+
+
+async def _empty_aiter() -> AsyncIterator[str]:
+    return
+    yield  # pragma: no cover - makes this an async generator
 
 
 def astream_guard(
