@@ -237,6 +237,19 @@ void EvidenceIndex::prepare(const float* in, float* out) const {
   }
 }
 
+void EvidenceIndex::erase_live(std::unordered_map<std::string, uint64_t>::iterator it) {
+  const uint64_t label = it->second;
+  hnsw_->markDelete(label);
+  ItemMeta& m = meta_[label];
+  m.alive = false;
+  tenant_live_[m.tenant]--;
+  m.text.clear();
+  m.text.shrink_to_fit();
+  m.source.clear();
+  --live_;
+  by_key_.erase(it);
+}
+
 void EvidenceIndex::ensure_capacity(size_t extra) {
   size_t need = hnsw_->getCurrentElementCount() + extra;
   size_t cap = hnsw_->getMaxElements();
@@ -314,17 +327,7 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
   // Upsert: delete the old items first (their slots are reused by hnswlib).
   for (const ItemKey& k : final_keys) {
     auto it = by_key_.find(k.encoded());
-    if (it == by_key_.end()) continue;
-    uint64_t label = it->second;
-    hnsw_->markDelete(label);
-    ItemMeta& m = meta_[label];
-    m.alive = false;
-    tenant_live_[m.tenant]--;
-    m.text.clear();
-    m.text.shrink_to_fit();
-    m.source.clear();
-    --live_;
-    by_key_.erase(it);
+    if (it != by_key_.end()) erase_live(it);
   }
   ensure_capacity(n);
   const uint64_t base = meta_.size();
@@ -367,16 +370,7 @@ size_t EvidenceIndex::remove(const std::vector<ItemKey>& keys, bool missing_ok) 
   for (const ItemKey& k : keys) {
     auto it = by_key_.find(k.encoded());
     if (it == by_key_.end()) continue;
-    uint64_t label = it->second;
-    hnsw_->markDelete(label);
-    ItemMeta& m = meta_[label];
-    m.alive = false;
-    tenant_live_[m.tenant]--;
-    m.text.clear();
-    m.text.shrink_to_fit();
-    m.source.clear();
-    by_key_.erase(it);
-    --live_;
+    erase_live(it);
     ++removed;
   }
   return removed;

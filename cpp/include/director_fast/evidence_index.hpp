@@ -98,6 +98,9 @@ class EvidenceIndex {
   void prepare(const float* in, float* out) const;  // copy + normalise for cosine; finite check
   void exact_one(const float* q, size_t k, int64_t tenant_id, int64_t* labels, float* dists) const;
   void ensure_capacity(size_t extra);
+  // Mark the live item `it` points at deleted (hnswlib markDelete, metadata freed, counters and
+  // the key map updated). Caller holds the write lock.
+  void erase_live(std::unordered_map<std::string, uint64_t>::iterator it);
   int64_t tenant_id(const std::string& t) const;  // -1 if unknown
   uint32_t intern_tenant(const std::string& t);
 
