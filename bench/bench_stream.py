@@ -92,8 +92,22 @@ def plain_guard_times(n: int, cb, repeats: int, AK=None) -> tuple[float, float, 
 def incremental_time(n: int, every: int, repeats: int) -> float:
     """Seconds for n tokens through stream_guard with a constant incremental scorer; a sentence
     end every `every` tokens (0: none, the whole stream is one sentence scored at the end)."""
-    toks = [("word. " if every and (i + 1) % every == 0 else "word ") for i in range(n)]
+    toks = sentence_stream(n, every)
     return median_time(lambda: list(df.stream_guard(toks, ConstSentenceScorer())), repeats)
+
+
+def sentence_stream(n: int, every: int) -> list[str]:
+    """n tokens: "word " tokens, with "word. " every `every` tokens followed by a capitalised
+    "Word " (the segmenter, like a reader, does not end a sentence before a lower-case word)."""
+    toks = []
+    for i in range(n):
+        if every and (i + 1) % every == 0:
+            toks.append("word. ")
+        elif every and i % every == 0 and i:
+            toks.append("Word ")
+        else:
+            toks.append("word ")
+    return toks
 
 
 def session_bytes(make) -> float:

@@ -365,3 +365,52 @@ def test_close_before_iterating_closes_the_source():
     g = df.stream_guard(src, lambda t: 0.9)
     g.close()
     assert closed == [True] and list(g) == []
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SENTS = ["Paris is big.", "It has 2.1 million people!", "Dr. Smith said so?", "The U.S. agreed.",
+          "Prices rose 3.5 percent.", "\u4f60\u597d\u3002", "Emoji \U0001F600 here.", "Done"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(st.sampled_from(_SENTS), min_size=1, max_size=8),
+       seps=st.lists(st.sampled_from([" ", "  ", "\n", " \n "]), min_size=8, max_size=8),
+       cuts=st.lists(st.integers(1, 7), min_size=1, max_size=200),
+       bad=st.sampled_from([None, "Dr.", "2.1", "Done"]),
+       release=st.sampled_from(["sentence", "token"]))
+def test_incremental_any_tokenisation(parts, seps, cuts, bad, release):
+    """Any tokenisation of a text: the scorer sees exactly the sentences of split_sentences(text),
+    each once; the output is a prefix made of whole tokens; sync == async."""
+    from director_fast.text import split_sentences
+
+    text = "".join(p + seps[i % len(seps)] for i, p in enumerate(parts))
+    toks, pos, ci = [], 0, 0
+    while pos < len(text):
+        n = cuts[ci % len(cuts)]
+        toks.append(text[pos:pos + n])
+        pos += n
+        ci += 1
+    table = {bad: 0.2} if bad else {}
+    sc = SentenceTable(table)
+    g = df.stream_guard(toks, sc, release=release)
+    out = list(g)
+    s = g.session
+    assert out == toks[: len(out)]
+    expected = [text[a:b] for a, b in split_sentences(text)]
+    seen = [c[0] for c in sc.calls]
+    assert seen == expected[: len(seen)]
+    if not s.halted:
+        assert seen == expected and "".join(out) == text
+    else:
+        assert bad is not None and bad in seen[-1]
+        if release == "sentence":
+            assert bad not in "".join(out)
+
+    async def arun():
+        ag = df.astream_guard(toks, SentenceTable(table), release=release)
+        return [t async for t in ag], ag.session
+
+    aout, asess = asyncio.run(arun())
+    assert aout == out and asess.halt_index == s.halt_index and asess.halt_reason == s.halt_reason

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from bisect import bisect_left, bisect_right
 import inspect
 import math
 import time
@@ -229,8 +230,10 @@ class _GuardState:
         # incremental state
         self.seg = _new_segmenter() if self.incremental else None
         # tokens not yet assigned to a scored sentence: (index, start cp, last non-space cp, text)
-        self.pending: deque[tuple[int, int, int, str]] = deque()
-        self.text_len = 0
+        # tokens not yet assigned to a scored sentence are always the contiguous range
+        # tokens[pend_start:]; ends[i] is the code-point offset just after token i
+        self.pend_start = 0
+        self.ends = array("q")
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
         self.halt_sentence_first: int | None = None  # first token of the sentence that halted
@@ -350,38 +353,44 @@ class _GuardState:
     # ---- incremental path helpers ---------------------------------------------------------------
     def add_token_incremental(self, tok: str) -> list[tuple[int, int]]:
         """Record an arriving token, return the sentence spans it completes (O(len(tok)))."""
-        tokens = self.session.tokens
-        i = len(tokens)
-        tokens.append(tok)
-        start = self.text_len
-        self.text_len = start + len(tok)
-        k = len(tok.rstrip())
-        self.pending.append((i, start, start + k - 1 if k else -1, tok))
+        self.session.tokens.append(tok)
+        ends = self.ends
+        ends.append((ends[-1] if len(ends) else 0) + len(tok))
         return self.seg.feed(tok)
 
+    def has_pending(self) -> bool:
+        return self.pend_start < len(self.session.tokens)
+
+    def _start(self, j: int) -> int:
+        return self.ends[j - 1] if j > 0 else 0
+
     def sentence_text(self, a: int, b: int) -> str:
-        """Text of code points [a, b) from the pending tokens (cost ~ the sentence's length)."""
-        parts = []
-        for _, start, _, tok in self.pending:
-            if start >= b:
-                break
-            if start + len(tok) > a:
-                parts.append(tok[max(0, a - start): b - start])
-        return "".join(parts)
+        """Text of code points [a, b) from the pending tokens (C-level join of the sentence's
+        tokens; cost ~ the sentence's length)."""
+        ps = self.pend_start
+        jb = bisect_left(self.ends, b, ps) + 1
+        base = self._start(ps)
+        return "".join(self.session.tokens[ps:jb])[a - base: b - base]
 
     def assign(self, end: int, final: bool) -> list[int]:
-        """Pop the pending tokens of a sentence ending at code point ``end``: those whose last
-        non-space code point lies before ``end``, and whitespace-only tokens."""
-        out = []
-        pending = self.pending
-        while pending:
-            head = pending[0]
-            if final or head[2] < end:
-                out.append(head[0])
-                pending.popleft()
-            else:
-                break
-        return out
+        """Take the pending tokens of a sentence ending at code point ``end``: those whose last
+        non-space code point lies before ``end``, and whitespace-only tokens right after them."""
+        tokens = self.session.tokens
+        n = len(tokens)
+        ps = self.pend_start
+        if final:
+            j = n
+        else:
+            j = bisect_right(self.ends, end, ps)  # tokens[ps:j] end at or before `end`
+            if j < n:
+                tok = tokens[j]
+                k = len(tok.rstrip())
+                if k == 0 or self._start(j) + k - 1 < end:  # straddles, only spaces after `end`
+                    j += 1
+            while j < n and not tokens[j].strip():
+                j += 1
+        self.pend_start = j
+        return list(range(ps, j))
 
     def apply_sentence(self, indices: list[int], res: SentenceResult) -> bool:
         """Step the kernel through a scored sentence's tokens. True when the stream halted."""
@@ -641,15 +650,24 @@ class StreamGuard:
         seg = st.seg
         token_release = st.release == "token"
         active = st.kernel_active
-        add = st.add_token_incremental
         ready = st.ready
+        tokens = s.tokens
+        tokens_append = tokens.append
+        ends = st.ends
+        ends_append = ends.append
+        off = ends[-1] if len(ends) else 0
+        seg_feed = seg.feed
+        # the per-token work of _GuardState.add_token_incremental, inlined (hot loop)
         for tok in src:
             if type(tok) is not str:
-                _check_token(tok, len(s.tokens))
+                _check_token(tok, len(tokens))
             if active is not None and not active():
                 st.finish_halt("kernel_inactive")
                 return
-            spans = add(tok)
+            tokens_append(tok)
+            off += len(tok)
+            ends_append(off)
+            spans = seg_feed(tok)
             if token_release:
                 s.delivered_count += 1
                 yield tok
@@ -663,7 +681,7 @@ class StreamGuard:
             if (yield from self._score_span(a, b, False)):
                 return
         # trailing whitespace-only tokens take the last sentence's score
-        if st.pending:
+        if st.has_pending():
             idx = st.assign(0, True)
             if st.last_result is not None:
                 if st.apply_sentence(idx, st.last_result):
@@ -957,7 +975,7 @@ class AsyncStreamGuard:
                 yield t
             if halted:
                 return
-        if st.pending:
+        if st.has_pending():
             idx = st.assign(0, True)
             if st.last_result is not None:
                 if st.apply_sentence(idx, st.last_result):
