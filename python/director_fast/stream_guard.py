@@ -433,6 +433,55 @@ class _GuardState:
             self.ready.extend(indices)
         return False
 
+    def begin_sentence(self, a: int, b: int) -> tuple[str, list[int], int]:
+        """Text of the completed sentence [a, b), its pending tokens, and the token index a
+        scorer failure is reported at."""
+        sentence = self.sentence_text(a, b)
+        idx = self.assign(b, False)
+        self.next_unscored = idx[0] if idx else None
+        first = idx[0] if idx else len(self.session.tokens) - 1
+        return sentence, idx, first
+
+    def end_sentence(self, sentence: str, idx: list[int], first: int, err: str | None,
+                     raw: Any) -> bool:
+        """Apply a scorer's answer for a sentence (or its failure ``err``); True when the stream
+        halted, with :attr:`ready` then holding exactly the tokens still deliverable."""
+        if err is not None:  # halt before the first token of this sentence
+            self.finish_halt(err)
+            return True
+        try:
+            res = _normalise_result(raw, first)
+        except ScoreError:
+            self.finish_halt("scorer_error")
+            raise
+        self.last_result = res
+        self.prev_sentence = sentence
+        if self.apply_sentence(idx, res):
+            self.release_after_halt()
+            return True
+        return False
+
+    def end_stream(self) -> None:
+        """After the segmenter's final flush: trailing whitespace-only tokens take the last
+        sentence's score; a soft halt still pending is finalised (fail closed)."""
+        if self.has_pending():
+            idx = self.assign(0, True)
+            if self.last_result is not None:
+                if self.apply_sentence(idx, self.last_result):
+                    self.release_after_halt()
+                    return
+            elif self.release == "sentence":
+                self.ready.extend(idx)
+        d = self.kernel.finish()
+        if d.halted and not self.done:
+            self.finish_halt()
+            self.release_after_halt()
+
+    def release_after_halt(self) -> None:
+        """Replace :attr:`ready` by the tokens that may still be delivered after a halt."""
+        self.ready.clear()
+        self.ready.extend(self.deliverable_after_halt())
+
     def deliverable_after_halt(self) -> list[int]:
         """Token indices (not yet delivered) that may still be delivered after a halt.
 
@@ -650,7 +699,6 @@ class StreamGuard:
         seg = st.seg
         token_release = st.release == "token"
         active = st.kernel_active
-        ready = st.ready
         tokens = s.tokens
         tokens_append = tokens.append
         ends = st.ends
@@ -671,55 +719,24 @@ class StreamGuard:
             if token_release:
                 s.delivered_count += 1
                 yield tok
-            if spans:
-                for (a, b) in spans:
-                    if (yield from self._score_span(a, b, False)):
-                        return
-                if ready:
-                    yield from self._drain()
-        for (a, b) in seg.flush():
-            if (yield from self._score_span(a, b, False)):
-                return
-        # trailing whitespace-only tokens take the last sentence's score
-        if st.has_pending():
-            idx = st.assign(0, True)
-            if st.last_result is not None:
-                if st.apply_sentence(idx, st.last_result):
-                    yield from self._drain_after_halt()
+            for (a, b) in spans:
+                if (yield from self._score_span(a, b)):
                     return
-            elif not token_release:
-                st.ready.extend(idx)
+        for (a, b) in seg.flush():
+            if (yield from self._score_span(a, b)):
+                return
+        st.end_stream()
         yield from self._drain()
-        d = st.kernel.finish()
-        if d.halted and not st.done:
-            st.finish_halt()
-            yield from self._drain_after_halt()
 
-    def _score_span(self, a: int, b: int, final: bool) -> Iterator[str]:
-        """Score the sentence [a, b) and step its tokens; yields tokens a halt releases and
-        returns True when the stream halted."""
+    def _score_span(self, a: int, b: int) -> Iterator[str]:
+        """Score the sentence [a, b) and step its tokens; yields the tokens that became
+        deliverable and returns True when the stream halted."""
         st = self._state
-        sentence = st.sentence_text(a, b)
-        idx = st.assign(b, final)
-        st.next_unscored = idx[0] if idx else None
-        first = idx[0] if idx else len(st.session.tokens) - 1
+        sentence, idx, first = st.begin_sentence(a, b)
         err, raw = self._call(sentence, first)
-        if err is not None:
-            # halt before the first token of this sentence
-            st.finish_halt(err)
-            yield from self._drain()
-            return True
-        try:
-            res = _normalise_result(raw, first)
-        except ScoreError:
-            st.finish_halt("scorer_error")
-            raise
-        st.last_result = res
-        st.prev_sentence = sentence
-        if st.apply_sentence(idx, res):
-            yield from self._drain_after_halt()
-            return True
-        return False
+        halted = st.end_sentence(sentence, idx, first, err, raw)
+        yield from self._drain()
+        return halted
 
     def _drain(self) -> Iterator[str]:
         st = self._state
@@ -730,13 +747,6 @@ class StreamGuard:
             i = ready.popleft()
             s.delivered_count += 1
             yield tokens[i]
-
-    def _drain_after_halt(self) -> Iterator[str]:
-        st = self._state
-        st.ready.clear()
-        for i in st.deliverable_after_halt():
-            st.ready.append(i)
-        yield from self._drain()
 
 
 def stream_guard(
@@ -975,45 +985,15 @@ class AsyncStreamGuard:
                 yield t
             if halted:
                 return
-        if st.has_pending():
-            idx = st.assign(0, True)
-            if st.last_result is not None:
-                if st.apply_sentence(idx, st.last_result):
-                    for t in self._sync._drain_after_halt():
-                        yield t
-                    return
-            elif not token_release:
-                st.ready.extend(idx)
+        st.end_stream()
         for t in drain():
             yield t
-        d = st.kernel.finish()
-        if d.halted and not st.done:
-            st.finish_halt()
-            for t in self._sync._drain_after_halt():
-                yield t
 
     async def _score_span(self, a: int, b: int) -> bool:
         st = self._state
-        sentence = st.sentence_text(a, b)
-        idx = st.assign(b, False)
-        st.next_unscored = idx[0] if idx else None
-        first = idx[0] if idx else len(st.session.tokens) - 1
+        sentence, idx, first = st.begin_sentence(a, b)
         err, raw = await self._call(sentence, first)
-        if err is not None:
-            st.finish_halt(err)
-            return True
-        try:
-            res = _normalise_result(raw, first)
-        except ScoreError:
-            st.finish_halt("scorer_error")
-            raise
-        st.last_result = res
-        st.prev_sentence = sentence
-        if st.apply_sentence(idx, res):
-            st.ready.clear()
-            st.ready.extend(st.deliverable_after_halt())
-            return True
-        return False
+        return st.end_sentence(sentence, idx, first, err, raw)
 
 
 async def _empty_aiter() -> AsyncIterator[str]:
