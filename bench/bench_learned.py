@@ -28,29 +28,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import data  # noqa: E402
+from director_fast.metrics import binary_metrics  # noqa: E402
+from director_fast.metrics import roc_auc as _roc_auc  # noqa: E402
 import tok as toklib  # noqa: E402
 
 DEFAULT_MODEL = os.path.join(ROOT, "python", "director_fast", "models", "factcons-minilm-l6")
 
 
 def balanced_accuracy(y: np.ndarray, pred: np.ndarray) -> float:
-    return (float(np.mean(pred[y == 1] == 1)) + float(np.mean(pred[y == 0] == 0))) / 2
+    """Balanced accuracy of 0/1 predictions (the library's definition; symmetric in the classes)."""
+    return binary_metrics((y == 1).tolist(), (pred == 1).tolist()).balanced_accuracy
 
 
 def roc_auc(y: np.ndarray, s: np.ndarray) -> float:
-    """Mann-Whitney AUC with average ranks for ties."""
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s))
-    ss = s[order]
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and ss[j + 1] == ss[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    n1, n0 = int(y.sum()), int(len(y) - y.sum())
-    return float((ranks[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+    """ROC-AUC of score s for label 1 (the library's Mann-Whitney implementation, ties 1/2)."""
+    return _roc_auc((y == 1).tolist(), s.tolist())
 
 
 def main() -> None:
