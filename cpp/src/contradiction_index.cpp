@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,8 +28,10 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -63,10 +66,48 @@ std::uint32_t crc32_ieee(const void* data, std::size_t size, std::uint32_t crc) 
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr std::uint64_t kNoKey = ~std::uint64_t{0};  // not a group key (string ids are < kNone)
 constexpr char kMagic[8] = {'D', 'F', 'T', 'C', 'G', 'L', 'O', 'G'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::uint8_t kRecClaim = 1;
 constexpr std::size_t kFlushBytes = 1u << 20;
+
+// Allocator for the large tables: blocks of 4 MiB and more are 2 MiB aligned and marked for
+// transparent huge pages (madvise; a no-op where THP is off), so random probes into tables of
+// hundreds of MB do not each miss the TLB. Smaller blocks come from operator new.
+template <class T>
+struct HugeAlloc {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  HugeAlloc() = default;
+  template <class U>
+  HugeAlloc(const HugeAlloc<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < 2 * kHuge) return static_cast<T*>(::operator new(bytes));
+    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    (void)::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < 2 * kHuge) {
+      ::operator delete(p);
+    } else {
+      std::free(p);
+    }
+  }
+  template <class U>
+  bool operator==(const HugeAlloc<U>&) const noexcept { return true; }
+  template <class U>
+  bool operator!=(const HugeAlloc<U>&) const noexcept { return false; }
+};
+template <class T>
+using BigVec = std::vector<T, HugeAlloc<T>>;
 
 inline std::uint64_t mix64(std::uint64_t x) {
   x ^= x >> 33;
@@ -91,6 +132,20 @@ inline std::uint64_t hash_bytes(std::string_view s) {
   std::uint64_t tail = 0;
   std::memcpy(&tail, s.data() + i, s.size() - i);
   return mix64(h ^ tail);
+}
+
+// Equality of two byte ranges of length n; short strings (the common case for subjects,
+// predicates and values) are compared with two overlapping word loads instead of a libc call.
+inline bool bytes_equal(const char* a, const char* b, std::size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&a1, a + n - 8, 8);
+    std::memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  return std::memcmp(a, b, n) == 0;
 }
 
 // Open-addressing (linear probing) map from a 64-bit key to a 32-bit value; no erase (a tenant's
@@ -121,6 +176,10 @@ class FlatMap64 {
   }
   std::size_t size() const { return size_; }
   std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  // Hint: the slot `key` hashes to will be probed soon (batch pipelining).
+  void prefetch(std::uint64_t key) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[mix64(key) & mask_]);
+  }
 
  private:
   struct Slot {
@@ -128,7 +187,7 @@ class FlatMap64 {
     std::uint32_t value = kNone;
   };
   void grow() {
-    std::vector<Slot> old;
+    BigVec<Slot> old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
@@ -136,7 +195,7 @@ class FlatMap64 {
     for (const Slot& s : old)
       if (s.value != kNone) insert(s.key, s.value);
   }
-  std::vector<Slot> slots_;
+  BigVec<Slot> slots_;
   std::size_t mask_ = 0, size_ = 0;
 };
 
@@ -159,11 +218,11 @@ class StringPool {
         e.id = id;
         offsets_.push_back(arena_.size());
         lengths_.push_back(static_cast<std::uint32_t>(s.size()));
-        arena_.append(s.data(), s.size());
+        arena_.insert(arena_.end(), s.data(), s.data() + s.size());
         return id;
       }
       if (e.hash == h && e.len == s.size() &&
-          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+          bytes_equal(arena_.data() + e.offset, s.data(), s.size()))
         return e.id;
     }
   }
@@ -174,14 +233,26 @@ class StringPool {
       const Entry& e = table_[i];
       if (e.id == kNone) return kNone;
       if (e.hash == h && e.len == s.size() &&
-          std::memcmp(arena_.data() + e.offset, s.data(), s.size()) == 0)
+          bytes_equal(arena_.data() + e.offset, s.data(), s.size()))
         return e.id;
     }
   }
-  // Hint: the slot `s` hashes to will be probed soon (batch pipelining).
-  void prefetch(std::string_view s) const {
-    if (s.empty() || table_.empty()) return;
-    __builtin_prefetch(&table_[hash_bytes(s) & mask_]);
+  // Batch pipelining hints (no effect on results). Stage 1: the home slot of a string with
+  // hash `h` (from hash_bytes) will be probed soon. Stage 2 (the slot is cached by now): the
+  // arena bytes of the first entry with that hash and length will be compared soon.
+  void prefetch_slot(std::uint64_t h) const {
+    if (!table_.empty()) __builtin_prefetch(&table_[h & mask_]);
+  }
+  void prefetch_bytes(std::uint64_t h, std::size_t len) const {
+    if (table_.empty()) return;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = table_[i];
+      if (e.id == kNone) return;
+      if (e.hash == h && e.len == len) {
+        __builtin_prefetch(arena_.data() + e.offset);
+        return;
+      }
+    }
   }
   std::string_view get(std::uint32_t id) const {
     return {arena_.data() + offsets_[id], lengths_[id]};
@@ -200,7 +271,7 @@ class StringPool {
     std::uint32_t id = kNone;
   };
   void grow() {
-    std::vector<Entry> old;
+    BigVec<Entry> old;
     old.swap(table_);
     table_.assign(old.empty() ? 16 : old.size() * 2, Entry{});
     mask_ = table_.size() - 1;
@@ -211,10 +282,10 @@ class StringPool {
       table_[i] = e;
     }
   }
-  std::string arena_;
-  std::vector<std::uint64_t> offsets_;
-  std::vector<std::uint32_t> lengths_;
-  std::vector<Entry> table_;
+  BigVec<char> arena_;
+  BigVec<std::uint64_t> offsets_;
+  BigVec<std::uint32_t> lengths_;
+  BigVec<Entry> table_;
   std::size_t mask_ = 0;
 };
 
@@ -280,9 +351,9 @@ struct Tenant {
   std::string name;
   StringPool pool;
   FlatMap64 group_of;  // subject_key << 32 | predicate_key -> group index
-  std::vector<Group> groups;
+  BigVec<Group> groups;
   FlatMap64 chain_of;  // group << 32 | value_key << 1 | polarity -> chain index
-  std::vector<Chain> chains;
+  BigVec<Chain> chains;
   FlatMap64 dedup;     // fingerprint -> first claim with it (claims of indexed chains only)
   std::unordered_multimap<std::uint64_t, std::uint32_t> dedup_overflow;  // fingerprint collisions
   std::vector<std::uint32_t> claim_ids;
@@ -409,8 +480,8 @@ void write_all(int fd, const char* data, std::size_t n, const std::string& path)
 // ------------------------------------------------------------------------------------------------
 
 struct ContradictionIndex::Impl {
-  std::vector<ClaimRec> claims;
-  std::vector<ContraRec> contras;
+  BigVec<ClaimRec> claims;
+  BigVec<ContraRec> contras;
   std::vector<std::unique_ptr<Tenant>> tenant_slots;
   std::unordered_map<std::string, std::uint32_t> slot_of;
   std::unordered_set<std::string> functional;
@@ -1011,26 +1082,109 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
   impl_->check_writable();
   impl_->claims.reserve(impl_->claims.size() + n);
   std::size_t recorded = 0;
-  // Prefetch the string-table slot of the subject a few rows ahead: with many subjects that
-  // probe is the main cache miss of a record.
-  constexpr std::size_t kAhead = 8;
-  ClaimInput ahead;
-  auto prefetch = [&](std::size_t i) {
-    if (i >= n) return;
-    const std::uint32_t slot = impl_->last_slot;
-    if (slot == kNone || !impl_->tenant_slots[slot]) return;
-    const Tenant& t = *impl_->tenant_slots[slot];
-    row(ctx, i, ahead);
-    if (t.name != ahead.tenant) return;
-    t.pool.prefetch(ahead.subject_key);
+  // Software pipeline over a ring of rows: with many subjects a record is a chain of dependent
+  // cache misses (string-table slot -> string bytes -> group-table slot -> group -> chain and
+  // last claims). Each stage runs a fixed number of rows ahead of the row being recorded and
+  // prefetches the next link of that chain. Prefetches are hints only: every store is made by
+  // record_one exactly as without them, so results never depend on the pipeline.
+  constexpr std::size_t kRing = 32;
+  constexpr std::size_t kD1 = 24, kD2 = 18, kD3 = 12, kD4 = 8, kD5 = 4, kD6 = 2;
+  struct Ahead {
+    ClaimInput c;
+    std::uint64_t hash = 0;      // hash_bytes(subject_key)
+    std::uint64_t gkey = kNoKey;  // group key (possibly predicted), or none
+    std::uint32_t gid = kNone;    // existing group, or none
+    std::uint32_t chain = kNone;  // the row's own chain, or none
+    bool new_subject = false;     // subject not interned yet when stage 3 ran
   };
+  Ahead ring[kRing];
+  Impl& im = *impl_;
+  auto tenant_of = [&](const ClaimInput& c) -> const Tenant* {
+    const std::uint32_t slot = im.last_slot;
+    if (slot == kNone || !im.tenant_slots[slot]) return nullptr;
+    const Tenant* t = im.tenant_slots[slot].get();
+    return t->name == c.tenant ? t : nullptr;
+  };
+  std::size_t cur = 0;  // the row record_one handles next
+  auto stage1 = [&](std::size_t j) {  // load row j; prefetch its subject's string-table slot
+    Ahead& a = ring[j % kRing];
+    row(ctx, j, a.c);
+    a.hash = hash_bytes(a.c.subject_key);
+    a.gkey = kNoKey;
+    a.gid = a.chain = kNone;
+    a.new_subject = false;
+    if (const Tenant* t = tenant_of(a.c)) t->pool.prefetch_slot(a.hash);
+  };
+  auto stage2 = [&](std::size_t j) {  // the subject's bytes (for the comparison on a hit)
+    const Ahead& a = ring[j % kRing];
+    if (const Tenant* t = tenant_of(a.c)) t->pool.prefetch_bytes(a.hash, a.c.subject_key.size());
+  };
+  auto stage3 = [&](std::size_t j) {  // the group-table slot
+    Ahead& a = ring[j % kRing];
+    const Tenant* t = tenant_of(a.c);
+    if (t == nullptr) return;
+    std::uint32_t s = t->pool.find(a.c.subject_key);
+    if (s == kNone) {
+      // A new subject gets the next free string id: predict it from the new subjects of the
+      // rows still to be recorded before this one (a wrong guess only wastes a prefetch).
+      a.new_subject = true;
+      std::size_t pending = 0;
+      for (std::size_t k = cur; k < j; ++k) pending += ring[k % kRing].new_subject ? 1 : 0;
+      s = static_cast<std::uint32_t>(t->pool.size() + pending);
+    }
+    const std::uint32_t p = t->pool.find(a.c.predicate_key);
+    if (p == kNone) return;
+    a.gkey = (static_cast<std::uint64_t>(s) << 32) | p;
+    t->group_of.prefetch(a.gkey);
+  };
+  auto stage4 = [&](std::size_t j) {  // the group
+    Ahead& a = ring[j % kRing];
+    if (a.gkey == kNoKey || a.new_subject) return;
+    const Tenant* t = tenant_of(a.c);
+    if (t == nullptr) return;
+    a.gid = t->group_of.find(a.gkey);
+    if (a.gid != kNone) __builtin_prefetch(&t->groups[a.gid]);
+  };
+  auto stage5 = [&](std::size_t j) {  // the group's last claim and the row's own chain
+    Ahead& a = ring[j % kRing];
+    if (a.gid == kNone) return;
+    const Tenant* t = tenant_of(a.c);
+    if (t == nullptr || a.gid >= t->groups.size()) return;
+    const Group& g = t->groups[a.gid];
+    if (g.tail != kNone) __builtin_prefetch(&im.claims[g.tail]);
+    if (g.spilled) return;
+    const std::uint32_t vk = t->pool.find(a.c.value_key);
+    if (vk == kNone) return;
+    a.chain = find_chain(*t, g, a.gid, vk, a.c.polarity);
+    if (a.chain != kNone) __builtin_prefetch(&t->chains[a.chain]);
+  };
+  auto stage6 = [&](std::size_t j) {  // the first claim of the own chain (duplicate check)
+    const Ahead& a = ring[j % kRing];
+    if (a.chain == kNone) return;
+    const Tenant* t = tenant_of(a.c);
+    if (t == nullptr || a.chain >= t->chains.size()) return;
+    const std::uint32_t h = t->chains[a.chain].head;
+    if (h != kNone) __builtin_prefetch(&im.claims[h]);
+  };
+  // Prime the pipeline: row j has passed the stages whose distance exceeds j.
+  for (std::size_t j = 0; j < std::min(n, kD1); ++j) stage1(j);
+  for (std::size_t j = 0; j < std::min(n, kD2); ++j) stage2(j);
+  for (std::size_t j = 0; j < std::min(n, kD3); ++j) stage3(j);
+  for (std::size_t j = 0; j < std::min(n, kD4); ++j) stage4(j);
+  for (std::size_t j = 0; j < std::min(n, kD5); ++j) stage5(j);
+  for (std::size_t j = 0; j < std::min(n, kD6); ++j) stage6(j);
   const bool durable = impl_->fd >= 0;
   std::string buf;
   try {
     for (std::size_t i = 0; i < n; ++i) {
-      prefetch(i + kAhead);
-      row(ctx, i, c);
-      recorded += impl_->record_one(c, durable ? &buf : nullptr, false, out) ? 1 : 0;
+      cur = i;
+      if (i + kD1 < n) stage1(i + kD1);
+      if (i + kD2 < n) stage2(i + kD2);
+      if (i + kD3 < n) stage3(i + kD3);
+      if (i + kD4 < n) stage4(i + kD4);
+      if (i + kD5 < n) stage5(i + kD5);
+      if (i + kD6 < n) stage6(i + kD6);
+      recorded += impl_->record_one(ring[i % kRing].c, durable ? &buf : nullptr, false, out) ? 1 : 0;
       if (durable && buf.size() >= kFlushBytes) {
         impl_->append_log(buf);
         buf.clear();
