@@ -1,7 +1,8 @@
 """Benchmark of the evidence index and the knowledge base's retrieval quality.
 
 Usage:  python bench/bench_evidence.py [--sizes 10000,100000] [--queries 200] [--threads 2]
-        [--retrieval-records 1500]
+        [--retrieval-records 1500] [--M 16] [--ef-construction 200] [--ef-values 16,32,64,128,256]
+Set DIRECTOR_FAST_SIMD=baseline (or avx2) to measure with a capped distance kernel.
 
 Part 1 (HNSW): dim 384, clustered (Gaussian blobs around 100 centres) and random data; build time,
 memory per vector, recall@10 against exact search (our exact mode, checked against numpy), and
@@ -52,11 +53,12 @@ def lat(fn, qs: np.ndarray) -> tuple[float, float]:
     return float(np.median(ts_ms)), float(np.percentile(ts_ms, 99))
 
 
-def bench_hnsw(n: int, kind: str, nq: int, threads: int, dim: int = 384) -> list[str]:
+def bench_hnsw(n: int, kind: str, nq: int, threads: int, dim: int = 384, M: int = 16,
+               ef_construction: int = 200, ef_values: tuple[int, ...] = (16, 32, 64, 128, 256)) -> list[str]:
     gen = clustered if kind == "clustered" else random_data
     x = gen(n, dim, 1)
     q = gen(nq, dim, 2)
-    idx = EvidenceIndex(dim, "cosine", M=16, ef_construction=200, ef_search=64, initial_capacity=n,
+    idx = EvidenceIndex(dim, "cosine", M=M, ef_construction=ef_construction, ef_search=64, initial_capacity=n,
                         exact_threshold=0, num_threads=threads)
     t0 = time.perf_counter()
     idx.add(x)
@@ -69,11 +71,12 @@ def bench_hnsw(n: int, kind: str, nq: int, threads: int, dim: int = 384) -> list
     agree = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(ref, exact[:5])])
     np_p50, np_p99 = lat(lambda qq: np.argpartition(-(xn @ qq[0]), 10)[:10], q[: min(nq, 50)])
     ex_p50, _ = lat(lambda qq: idx.search_arrays(qq, 10, exact=True), q[: min(nq, 50)])
-    bytes_per_vec = dim * 4 + 16 * 2 * 4 + 4 + 8  # level-0 data + links + label (upper levels ~1/M more)
-    rows = [f"| {kind} | {n:,} | build {build:.1f} s ({n / build:,.0f}/s, {threads} threads) | "
+    bytes_per_vec = dim * 4 + M * 2 * 4 + 4 + 8  # level-0 data + links + label (upper levels ~1/M more)
+    rows = [f"| {kind} | {n:,} | M={M}, ef_construction={ef_construction}, {idx.distance_kernel} kernel: "
+            f"build {build:.1f} s ({n / build:,.0f}/s, {threads} threads) | "
             f"~{bytes_per_vec / 1024:.2f} KiB/vector + metadata | numpy brute p50 {np_p50:.3f} ms, "
             f"our exact p50 {ex_p50:.3f} ms (agrees with numpy: {agree:.2f}) |"]
-    for ef in (16, 32, 64, 128, 256):
+    for ef in ef_values:
         idx.ef_search = ef
         labels, _ = idx.search_arrays(q, 10)
         recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(labels, exact)])
@@ -164,15 +167,19 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--retrieval-records", type=int, default=1500)
+    ap.add_argument("--M", type=int, default=16)
+    ap.add_argument("--ef-construction", type=int, default=200)
+    ap.add_argument("--ef-values", default="16,32,64,128,256", help="ef_search values of the recall/latency curve")
     a = ap.parse_args()
+    hnsw_kw = dict(M=a.M, ef_construction=a.ef_construction, ef_values=tuple(int(v) for v in a.ef_values.split(",")))
     print("command: python " + " ".join(sys.argv))
     print("| data | n | build | memory | baseline |")
     print("|---|---|---|---|---|")
     for n in [int(s) for s in a.sizes.split(",") if s]:
-        for row in bench_hnsw(n, "clustered", a.queries, a.threads):
+        for row in bench_hnsw(n, "clustered", a.queries, a.threads, **hnsw_kw):
             print(row, flush=True)
     for n in [int(s) for s in a.random_sizes.split(",") if s]:
-        for row in bench_hnsw(n, "random", a.queries, a.threads):
+        for row in bench_hnsw(n, "random", a.queries, a.threads, **hnsw_kw):
             print(row, flush=True)
     print()
     print("| file | records | queries | dense top-3 | BM25 top-3 | RRF top-3 | RRF, dense weight 0.5 | chance |")

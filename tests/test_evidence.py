@@ -55,6 +55,44 @@ def test_exact_search_matches_numpy(space: str) -> None:
     assert np.allclose(dists, ref_d, atol=1e-4)
 
 
+_KERNEL_CHECK = """
+import sys, numpy as np
+from director_fast.evidence import EvidenceIndex
+rng = np.random.default_rng(5)
+for dim in (1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 384, 385):
+    x = rng.standard_normal((40, dim)).astype(np.float32) * 3
+    q = rng.standard_normal((6, dim)).astype(np.float32) * 3
+    for space in ("ip", "l2"):
+        idx = EvidenceIndex(dim, space=space)
+        idx.add(x)
+        labels, d = idx.search_arrays(q, 40, exact=True)
+        x64, q64 = x.astype(np.float64), q.astype(np.float64)
+        ref = 1.0 - q64 @ x64.T if space == "ip" else ((q64[:, None] - x64[None]) ** 2).sum(-1)
+        got = np.take_along_axis(ref, labels, axis=1)
+        assert np.allclose(d, got, rtol=1e-5, atol=1e-4 * dim), (dim, space)
+        assert np.all(np.diff(got, axis=1) >= -1e-4 * dim), (dim, space)
+print(idx.distance_kernel)
+"""
+
+
+@pytest.mark.parametrize("cap", ["", "avx2", "baseline"])
+def test_distance_kernels_match_float64_for_every_dispatch_level(cap: str) -> None:
+    # Each run-time dispatched kernel (AVX-512, AVX2+FMA, hnswlib's baseline), capped through
+    # DIRECTOR_FAST_SIMD in a fresh process, on dimensions that exercise every tail length.
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DIRECTOR_FAST_SIMD=cap)
+    out = subprocess.run([sys.executable, "-c", _KERNEL_CHECK], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    kernel = out.stdout.strip()
+    assert kernel in ("avx512", "avx2", "baseline")
+    if cap == "baseline":
+        assert kernel == "baseline"
+    elif cap == "avx2":
+        assert kernel in ("avx2", "baseline")
+
+
 def test_hnsw_recall_against_exact() -> None:
     x, q = clustered(5000, 32, 3), clustered(100, 32, 4)
     idx = EvidenceIndex(32, exact_threshold=0, ef_search=64)

@@ -199,6 +199,7 @@ void bind_index(py::module_& m) {
       .def_property_readonly("M", [](const EvidenceIndex& i) { return i.config().M; })
       .def_property_readonly("ef_construction", [](const EvidenceIndex& i) { return i.config().ef_construction; })
       .def_property_readonly("exact_threshold", [](const EvidenceIndex& i) { return i.config().exact_threshold; })
+      .def_property_readonly("distance_kernel", [](const EvidenceIndex& i) { return std::string(i.distance_kernel()); })
       .def("save", [](const EvidenceIndex& idx, const std::string& path) {
              py::gil_scoped_release release;
              idx.save(path);

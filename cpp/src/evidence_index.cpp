@@ -19,12 +19,28 @@
 #include <hnswlib/hnswlib.h>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/simd_distance.hpp"
 
 namespace director_fast {
 
 namespace {
 
 constexpr char kMagic[8] = {'D', 'F', 'E', 'V', 'I', 'D', 'X', '\0'};
+
+// An hnswlib space over float vectors whose distance is one of the run-time dispatched kernels of
+// simd_distance.hpp (same layout and distance definition as hnswlib's L2Space/InnerProductSpace,
+// so saved indexes load with either).
+class KernelSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  KernelSpace(size_t dim, simd::DistFn fn) : dim_(dim), fn_(fn) {}
+  size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return fn_; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  size_t dim_;
+  simd::DistFn fn_;
+};
 
 // Runs fn(i) for i in [0, n) on up to num_threads threads; rethrows the first worker exception.
 template <typename Fn>
@@ -192,7 +208,13 @@ EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
   if (cfg_.ef_construction < 1) throw ConfigError("ef_construction", "must be >= 1");
   if (cfg_.ef_search < 1) throw ConfigError("ef_search", "must be >= 1");
   if (cfg_.initial_capacity < 1) cfg_.initial_capacity = 1;
-  if (cfg_.metric == Metric::L2) {
+  const simd::Isa isa = simd::detected_isa();
+  isa_ = static_cast<int>(isa);
+  const simd::DistFn kernel = cfg_.metric == Metric::L2 ? simd::l2_squared_distance(isa)
+                                                        : simd::inner_product_distance(isa);
+  if (kernel != nullptr) {
+    space_ = std::make_unique<KernelSpace>(cfg_.dim, kernel);
+  } else if (cfg_.metric == Metric::L2) {
     space_ = std::make_unique<hnswlib::L2Space>(cfg_.dim);
   } else {
     space_ = std::make_unique<hnswlib::InnerProductSpace>(cfg_.dim);
@@ -381,6 +403,10 @@ void EvidenceIndex::set_ef_search(size_t ef) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   cfg_.ef_search = ef;
   hnsw_->setEf(ef);
+}
+
+const char* EvidenceIndex::distance_kernel() const {
+  return simd::isa_name(static_cast<simd::Isa>(isa_));
 }
 
 size_t EvidenceIndex::ef_search() const {

@@ -322,6 +322,9 @@ class EvidenceIndex:
     def dim(self) -> int:
         ...
     @property
+    def distance_kernel(self) -> str:
+        ...
+    @property
     def ef_construction(self) -> int:
         ...
     @property

@@ -124,6 +124,14 @@ class EvidenceIndex:
         self._idx.ef_search = int(value)
 
     @property
+    def distance_kernel(self) -> str:
+        """Instruction set of the distance kernel, chosen at run time from the CPU: ``"avx512"``
+        (AVX-512F), ``"avx2"`` (AVX2 + FMA) or ``"baseline"`` (hnswlib's compile-time kernels, SSE
+        on x86-64). The environment variable ``DIRECTOR_FAST_SIMD`` (``baseline``/``avx2``,
+        read once per process) caps the choice, e.g. to compare kernels."""
+        return self._idx.distance_kernel
+
+    @property
     def capacity(self) -> int:
         """Allocated slots (grows automatically)."""
         return self._idx.capacity()

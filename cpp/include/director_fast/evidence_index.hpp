@@ -86,6 +86,9 @@ class EvidenceIndex {
   size_t deleted_count() const;
   size_t tenant_size(const std::string& tenant) const;
   const IndexConfig& config() const { return cfg_; }
+  // Instruction set of the distance kernel in use: "avx512", "avx2" or "baseline" (hnswlib's
+  // compile-time kernels, SSE on x86-64 portable builds).
+  const char* distance_kernel() const;
   size_t ef_search() const;
   std::vector<ItemKey> ids(const std::string* tenant) const;
 
@@ -105,6 +108,7 @@ class EvidenceIndex {
   uint32_t intern_tenant(const std::string& t);
 
   IndexConfig cfg_;
+  int isa_ = 0;  // simd::Isa of the kernel in space_
   std::unique_ptr<hnswlib::SpaceInterface<float>> space_;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw_;
   std::vector<ItemMeta> meta_;                        // by label
