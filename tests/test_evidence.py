@@ -71,6 +71,14 @@ for dim in (1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 384, 385):
         got = np.take_along_axis(ref, labels, axis=1)
         assert np.allclose(d, got, rtol=1e-5, atol=1e-4 * dim), (dim, space)
         assert np.all(np.diff(got, axis=1) >= -1e-4 * dim), (dim, space)
+    for space in ("ip", "l2"):  # binary16 storage: the same distances over the rounded vectors
+        idx = EvidenceIndex(dim, space=space, storage="float16")
+        idx.add(x)
+        labels, d = idx.search_arrays(q, 40, exact=True)
+        xh, qh = x.astype(np.float16).astype(np.float64), q.astype(np.float16).astype(np.float64)
+        ref = 1.0 - qh @ xh.T if space == "ip" else ((qh[:, None] - xh[None]) ** 2).sum(-1)
+        got = np.take_along_axis(ref, labels, axis=1)
+        assert np.allclose(d, got, rtol=1e-5, atol=1e-4 * dim), (dim, space, "f16")
 print(idx.distance_kernel)
 """
 
@@ -207,6 +215,63 @@ def test_save_load_roundtrip(tmp_path) -> None:
     assert back.search(x[0], 1)[0][0].source == "x"
     new = back.add(x[:1])
     assert new[0] not in ids  # auto ids continue after a reload
+
+
+def test_float16_storage_rounds_like_numpy_and_rejects_out_of_range() -> None:
+    # get_vector returns the stored binary16 values: they must equal numpy's float32 -> float16
+    # conversion (round to nearest even) bit for bit, including subnormals, ties and the maximum.
+    special = np.array([0.0, -0.0, 1.0, -2.5, 65504.0, -65504.0, 65519.0, 6.1e-5, 6.0e-8, 5.96e-8,
+                        2.98e-8, 2.99e-8, 1e-9, 1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 0.1, 1 / 3, 3.14159],
+                       dtype=np.float32)
+    rng = np.random.default_rng(12)
+    rows = [np.resize(special, 24).astype(np.float32)]
+    rows += [(rng.standard_normal(24) * 10.0 ** rng.integers(-8, 4)).astype(np.float32) for _ in range(200)]
+    x = np.clip(np.stack(rows), -65504, 65504).astype(np.float32)
+    idx = EvidenceIndex(24, space="l2", storage="float16")
+    ids = idx.add(x)
+    for i in range(len(x)):
+        want = x[i].astype(np.float16).astype(np.float32)
+        got = np.asarray(idx.get_vector(ids[i]), dtype=np.float32)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), i
+    bad = np.ones((1, 24), dtype=np.float32)
+    bad[0, 3] = 70000.0
+    with pytest.raises(ValidationError, match="float16"):
+        idx.add(bad)
+    assert len(idx) == len(x)  # nothing half-added
+    with pytest.raises(ConfigError):
+        EvidenceIndex(8, storage="int8")
+
+
+@pytest.mark.parametrize("space", ["cosine", "ip", "l2"])
+def test_float16_storage_search_matches_float64_on_rounded_vectors(space: str) -> None:
+    x, q = clustered(3000, 40, 21), clustered(30, 40, 22)
+    idx = EvidenceIndex(40, space=space, storage="float16", exact_threshold=0, ef_search=128)
+    idx.add(x)
+    if space == "cosine":
+        x = x / np.linalg.norm(x, axis=1, keepdims=True)
+        q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    xh = x.astype(np.float16).astype(np.float64)
+    qh = q.astype(np.float16).astype(np.float64)
+    ref = ((qh[:, None] - xh[None]) ** 2).sum(-1) if space == "l2" else 1.0 - qh @ xh.T
+    labels, d = idx.search_arrays(q, 10, exact=True)
+    assert np.allclose(d, np.take_along_axis(ref, labels, axis=1), rtol=1e-5, atol=1e-4)
+    assert np.array_equal(np.sort(ref, axis=1)[:, :10] <= d[:, -1:] + 1e-4, np.ones((30, 10), bool))
+    approx, _ = idx.search_arrays(q, 10)
+    assert np.mean([len(set(a) & set(b)) / 10 for a, b in zip(approx, labels)]) >= 0.95
+
+
+def test_float16_storage_survives_save_and_load(tmp_path) -> None:
+    x = clustered(1500, 16, 23)
+    idx = EvidenceIndex(16, storage="float16", exact_threshold=0)
+    idx.add(x, texts=[f"t{i}" for i in range(1500)])
+    idx.save(tmp_path / "h.idx")
+    back = EvidenceIndex.load(tmp_path / "h.idx")
+    assert back.storage == "float16"
+    q = clustered(10, 16, 24)
+    l1, d1 = idx.search_arrays(q, 5)
+    l2, d2 = back.search_arrays(q, 5)
+    assert np.array_equal(l1, l2) and np.array_equal(d1, d2)
+    assert np.array_equal(idx.get_vector(7), back.get_vector(7))
 
 
 def test_save_is_atomic_and_corruption_detected(tmp_path) -> None:

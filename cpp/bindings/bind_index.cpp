@@ -78,7 +78,7 @@ std::vector<std::string> opt_strings(const py::object& obj, const char* what) {
 void bind_index(py::module_& m) {
   py::class_<EvidenceIndex>(m, "EvidenceIndex")
       .def(py::init([](size_t dim, const std::string& space, size_t M, size_t efc, size_t ef, size_t cap, uint64_t seed,
-                       size_t exact_threshold) {
+                       size_t exact_threshold, const std::string& storage) {
              IndexConfig c;
              c.dim = dim;
              c.metric = metric_from_string(space);
@@ -88,10 +88,11 @@ void bind_index(py::module_& m) {
              c.initial_capacity = cap;
              c.seed = seed;
              c.exact_threshold = exact_threshold;
+             c.storage = storage_from_string(storage);
              return std::make_unique<EvidenceIndex>(c);
            }),
            py::arg("dim"), py::arg("space"), py::arg("M"), py::arg("ef_construction"), py::arg("ef_search"),
-           py::arg("initial_capacity"), py::arg("seed"), py::arg("exact_threshold"))
+           py::arg("initial_capacity"), py::arg("seed"), py::arg("exact_threshold"), py::arg("storage") = "float32")
       .def("add",
            [](EvidenceIndex& idx, const py::handle& vectors, const py::object& ids, const py::object& texts,
               const py::object& sources, const py::object& tenants, bool upsert, int num_threads) {
@@ -199,6 +200,7 @@ void bind_index(py::module_& m) {
       .def_property_readonly("M", [](const EvidenceIndex& i) { return i.config().M; })
       .def_property_readonly("ef_construction", [](const EvidenceIndex& i) { return i.config().ef_construction; })
       .def_property_readonly("exact_threshold", [](const EvidenceIndex& i) { return i.config().exact_threshold; })
+      .def_property_readonly("storage", [](const EvidenceIndex& i) { return std::string(storage_name(i.config().storage)); })
       .def_property_readonly("distance_kernel", [](const EvidenceIndex& i) { return std::string(i.distance_kernel()); })
       .def("save", [](const EvidenceIndex& idx, const std::string& path) {
              py::gil_scoped_release release;

@@ -1,5 +1,6 @@
 #include "director_fast/evidence_index.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,18 +28,40 @@ namespace {
 
 constexpr char kMagic[8] = {'D', 'F', 'E', 'V', 'I', 'D', 'X', '\0'};
 
-// An hnswlib space over float vectors whose distance is one of the run-time dispatched kernels of
-// simd_distance.hpp (same layout and distance definition as hnswlib's L2Space/InnerProductSpace,
-// so saved indexes load with either).
+// Asks for transparent huge pages over hnswlib's base-layer block (vectors + links; ~1.6 KiB per
+// item at dim 384): a search touches a new vector per visited node, so with 4 KiB pages nearly
+// every distance costs a TLB miss once the index outgrows the TLB reach. Only the 2 MiB-aligned
+// interior is advised; a no-op where THP is disabled. Purely a performance hint.
+void advise_huge_pages(const void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (p != nullptr && e > a) (void)::madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void advise_hnsw(const hnswlib::HierarchicalNSW<float>& h) {
+  advise_huge_pages(h.data_level0_memory_, h.max_elements_ * h.size_data_per_element_);
+}
+
+// An hnswlib space whose distance is one of the run-time dispatched kernels of simd_distance.hpp:
+// float32 elements (same layout and distance as hnswlib's L2Space/InnerProductSpace, so saved
+// indexes load with either) or binary16 elements.
 class KernelSpace : public hnswlib::SpaceInterface<float> {
  public:
-  KernelSpace(size_t dim, simd::DistFn fn) : dim_(dim), fn_(fn) {}
-  size_t get_data_size() override { return dim_ * sizeof(float); }
+  KernelSpace(size_t dim, size_t element_size, simd::DistFn fn)
+      : dim_(dim), element_size_(element_size), fn_(fn) {}
+  size_t get_data_size() override { return dim_ * element_size_; }
   hnswlib::DISTFUNC<float> get_dist_func() override { return fn_; }
   void* get_dist_func_param() override { return &dim_; }
 
  private:
   size_t dim_;
+  size_t element_size_;
   simd::DistFn fn_;
 };
 
@@ -200,6 +223,16 @@ const char* metric_name(Metric m) {
   return "cosine";
 }
 
+Storage storage_from_string(const std::string& s) {
+  if (s == "float32") return Storage::Float32;
+  if (s == "float16") return Storage::Float16;
+  throw ConfigError("storage", "must be 'float32' or 'float16', got '" + s + "'");
+}
+
+const char* storage_name(Storage s) {
+  return s == Storage::Float16 ? "float16" : "float32";
+}
+
 // ---- EvidenceIndex -----------------------------------------------------------------------------
 
 EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
@@ -210,10 +243,12 @@ EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
   if (cfg_.initial_capacity < 1) cfg_.initial_capacity = 1;
   const simd::Isa isa = simd::detected_isa();
   isa_ = static_cast<int>(isa);
-  const simd::DistFn kernel = cfg_.metric == Metric::L2 ? simd::l2_squared_distance(isa)
-                                                        : simd::inner_product_distance(isa);
-  if (kernel != nullptr) {
-    space_ = std::make_unique<KernelSpace>(cfg_.dim, kernel);
+  const bool l2 = cfg_.metric == Metric::L2;
+  if (cfg_.storage == Storage::Float16) {
+    space_ = std::make_unique<KernelSpace>(
+        cfg_.dim, 2, l2 ? simd::l2_squared_distance_f16(isa) : simd::inner_product_distance_f16(isa));
+  } else if (simd::DistFn kernel = l2 ? simd::l2_squared_distance(isa) : simd::inner_product_distance(isa)) {
+    space_ = std::make_unique<KernelSpace>(cfg_.dim, 4, kernel);
   } else if (cfg_.metric == Metric::L2) {
     space_ = std::make_unique<hnswlib::L2Space>(cfg_.dim);
   } else {
@@ -223,6 +258,7 @@ EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
       space_.get(), cfg_.initial_capacity, cfg_.M, cfg_.ef_construction, cfg_.seed,
       /*allow_replace_deleted=*/true);
   hnsw_->setEf(cfg_.ef_search);
+  advise_hnsw(*hnsw_);
   tenants_.push_back("");
   tenant_ids_[""] = 0;
   tenant_live_.push_back(0);
@@ -259,6 +295,23 @@ void EvidenceIndex::prepare(const float* in, float* out) const {
   }
 }
 
+size_t EvidenceIndex::element_bytes() const {
+  return cfg_.dim * (cfg_.storage == Storage::Float16 ? 2 : 4);
+}
+
+void EvidenceIndex::encode(const float* prepared, unsigned char* out) const {
+  if (cfg_.storage == Storage::Float32) {
+    std::memcpy(out, prepared, cfg_.dim * sizeof(float));
+    return;
+  }
+  for (size_t i = 0; i < cfg_.dim; ++i) {
+    if (std::fabs(prepared[i]) > 65504.0f)
+      throw ValueError("vectors hold a value beyond the float16 range (|x| > 65504); use storage='float32'");
+    const uint16_t h = simd::float_to_half(prepared[i]);
+    std::memcpy(out + 2 * i, &h, 2);
+  }
+}
+
 void EvidenceIndex::erase_live(std::unordered_map<std::string, uint64_t>::iterator it) {
   const uint64_t label = it->second;
   hnsw_->markDelete(label);
@@ -279,6 +332,7 @@ void EvidenceIndex::ensure_capacity(size_t extra) {
   size_t target = std::max(need, cap * 2);
   try {
     hnsw_->resizeIndex(target);
+    advise_hnsw(*hnsw_);
   } catch (const std::exception& e) {
     throw IOError(std::string("could not grow the index: ") + e.what());
   }
@@ -302,12 +356,17 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
   check_len(sources.size(), "sources");
   check_len(tenants.size(), "tenants");
   // Prepare (and validate) all vectors before touching the index.
-  std::vector<float> buf(n * cfg_.dim);
-  for (size_t i = 0; i < n; ++i) {
-    try {
-      prepare(vectors + i * cfg_.dim, buf.data() + i * cfg_.dim);
-    } catch (const ValueError&) {
-      throw ValueError("vectors[" + std::to_string(i) + "] holds a non-finite value (NaN or inf)");
+  const size_t eb = element_bytes();
+  std::vector<unsigned char> buf(n * eb);
+  {
+    std::vector<float> tmp(cfg_.dim);
+    for (size_t i = 0; i < n; ++i) {
+      try {
+        prepare(vectors + i * cfg_.dim, tmp.data());
+        encode(tmp.data(), buf.data() + i * eb);
+      } catch (const ValueError& e) {
+        throw ValueError("vectors[" + std::to_string(i) + "]: " + e.what());
+      }
     }
   }
   std::unique_lock<std::shared_mutex> lock(mu_);
@@ -364,7 +423,7 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
   }
   try {
     parallel_for(n, num_threads, [&](size_t i) {
-      hnsw_->addPoint(buf.data() + i * cfg_.dim, base + i, /*replace_deleted=*/true);
+      hnsw_->addPoint(buf.data() + i * eb, base + i, /*replace_deleted=*/true);
     });
   } catch (const Error&) {
     throw;
@@ -414,7 +473,7 @@ size_t EvidenceIndex::ef_search() const {
   return cfg_.ef_search;
 }
 
-void EvidenceIndex::exact_one(const float* q, size_t k, int64_t tenant, int64_t* labels, float* dists) const {
+void EvidenceIndex::exact_one(const void* q, size_t k, int64_t tenant, int64_t* labels, float* dists) const {
   auto dist = space_->get_dist_func();
   void* param = space_->get_dist_func_param();
   std::priority_queue<std::pair<float, int64_t>> heap;  // max-heap of the best k
@@ -462,8 +521,10 @@ void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std:
   parallel_for(nq, num_threads, [&](size_t qi) {
     int64_t* labels = labels_out + qi * k;
     float* dists = distances_out + qi * k;
-    std::vector<float> q(cfg_.dim);
-    prepare(queries + qi * cfg_.dim, q.data());
+    std::vector<float> qf(cfg_.dim);
+    prepare(queries + qi * cfg_.dim, qf.data());
+    std::vector<unsigned char> q(element_bytes());
+    encode(qf.data(), q.data());
     if (eligible == 0) {
       for (size_t j = 0; j < k; ++j) {
         labels[j] = -1;
@@ -529,7 +590,11 @@ std::vector<float> EvidenceIndex::get_vector(const ItemKey& key) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = by_key_.find(key.encoded());
   if (it == by_key_.end()) throw KeyError("unknown id " + (key.is_int ? key.value : "'" + key.value + "'"));
-  return hnsw_->getDataByLabel<float>(it->second);
+  if (cfg_.storage == Storage::Float32) return hnsw_->getDataByLabel<float>(it->second);
+  const std::vector<uint16_t> h = hnsw_->getDataByLabel<uint16_t>(it->second);
+  std::vector<float> out(h.size());
+  for (size_t i = 0; i < h.size(); ++i) out[i] = simd::half_to_float(h[i]);
+  return out;
 }
 
 size_t EvidenceIndex::size() const {
@@ -601,6 +666,7 @@ void EvidenceIndex::save(const std::string& path) const {
     w.u32(kFormatVersion);
     w.u64(cfg_.dim);
     w.u32(static_cast<uint32_t>(cfg_.metric));
+    w.u32(static_cast<uint32_t>(cfg_.storage));
     w.u64(cfg_.M);
     w.u64(cfg_.ef_construction);
     w.u64(cfg_.ef_search);
@@ -651,13 +717,13 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   if (size < 8 + 4 + 8) throw FormatError(path + " is not a director_fast evidence index (too short)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError("could not open " + path);
+  uint32_t version = 0;
   {
     char magic[8];
     in.read(magic, 8);
     if (!in || std::memcmp(magic, kMagic, 8) != 0) {
       throw FormatError(path + " is not a director_fast evidence index (bad magic)");
     }
-    uint32_t version = 0;
     in.read(reinterpret_cast<char*>(&version), 4);
     if (version == 0 || version > kFormatVersion) {
       throw FormatError(path + ": unsupported format version " + std::to_string(version) +
@@ -692,6 +758,11 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   uint32_t metric = r.u32();
   if (metric > 2) throw FormatError(path + ": unknown metric " + std::to_string(metric));
   cfg.metric = static_cast<Metric>(metric);
+  if (version >= 2) {
+    const uint32_t storage = r.u32();
+    if (storage > 1) throw FormatError(path + ": unknown storage type " + std::to_string(storage));
+    cfg.storage = static_cast<Storage>(storage);
+  }
   cfg.M = r.u64();
   cfg.ef_construction = r.u64();
   cfg.ef_search = r.u64();
@@ -754,6 +825,7 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   }
   fs::remove(blob_path, ec);
   idx->hnsw_->setEf(cfg.ef_search);
+  advise_hnsw(*idx->hnsw_);
   if (idx->hnsw_->getCurrentElementCount() - idx->hnsw_->getDeletedCount() != idx->live_) {
     throw FormatError(path + ": metadata and HNSW section disagree on the number of live items");
   }

@@ -285,11 +285,11 @@ class HashingEmbedder:
     def dim(self) -> int:
         ...
 class EvidenceIndex:
-    FORMAT_VERSION: typing.ClassVar[int] = 1
+    FORMAT_VERSION: typing.ClassVar[int] = 2
     @staticmethod
     def load(path: str) -> EvidenceIndex:
         ...
-    def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex, space: str, M: typing.SupportsInt | typing.SupportsIndex, ef_construction: typing.SupportsInt | typing.SupportsIndex, ef_search: typing.SupportsInt | typing.SupportsIndex, initial_capacity: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, exact_threshold: typing.SupportsInt | typing.SupportsIndex) -> None:
+    def __init__(self, dim: typing.SupportsInt | typing.SupportsIndex, space: str, M: typing.SupportsInt | typing.SupportsIndex, ef_construction: typing.SupportsInt | typing.SupportsIndex, ef_search: typing.SupportsInt | typing.SupportsIndex, initial_capacity: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex, exact_threshold: typing.SupportsInt | typing.SupportsIndex, storage: str = 'float32') -> None:
         ...
     def add(self, vectors: typing.Any, ids: typing.Any, texts: typing.Any, sources: typing.Any, tenants: typing.Any, upsert: bool, num_threads: typing.SupportsInt | typing.SupportsIndex) -> list:
         ...
@@ -338,6 +338,9 @@ class EvidenceIndex:
         ...
     @property
     def space(self) -> str:
+        ...
+    @property
+    def storage(self) -> str:
         ...
 class TemporalIndex:
     """

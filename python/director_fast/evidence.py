@@ -57,6 +57,12 @@ def _as_matrix(vectors: Any, dim: int, what: str) -> np.ndarray:
     return vectors
 
 
+def _check_storage(storage: object) -> str:
+    if not isinstance(storage, str):
+        raise ConfigError(f"storage must be 'float32' or 'float16', got {storage!r}", field="storage")
+    return storage
+
+
 class EvidenceIndex:
     """HNSW k-NN index over float32 vectors with per-item metadata and tenants.
 
@@ -70,6 +76,12 @@ class EvidenceIndex:
             ``k`` for a query that asks for more). Settable later through the property.
         initial_capacity: items allocated up front; the index doubles itself when full.
         seed: random seed of the level generator (builds are deterministic for one thread).
+        storage: element type of the stored vectors: ``"float32"`` (default; :meth:`get_vector`
+            returns what was added, normalised for cosine) or ``"float16"`` (IEEE binary16: half
+            the memory and half the bytes a search reads, the main cost of a large index; each
+            component is rounded with relative error <= 2**-11, queries are rounded the same
+            way, distances are accumulated in float32; values beyond +-65504 are rejected).
+            Exact search then ranks the stored float16 vectors.
         exact_threshold: while the index, or the tenant searched, holds at most this many live
             items, searches are exact (brute force). A graph search that returns fewer than
             ``min(k, live items)`` results (possible under a very selective tenant filter) is
@@ -88,14 +100,15 @@ class EvidenceIndex:
 
     def __init__(self, dim: int, space: str = "cosine", M: int = 16, ef_construction: int = 200,
                  ef_search: int = 64, *, initial_capacity: int = 1024, seed: int = 100,
-                 exact_threshold: int = 1024, num_threads: int = 1) -> None:
+                 exact_threshold: int = 1024, num_threads: int = 1, storage: str = "float32") -> None:
         for name, v in (("dim", dim), ("M", M), ("ef_construction", ef_construction),
                         ("ef_search", ef_search), ("initial_capacity", initial_capacity),
                         ("exact_threshold", exact_threshold)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
                 raise ConfigError(f"{name} must be a non-negative int, got {v!r}", field=name)
         self._idx = _core.EvidenceIndex(int(dim), space, int(M), int(ef_construction), int(ef_search),
-                                        int(initial_capacity), int(seed), int(exact_threshold))
+                                        int(initial_capacity), int(seed), int(exact_threshold),
+                                        _check_storage(storage))
         self.num_threads = num_threads
 
     # ---- properties ----
@@ -122,6 +135,11 @@ class EvidenceIndex:
     @ef_search.setter
     def ef_search(self, value: int) -> None:
         self._idx.ef_search = int(value)
+
+    @property
+    def storage(self) -> str:
+        """``"float32"`` or ``"float16"``: element type of the stored vectors."""
+        return self._idx.storage
 
     @property
     def distance_kernel(self) -> str:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace director_fast::simd {
@@ -24,5 +25,15 @@ const char* isa_name(Isa isa);
 // nullptr for Isa::Baseline (use hnswlib's kernels).
 DistFn inner_product_distance(Isa isa);
 DistFn l2_squared_distance(Isa isa);
+
+// The same distances over IEEE 754 binary16 vectors (both operands half precision, accumulated in
+// float32). Never nullptr: Isa::Baseline gets a portable scalar kernel. AVX-512F converts with
+// vcvtph2ps; the AVX2 level also needs F16C (every AVX2 CPU has it; checked anyway).
+DistFn inner_product_distance_f16(Isa isa);
+DistFn l2_squared_distance_f16(Isa isa);
+
+// binary16 <-> float32 conversion (round to nearest even; overflow to +-inf, NaN kept).
+std::uint16_t float_to_half(float f);
+float half_to_float(std::uint16_t h);
 
 }  // namespace director_fast::simd
