@@ -101,6 +101,22 @@ def test_distance_kernels_match_float64_for_every_dispatch_level(cap: str) -> No
         assert kernel in ("avx2", "baseline")
 
 
+@pytest.mark.parametrize("storage", ["float32", "float16"])
+@pytest.mark.parametrize("space", ["cosine", "l2"])
+def test_prefetching_graph_search_equals_hnswlib_search(storage: str, space: str) -> None:
+    # The library's own base-layer search (neighbour vectors prefetched together) must make the
+    # same decisions as hnswlib's searchKnn: identical labels and distances, at every ef.
+    x, q = clustered(6000, 48, 31), clustered(80, 48, 32)
+    idx = EvidenceIndex(48, space=space, storage=storage, exact_threshold=0, M=8, ef_construction=64)
+    idx.add(x)
+    for ef in (1, 10, 37, 200):
+        idx.ef_search = ef
+        for k in (1, 10, 50):
+            a = idx._idx.search_raw(q, k, None, False, 1)
+            b = idx._idx.search_raw(q, k, None, False, 1, reference_search=True)
+            assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), (ef, k)
+
+
 def test_hnsw_recall_against_exact() -> None:
     x, q = clustered(5000, 32, 3), clustered(100, 32, 4)
     idx = EvidenceIndex(32, exact_threshold=0, ef_search=64)

@@ -128,7 +128,7 @@ void bind_index(py::module_& m) {
            py::arg("ids"), py::arg("missing_ok"))
       .def("search_raw",
            [](const EvidenceIndex& idx, const py::handle& queries, size_t k, const py::object& tenant, bool exact,
-              int num_threads) {
+              int num_threads, bool reference_search) {
              auto q = require_2d_f32(queries, "queries", idx.config().dim);
              const auto nq = static_cast<size_t>(q.shape(0));
              py::array_t<int64_t> labels({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
@@ -144,11 +144,12 @@ void bind_index(py::module_& m) {
              float* dp = dists.mutable_data();
              {
                py::gil_scoped_release release;
-               idx.search(q.data(), nq, k, tp, exact, num_threads, lp, dp);
+               idx.search(q.data(), nq, k, tp, exact, num_threads, lp, dp, reference_search);
              }
              return py::make_tuple(labels, dists);
            },
-           py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"))
+           py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"),
+           py::arg("reference_search") = false)
       .def("records",
            [](const EvidenceIndex& idx, const py::handle& labels_obj) {
              // labels (nq, k) int64 -> list of lists of (id, text, source, tenant); -1 ends a row.

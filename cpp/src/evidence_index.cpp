@@ -48,6 +48,95 @@ void advise_hnsw(const hnswlib::HierarchicalNSW<float>& h) {
   advise_huge_pages(h.data_level0_memory_, h.max_elements_ * h.size_data_per_element_);
 }
 
+// k-NN search over hnswlib's graph (the HNSW search of Malkov & Yashunin 2018: greedy descent
+// through the upper layers, then a best-first beam of width ef on the base layer) for the case
+// without deleted items or filters. It makes exactly the heap updates of hnswlib's own search, in
+// the same order, so results are identical; the difference is memory access: when a node is
+// expanded, all of its not-yet-visited neighbours are collected first and every cache line of
+// their vectors is prefetched before the first distance is computed, so the vectors stream in
+// together instead of one neighbour at a time. At 10^6 vectors the search is bound by these
+// misses. Reads the graph without locks, like hnswlib's searchKnn: the caller excludes writers.
+std::priority_queue<std::pair<float, hnswlib::labeltype>> knn_prefetched(
+    const hnswlib::HierarchicalNSW<float>& h, const void* query, size_t k, size_t data_bytes) {
+  using hnswlib::tableint;
+  std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
+  if (h.cur_element_count == 0 || k == 0) return result;
+  const hnswlib::DISTFUNC<float> dist = h.fstdistfunc_;
+  const void* param = h.dist_func_param_;
+  auto prefetch_vector = [&](tableint id) {
+    const char* p = h.getDataByInternalId(id);
+    for (size_t off = 0; off < data_bytes; off += 64) __builtin_prefetch(p + off);
+  };
+
+  tableint cur = h.enterpoint_node_;
+  float cur_d = dist(query, h.getDataByInternalId(cur), param);
+  for (int level = h.maxlevel_; level > 0; --level) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      const auto* ll = reinterpret_cast<const unsigned int*>(h.get_linklist(cur, level));
+      const size_t n = h.getListCount(const_cast<unsigned int*>(ll));
+      const auto* nb = reinterpret_cast<const tableint*>(ll + 1);
+      for (size_t i = 0; i < n; ++i) prefetch_vector(nb[i]);
+      for (size_t i = 0; i < n; ++i) {
+        const float d = dist(query, h.getDataByInternalId(nb[i]), param);
+        if (d < cur_d) {
+          cur_d = d;
+          cur = nb[i];
+          changed = true;
+        }
+      }
+    }
+  }
+
+  using Pair = std::pair<float, tableint>;
+  struct ByFirst {
+    bool operator()(const Pair& a, const Pair& b) const { return a.first < b.first; }
+  };
+  const size_t ef = std::max(h.ef_, k);
+  std::priority_queue<Pair, std::vector<Pair>, ByFirst> top;         // worst of the best ef on top
+  std::priority_queue<Pair, std::vector<Pair>, ByFirst> candidates;  // -distance: nearest on top
+  hnswlib::VisitedList* vl = h.visited_list_pool_->getFreeVisitedList();
+  hnswlib::vl_type* visited = vl->mass;
+  const hnswlib::vl_type tag = vl->curV;
+  top.emplace(cur_d, cur);
+  candidates.emplace(-cur_d, cur);
+  visited[cur] = tag;
+  float bound = cur_d;
+  std::vector<tableint> fresh;
+  while (!candidates.empty()) {
+    const Pair c = candidates.top();
+    if (-c.first > bound) break;
+    candidates.pop();
+    const auto* ll = reinterpret_cast<const unsigned int*>(h.get_linklist0(c.second));
+    const size_t n = h.getListCount(const_cast<unsigned int*>(ll));
+    const auto* nb = reinterpret_cast<const tableint*>(ll + 1);
+    fresh.clear();
+    for (size_t j = 0; j < n; ++j) {
+      const tableint id = nb[j];
+      if (visited[id] == tag) continue;
+      visited[id] = tag;
+      fresh.push_back(id);
+      prefetch_vector(id);
+    }
+    for (const tableint id : fresh) {
+      const float d = dist(query, h.getDataByInternalId(id), param);
+      if (top.size() < ef || bound > d) {
+        candidates.emplace(-d, id);
+        top.emplace(d, id);
+        if (top.size() > ef) top.pop();
+        bound = top.top().first;
+      }
+    }
+  }
+  h.visited_list_pool_->releaseVisitedList(vl);
+  while (top.size() > k) top.pop();
+  while (!top.empty()) {
+    result.emplace(top.top().first, h.getExternalLabel(top.top().second));
+    top.pop();
+  }
+  return result;
+}
+
 // An hnswlib space whose distance is one of the run-time dispatched kernels of simd_distance.hpp:
 // float32 elements (same layout and distance as hnswlib's L2Space/InnerProductSpace, so saved
 // indexes load with either) or binary16 elements.
@@ -506,7 +595,8 @@ void EvidenceIndex::exact_one(const void* q, size_t k, int64_t tenant, int64_t* 
 }
 
 void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std::string* tenant,
-                           bool exact, int num_threads, int64_t* labels_out, float* distances_out) const {
+                           bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                           bool reference_search) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   if (k == 0) return;
   int64_t tid = -1;
@@ -540,6 +630,8 @@ void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std:
     if (tid >= 0) {
       TenantFilter filter(meta_, static_cast<uint32_t>(tid));
       res = hnsw_->searchKnn(q.data(), want, &filter);
+    } else if (hnsw_->getDeletedCount() == 0 && !reference_search) {
+      res = knn_prefetched(*hnsw_, q.data(), want, element_bytes());
     } else {
       res = hnsw_->searchKnn(q.data(), want);
     }

@@ -83,8 +83,11 @@ class EvidenceIndex {
   // ---- readers (shared; safe from several threads while no writer runs) ----
   // For each of nq queries, writes k labels (-1 = none) and k distances (+inf = none), nearest
   // first. `tenant` null = all tenants. Returns nothing; counts are where labels turn -1.
+  // `reference_search` (tests only): use hnswlib's searchKnn even where the prefetching search
+  // applies (no deleted items, no tenant filter); both return identical results.
   void search(const float* queries, size_t nq, size_t k, const std::string* tenant, bool exact,
-              int num_threads, int64_t* labels_out, float* distances_out) const;
+              int num_threads, int64_t* labels_out, float* distances_out,
+              bool reference_search = false) const;
   const ItemMeta& meta(int64_t label) const;  // by label from search
   const std::string& tenant_name(uint32_t id) const;
   bool contains(const ItemKey& key) const;
