@@ -190,102 +190,98 @@ constexpr std::string_view kKeyPrefixes[] = {
 
 // R8: credential- or payload-shaped substrings (JWT, PEM private key, API-key prefixes, data:
 // base64 URIs, standard base64 runs of >= 200 characters). Case-insensitive, ASCII only.
+// Every shape except the PEM header and the base64 run starts with a letter that is not preceded
+// by a letter, i.e. at the start of a word of the tokenizer below, so shape_at() is only tried
+// there; pem_at() is tried at every '-'.
+
+// A standard base64 run of >= 200 characters anywhere.
 template <typename CharT>
-bool has_shape(const CharT* s, std::size_t n) noexcept {
-  if (n >= 200) {  // a standard base64 run of >= 200 characters
-    std::size_t b64_run = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      b64_run = is_b64std(s[i]) ? b64_run + 1 : 0;
-      if (b64_run >= 200) return true;
-    }
-  }
+bool b64_run_200(const CharT* s, std::size_t n) noexcept {
+  std::size_t r = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t c = s[i];
-    // only these characters can start a shape
-    if (!(c == '-' || ((c | 32) >= 'a' && (c | 32) <= 'x' &&
-                       ((1u << ((c | 32) - 'a')) & ((1u << ('e' - 'a')) | (1u << ('d' - 'a')) |
-                                                    (1u << ('s' - 'a')) | (1u << ('r' - 'a')) |
-                                                    (1u << ('g' - 'a')) | (1u << ('x' - 'a')) |
-                                                    (1u << ('a' - 'a')))))))
-      continue;
-    const std::uint32_t lc = lower(c);
-    const bool url_start = i == 0 || !is_b64url(s[i - 1]);
-    switch (lc) {
-      case 'e':  // JWT header.payload.
-        if (url_start && ieq(s, n, i, "eyj")) {
-          std::size_t j = i + 3;
-          std::size_t r1 = run(s, n, j, is_b64url);
-          if (r1 >= 6 && j + r1 < n && s[j + r1] == '.') {
-            j += r1 + 1;
-            std::size_t r2 = run(s, n, j, is_b64url);
-            if (r2 >= 6 && j + r2 < n && s[j + r2] == '.') return true;
-          }
-        }
-        break;
-      case '-':  // -----BEGIN [A-Z ]{0,40}PRIVATE KEY
-        if (ieq(s, n, i, "-----begin ")) {
-          const std::size_t q = i + 11;
-          for (std::size_t k = 0; k <= 40; ++k) {
-            if (ieq(s, n, q + k, "private key")) return true;
-            if (q + k >= n || !(is_alpha(s[q + k]) || s[q + k] == ' ')) break;
-          }
-        }
-        break;
-      case 'd':  // data:[^,;\s]{0,100};base64,
-        if ((i == 0 || !is_alpha(s[i - 1])) && ieq(s, n, i, "data:")) {
-          const std::size_t j = i + 5;
-          // capped at 101: a longer run cannot match, and the cap keeps the scan linear
-          const std::size_t r = run(
-              s, n, j, [](std::uint32_t x) { return x != ',' && x != ';' && !is_ascii_space(x); },
-              101);
-          if (r <= 100 && j + r < n && s[j + r] == ';' && ieq(s, n, j + r + 1, "base64,"))
-            return true;
-        }
-        break;
-      case 's':
-      case 'r':
-      case 'g':
-      case 'x':
-      case 'a':
-        if (!url_start) break;
-        if (lc == 'x') {  // xox[abpsr]-
-          if (ieq(s, n, i, "xox") && i + 4 < n) {
-            const std::uint32_t v = lower(s[i + 3]);
-            if ((v == 'a' || v == 'b' || v == 'p' || v == 's' || v == 'r') && s[i + 4] == '-' &&
-                run(s, n, i + 5, is_b64url, 12) >= 12)
-              return true;
-          }
-          break;
-        }
-        for (std::string_view p : kKeyPrefixes) {
-          if (static_cast<unsigned char>(p[0]) == lc && ieq(s, n, i, p) &&
-              run(s, n, i + p.size(), is_b64url, 12) >= 12)
-            return true;
-        }
-        break;
-      default:
-        break;
-    }
+    r = is_b64std(s[i]) ? r + 1 : 0;
+    if (r >= 200) return true;
   }
   return false;
+}
+
+// -----BEGIN [A-Z ]{0,40}PRIVATE KEY at s[i].
+template <typename CharT>
+bool pem_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
+  if (!ieq(s, n, i, "-----begin ")) return false;
+  const std::size_t q = i + 11;
+  for (std::size_t k = 0; k <= 40; ++k) {
+    if (ieq(s, n, q + k, "private key")) return true;
+    if (q + k >= n || !(is_alpha(s[q + k]) || s[q + k] == ' ')) break;
+  }
+  return false;
+}
+
+// A letter-initial shape (JWT, data: URI, key prefix) matching at s[i].
+template <typename CharT>
+bool shape_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
+  const std::uint32_t lc = lower(s[i]);
+  const bool url_start = i == 0 || !is_b64url(s[i - 1]);
+  switch (lc) {
+    case 'e':  // JWT header.payload.
+      if (url_start && ieq(s, n, i, "eyj")) {
+        std::size_t j = i + 3;
+        const std::size_t r1 = run(s, n, j, is_b64url);
+        if (r1 >= 6 && j + r1 < n && s[j + r1] == '.') {
+          j += r1 + 1;
+          const std::size_t r2 = run(s, n, j, is_b64url);
+          if (r2 >= 6 && j + r2 < n && s[j + r2] == '.') return true;
+        }
+      }
+      return false;
+    case 'd':  // data:[^,;\s]{0,100};base64,
+      if ((i == 0 || !is_alpha(s[i - 1])) && ieq(s, n, i, "data:")) {
+        const std::size_t j = i + 5;
+        // capped at 101: a longer run cannot match, and the cap keeps the scan linear
+        const std::size_t r = run(
+            s, n, j, [](std::uint32_t x) { return x != ',' && x != ';' && !is_ascii_space(x); },
+            101);
+        if (r <= 100 && j + r < n && s[j + r] == ';' && ieq(s, n, j + r + 1, "base64,"))
+          return true;
+      }
+      return false;
+    case 'x':  // xox[abpsr]-
+      if (url_start && ieq(s, n, i, "xox") && i + 4 < n) {
+        const std::uint32_t v = lower(s[i + 3]);
+        return (v == 'a' || v == 'b' || v == 'p' || v == 's' || v == 'r') && s[i + 4] == '-' &&
+               run(s, n, i + 5, is_b64url, 12) >= 12;
+      }
+      return false;
+    case 's':
+    case 'r':
+    case 'g':
+    case 'a':
+      if (!url_start) return false;
+      for (std::string_view p : kKeyPrefixes) {
+        if (static_cast<unsigned char>(p[0]) == lc && ieq(s, n, i, p) &&
+            run(s, n, i + p.size(), is_b64url, 12) >= 12)
+          return true;
+      }
+      return false;
+    default:
+      return false;
+  }
 }
 
 constexpr std::string_view kAssignWords[] = {"prompt", "prompts", "completion", "completions",
                                              "transcript"};
 
-// R4 (text role): prompt|prompts|completion|completions|transcript, then <= 8 spaces, then : or =.
+// R4 (text role) at s[i], i not preceded by a letter or digit:
+// (prompt|prompts|completion|completions|transcript)\s{0,8}[:=]  (ASCII \s).
 template <typename CharT>
-bool has_assignment(const CharT* s, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t lc = lower(s[i]);
-    if (lc != 'p' && lc != 'c' && lc != 't') continue;
-    if (i > 0 && is_alnum(s[i - 1])) continue;
-    for (std::string_view w : kAssignWords) {
-      if (!ieq(s, n, i, w)) continue;
-      const std::size_t j = i + w.size();
-      const std::size_t ws = run(s, n, j, is_ascii_space, 9);
-      if (ws <= 8 && j + ws < n && (s[j + ws] == ':' || s[j + ws] == '=')) return true;
-    }
+bool assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
+  const std::uint32_t lc = lower(s[i]);
+  if (lc != 'p' && lc != 'c' && lc != 't') return false;
+  for (std::string_view w : kAssignWords) {
+    if (!ieq(s, n, i, w)) continue;
+    const std::size_t j = i + w.size();
+    const std::size_t ws = run(s, n, j, is_ascii_space, 9);
+    if (ws <= 8 && j + ws < n && (s[j + ws] == ':' || s[j + ws] == '=')) return true;
   }
   return false;
 }
@@ -299,20 +295,30 @@ struct Word {
   std::uint32_t flags = 0;
   bool digits = false;
   bool resolved = true;  // the empty word (before the first / after the last) needs nothing
-  char text[kMaxWordLen] = {};
+  char text[kMaxWordLen];
   std::string_view view() const { return {text, len < kMaxWordLen ? len : kMaxWordLen}; }
 };
 
 // Streaming tokenizer: [A-Z]+(?![a-z]) | [A-Z]?[a-z]+ | [0-9]+ (leftmost, as re.findall); every
 // other code point separates words. Words are only spelled out and looked up on demand.
+// While tokenizing it runs the position checks of R8 (shapes) and, for the text role, of the R4
+// assignment form, and records whether one matched.
 template <typename CharT>
 class Words {
  public:
-  Words(const CharT* s, std::size_t n) : s_(s), n_(n) {}
+  Words(const CharT* s, std::size_t n, bool key) : s_(s), n_(n), key_(key) {}
+  bool shape = false;   // an R8 shape was found
+  bool assign = false;  // an R4 assignment was found (text role)
   bool next(Word& w) {
     while (i_ < n_) {
       const std::uint32_t c = s_[i_];
       std::size_t end;
+      if (is_alpha(c) && (i_ == 0 || !is_alpha(s_[i_ - 1]))) {
+        // shapes need a non-letter before them (data:) or no letter, digit, '_' or '-' (the
+        // rest); the assignment form needs no letter or digit before it
+        shape = shape || shape_at(s_, n_, i_);
+        if (!key_ && (i_ == 0 || !is_digit(s_[i_ - 1]))) assign = assign || assign_at(s_, n_, i_);
+      }
       if (is_lower(c)) {
         end = i_ + run(s_, n_, i_, is_lower);
       } else if (is_upper(c)) {
@@ -325,6 +331,7 @@ class Words {
       } else if (is_digit(c)) {
         end = i_ + run(s_, n_, i_, is_digit);
       } else {
+        if (c == '-' && !shape) shape = pem_at(s_, n_, i_);
         ++i_;
         continue;
       }
@@ -352,6 +359,7 @@ class Words {
  private:
   const CharT* s_;
   std::size_t n_;
+  bool key_;
   std::size_t i_ = 0;
 };
 
@@ -410,38 +418,48 @@ std::string word_rule(const Word& prev, const Word& w, const Word& nxt, bool key
 
 template <typename CharT>
 std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
-  if (has_shape(s, n)) return "credential-shaped or payload-shaped value (R8)";
-  if (!key && has_assignment(s, n)) return "prompt assignment (R4)";
-  // Words in a window prev / cur / nxt; only words in a trigger set can fire a rule, and only
-  // then are the neighbours looked up.
-  Words<CharT> words(s, n);
+  static const std::string kShape = "credential-shaped or payload-shaped value (R8)";
+  static const std::string kAssign = "prompt assignment (R4)";
+  if (n >= 200 && b64_run_200(s, n)) return kShape;
+  // One pass: words in a window prev / cur / nxt (only trigger words fire a rule, and only then
+  // are the neighbours looked up) while the tokenizer runs the shape / assignment checks.
+  // Priority as in the reference: any shape, then any assignment, then the first word rule.
+  Words<CharT> words(s, n, key);
+  static const Word kNone{};  // the neighbour before the first / after the last word
+  std::string why;
   Word ring[3];
-  Word* prev = &ring[0];
-  Word* cur = &ring[1];
-  Word* nxt = &ring[2];
-  if (!words.next(*cur)) return {};
-  bool has_next = words.next(*nxt);
-  if (!has_next) *nxt = Word{};
-  bool first = true;
-  for (;;) {
-    if (words.maybe_trigger(*cur)) {
-      words.resolve(*cur);
-      if (cur->flags & kTrigger) {
-        words.resolve(*nxt);
-        if (!first) words.resolve(*prev);
-        std::string why = word_rule(first ? Word{} : *prev, *cur, *nxt, key, first && !has_next);
-        if (!why.empty()) return why;
+  Word* pv = nullptr;  // previous word (none before the first)
+  Word* cur = &ring[0];
+  Word* nx = &ring[1];
+  Word* spare = &ring[2];
+  if (words.next(*cur)) {
+    bool has_next = words.next(*nx);
+    for (;;) {
+      if (why.empty() && !words.assign && words.maybe_trigger(*cur)) {
+        words.resolve(*cur);
+        if (cur->flags & kTrigger) {
+          if (has_next) words.resolve(*nx);
+          if (pv != nullptr) words.resolve(*pv);
+          why = word_rule(pv != nullptr ? *pv : kNone, *cur, has_next ? *nx : kNone, key,
+                          pv == nullptr && !has_next);
+        }
       }
+      if (words.shape) return kShape;
+      if (!has_next) break;
+      Word* recycled = pv != nullptr ? pv : spare;
+      pv = cur;
+      cur = nx;
+      nx = recycled;
+      has_next = words.next(*nx);
     }
-    if (!has_next) return {};
-    Word* old = prev;
-    prev = cur;
-    cur = nxt;
-    nxt = old;
-    has_next = words.next(*nxt);
-    if (!has_next) *nxt = Word{};
-    first = false;
   }
+  // the tail after the last word (separators only) may still hold a PEM header
+  Word rest;
+  while (words.next(rest)) {
+  }
+  if (words.shape) return kShape;
+  if (words.assign) return kAssign;
+  return why;
 }
 
 // ---- formats ---------------------------------------------------------------------------------
