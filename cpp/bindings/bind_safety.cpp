@@ -11,6 +11,7 @@
 // Thread-safety: every function runs under the GIL; the class and descriptor references are set
 // once by _safety_setup() at import and never change afterwards.
 #include <pybind11/pybind11.h>
+#include <structmember.h>
 
 #include <pthread.h>
 #include <sys/random.h>
@@ -127,10 +128,10 @@ struct State {
   PyTypeObject* trace_cls = nullptr;
   PyTypeObject* signal_cls = nullptr;
   PyObject* trace_from_payload = nullptr;  // Python helper: dict -> HaltTraceAttribution
-  PyObject* event_descr[kEventFields] = {};
+  Py_ssize_t event_descr[kEventFields] = {};  // slot offsets
   PyObject* event_keys[kEventFields] = {};  // interned field names (also the payload keys)
-  PyObject* signal_descr[kSignalFields] = {};
-  PyObject* trace_descr[3] = {};
+  Py_ssize_t signal_descr[kSignalFields] = {};
+  Py_ssize_t trace_descr[3] = {};
   PyObject* top_keys[11] = {};
   PyObject* interop_keys[5] = {};
   PyObject* privacy_keys[3] = {};
@@ -143,6 +144,10 @@ struct State {
   PyObject* severities[4] = {};
   PyObject* redaction[5] = {};
   PyObject* default_schema_ref = nullptr;  // validated at _safety_setup_signal
+  PyObject* from_policy_py = nullptr;       // Python SafetyEvent._from_policy_decision_py
+  PyObject* policy_arg_names[15] = {};
+  PyObject* empty_str = nullptr;
+  PyObject* empty_tuple = nullptr;
   bool ready = false;         // event classes registered
   bool signal_ready = false;  // signal class registered
 };
@@ -154,12 +159,25 @@ PyObject* intern(std::string_view s) {
   return o;
 }
 
-// value of slot `d` of `obj` (new reference) / set slot `d` (steals nothing).
-inline PyObject* slot_get(PyObject* d, PyObject* obj) {
-  return Py_TYPE(d)->tp_descr_get(d, obj, reinterpret_cast<PyObject*>(Py_TYPE(obj)));
+// Slots are read and written directly at their offsets (taken from the classes' member
+// descriptors by _safety_setup, which checks that each one is an object slot): the value of slot
+// `off` of `obj` as a new reference (AttributeError when unset) / store `v` (new reference taken).
+inline PyObject* slot_get(Py_ssize_t off, PyObject* obj) {
+  PyObject* v = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + off);
+  if (v == nullptr) {
+    PyErr_SetString(PyExc_AttributeError, "director_fast: slot is not set");
+    return nullptr;
+  }
+  Py_INCREF(v);
+  return v;
 }
-inline int slot_set(PyObject* d, PyObject* obj, PyObject* v) {
-  return Py_TYPE(d)->tp_descr_set(d, obj, v);
+inline int slot_set(Py_ssize_t off, PyObject* obj, PyObject* v) {
+  PyObject** p = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + off);
+  PyObject* old = *p;
+  Py_INCREF(v);
+  *p = v;
+  Py_XDECREF(old);
+  return 0;
 }
 
 // Index of `s` in `set` when it is equal to one member, else -1.
@@ -254,7 +272,7 @@ bool event_values_ok(PyObject* const* in, Values& out) {
   while (PyDict_Next(attrs, &pos, &k, &val))
     if (!text_ok(k, true) || !text_ok(val, false)) return false;
   if (trace != Py_None) {
-    for (PyObject* d : g.trace_descr) {
+    for (Py_ssize_t d : g.trace_descr) {
       PyObject* t = slot_get(d, trace);
       if (t == nullptr) {
         PyErr_Clear();
@@ -283,7 +301,7 @@ bool event_values_ok(PyObject* const* in, Values& out) {
 }
 
 // Allocates `tp` without calling __init__ and stores the values through the slot descriptors.
-PyObject* build(PyTypeObject* tp, PyObject* const* descr, PyObject* const* values, int n) {
+PyObject* build(PyTypeObject* tp, const Py_ssize_t* descr, PyObject* const* values, int n) {
   PyObject* obj = tp->tp_alloc(tp, 0);
   if (obj == nullptr) return nullptr;
   for (int f = 0; f < n; ++f) {
@@ -417,6 +435,64 @@ PyObject* py_event_build(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_XDECREF(attrs_default);
   if (result != nullptr) return result;
   return decline();
+}
+
+// SafetyEvent.from_policy_decision(cls, *, hook_id, hook_scope, policy_decision, halt_reason,
+//   tenant_safe_explanation, request_id="", tenant_id="", threshold=None, observed_score=None,
+//   latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None,
+//   timestamp=None): keyword arguments parsed here, validated and built in one step; any call the
+// fast path declines (unknown / missing / positional arguments, a subclass, invalid or unusual
+// values) is forwarded unchanged to the Python implementation, which raises the documented errors.
+constexpr int kPolicyArgs = 15;
+constexpr const char* kPolicyArgNames[kPolicyArgs] = {
+    "hook_id", "hook_scope", "policy_decision", "halt_reason", "tenant_safe_explanation",
+    "request_id", "tenant_id", "threshold", "observed_score", "latency_ms", "evidence_refs",
+    "trace_attribution", "attributes", "event_id", "timestamp"};
+// position of each keyword in _safety_event_build's argument list
+constexpr int kPolicyToBuild[kPolicyArgs] = {E_HOOK_ID, E_HOOK_SCOPE, E_POLICY, E_REASON,
+                                             E_EXPLANATION, E_REQUEST_ID, E_TENANT_ID, E_THRESHOLD,
+                                             E_OBSERVED, E_LATENCY, E_REFS, E_TRACE, E_ATTRS,
+                                             E_EVENT_ID, E_TIMESTAMP};
+
+PyObject* py_event_build(PyObject*, PyObject* const* args, Py_ssize_t nargs);
+
+PyObject* py_from_policy_decision(PyObject*, PyObject* const* args, size_t nargsf,
+                                  PyObject* kwnames) {
+  if (!check_ready()) return nullptr;
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  auto forward = [&]() {
+    return PyObject_Vectorcall(g.from_policy_py, args, nargsf, kwnames);
+  };
+  if (nargs != 1 || args[0] != reinterpret_cast<PyObject*>(g.event_cls) || kwnames == nullptr)
+    return forward();
+  PyObject* vals[kEventFields - 1];
+  for (int f = 0; f < kEventFields - 1; ++f) vals[f] = nullptr;
+  const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    for (int a = 0; a < kPolicyArgs && found < 0; ++a)
+      if (name == g.policy_arg_names[a]) found = a;
+    for (int a = 0; a < kPolicyArgs && found < 0; ++a)
+      if (PyUnicode_Compare(name, g.policy_arg_names[a]) == 0) found = a;
+    if (found < 0) {
+      PyErr_Clear();
+      return forward();
+    }
+    vals[kPolicyToBuild[found]] = args[nargs + k];
+  }
+  for (int a = 0; a < 5; ++a)  // the required keywords
+    if (vals[kPolicyToBuild[a]] == nullptr) return forward();
+  if (vals[E_REQUEST_ID] == nullptr) vals[E_REQUEST_ID] = g.empty_str;
+  if (vals[E_TENANT_ID] == nullptr) vals[E_TENANT_ID] = g.empty_str;
+  if (vals[E_REFS] == nullptr) vals[E_REFS] = g.empty_tuple;
+  for (PyObject*& v : vals)
+    if (v == nullptr) v = Py_None;
+  PyObject* ev = py_event_build(nullptr, vals, kEventFields - 1);
+  if (ev == nullptr) return nullptr;  // MemoryError / OSError
+  if (ev != Py_None) return ev;
+  Py_DECREF(ev);
+  return forward();
 }
 
 // _safety_event_post_init(event) -> bool: validates a constructed event; on success stores the
@@ -1074,32 +1150,42 @@ PyObject* py_format_timestamp(PyObject*, PyObject* const* args, Py_ssize_t nargs
   return PyUnicode_FromStringAndSize(buf, 27);
 }
 
-PyObject* get_descr(PyTypeObject* tp, const char* name) {
+// Offset of the object slot `name` of `tp` (false with an exception when it is not one).
+bool get_descr(PyTypeObject* tp, const char* name, Py_ssize_t* offset) {
   PyObject* d = PyObject_GetAttrString(reinterpret_cast<PyObject*>(tp), name);
-  if (d == nullptr) return nullptr;
-  if (Py_TYPE(d)->tp_descr_get == nullptr || Py_TYPE(d)->tp_descr_set == nullptr) {
-    Py_DECREF(d);
-    PyErr_Format(PyExc_TypeError, "%s.%s is not a slot descriptor", tp->tp_name, name);
-    return nullptr;
+  if (d == nullptr) return false;
+  bool ok = Py_TYPE(d) == &PyMemberDescr_Type;
+  if (ok) {
+    const PyMemberDef* m = reinterpret_cast<PyMemberDescrObject*>(d)->d_member;
+    ok = m->type == T_OBJECT_EX && !(m->flags & READONLY) && m->offset > 0;
+    *offset = m->offset;
   }
-  return d;
+  Py_DECREF(d);
+  if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", tp->tp_name, name);
+  return ok;
 }
 
-// _safety_setup(SafetyEvent, HaltTraceAttribution, trace_from_payload)
+// _safety_setup(SafetyEvent, HaltTraceAttribution, trace_from_payload, from_policy_decision_py)
 PyObject* py_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !PyType_Check(args[0]) || !PyType_Check(args[1]) || !PyCallable_Check(args[2]))
-    return PyErr_Format(PyExc_TypeError, "_safety_setup(event_cls, trace_cls, trace_from_payload)");
+  if (nargs != 4 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
+      !PyCallable_Check(args[2]) || !PyCallable_Check(args[3]))
+    return PyErr_Format(PyExc_TypeError,
+                        "_safety_setup(event_cls, trace_cls, trace_from_payload, from_policy_decision_py)");
   if (g.ready) Py_RETURN_NONE;  // idempotent (a module reload keeps the first classes)
   g.event_cls = reinterpret_cast<PyTypeObject*>(args[0]);
   g.trace_cls = reinterpret_cast<PyTypeObject*>(args[1]);
   g.trace_from_payload = args[2];
-  for (int i = 0; i < 3; ++i) Py_INCREF(args[i]);
+  g.from_policy_py = args[3];
+  for (int i = 0; i < 4; ++i) Py_INCREF(args[i]);
+  for (int a = 0; a < kPolicyArgs; ++a)
+    if (!(g.policy_arg_names[a] = intern(kPolicyArgNames[a]))) return nullptr;
+  if (!(g.empty_str = intern("")) || !(g.empty_tuple = PyTuple_New(0))) return nullptr;
   for (int f = 0; f < kEventFields; ++f) {
-    if (!(g.event_descr[f] = get_descr(g.event_cls, kEventFieldNames[f]))) return nullptr;
+    if (!get_descr(g.event_cls, kEventFieldNames[f], &g.event_descr[f])) return nullptr;
     if (!(g.event_keys[f] = intern(kEventFieldNames[f]))) return nullptr;
   }
   for (int f = 0; f < 3; ++f)
-    if (!(g.trace_descr[f] = get_descr(g.trace_cls, kTraceStrFields[f]))) return nullptr;
+    if (!get_descr(g.trace_cls, kTraceStrFields[f], &g.trace_descr[f])) return nullptr;
   for (int i = 0; i < 11; ++i)
     if (!(g.top_keys[i] = intern(kTopKeys[i]))) return nullptr;
   for (int i = 0; i < 5; ++i)
@@ -1135,7 +1221,7 @@ PyObject* py_setup_signal(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   g.signal_cls = reinterpret_cast<PyTypeObject*>(args[0]);
   Py_INCREF(args[0]);
   for (int f = 0; f < kSignalFields; ++f)
-    if (!(g.signal_descr[f] = get_descr(g.signal_cls, kSignalFieldNames[f]))) return nullptr;
+    if (!get_descr(g.signal_cls, kSignalFieldNames[f], &g.signal_descr[f])) return nullptr;
   g.signal_ready = true;
   Py_RETURN_NONE;
 }
@@ -1145,7 +1231,7 @@ PyObject* py_setup_signal(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 PyMethodDef kMethods[] = {
     DF_FASTCALL("_safety_setup", py_setup,
-                "_safety_setup(event_cls, trace_cls, trace_from_payload, /)\n--\n\n"
+                "_safety_setup(event_cls, trace_cls, trace_from_payload, from_policy_decision_py, /)\n--\n\n"
                 "Register the SafetyEvent and HaltTraceAttribution classes (private; called once "
                 "at import)."),
     DF_FASTCALL("_safety_setup_signal", py_setup_signal,
@@ -1158,6 +1244,20 @@ PyMethodDef kMethods[] = {
                 "evidence_refs, tenant_safe_explanation, trace_attribution, attributes, /)\n--\n\n"
                 "Validated SafetyEvent, or None when the values need the Python path (invalid or "
                 "unusual types). event_id/timestamp None or '' are generated."),
+    {"_safety_from_policy_decision",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_from_policy_decision)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "_safety_from_policy_decision($cls, /, *, hook_id, hook_scope, policy_decision, halt_reason, "
+     "tenant_safe_explanation, request_id='', tenant_id='', threshold=None, observed_score=None, "
+     "latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None, "
+     "timestamp=None)\n--\n\n"
+     "Build an event from a hook's policy decision (seed 001 example); installed as the classmethod "
+     "SafetyEvent.from_policy_decision.\n\n"
+     "The inputs are validated once, in C++, and the event is built directly; event_id / timestamp "
+     "None or '' are generated (sevt_ + 128 random bits; the current UTC time). Any call the fast "
+     "path declines goes through the Python implementation and the constructor, so the errors "
+     "are the constructor's: ValidationError / FieldTypeError / TenantSafetyError naming the "
+     "field."},
     DF_FASTCALL("_safety_event_post_init", py_event_post_init,
                 "_safety_event_post_init(event, /)\n--\n\n"
                 "True when a constructed SafetyEvent is valid (attributes are then copied); "

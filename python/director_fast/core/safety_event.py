@@ -438,16 +438,13 @@ class SafetyEvent:
         timestamp: str | None = None,
     ) -> "SafetyEvent":
         """Build an event from a hook's policy decision (seed 001 example). Same errors as the
-        constructor (the inputs are validated once, in C++, then the event is built directly;
-        anything the fast path declines goes through the constructor)."""
-        if cls is SafetyEvent:
-            ev = _build_fast(
-                event_id, timestamp, request_id, tenant_id, hook_id, hook_scope, policy_decision,
-                halt_reason, threshold, observed_score, latency_ms, evidence_refs,
-                tenant_safe_explanation, trace_attribution, attributes,
-            )
-            if ev is not None:
-                return ev
+        constructor.
+
+        After the class is created this classmethod is replaced by its C++ twin
+        (``_core._safety_from_policy_decision``), which validates the inputs once and builds the
+        event directly; every call it declines (a subclass, unusual or invalid values) is
+        forwarded to this Python implementation (kept as ``_from_policy_decision_py``).
+        """
         return cls(
             event_id=event_id or new_safety_event_id(),
             timestamp=timestamp or utc_timestamp(),
@@ -585,7 +582,11 @@ def _validate_payload_py(payload: Mapping[str, Any]) -> SafetyEvent:
     )
 
 
-_core._safety_setup(SafetyEvent, HaltTraceAttribution, _trace_from_payload)
+SafetyEvent._from_policy_decision_py = SafetyEvent.__dict__["from_policy_decision"]  # type: ignore[attr-defined]
+_core._safety_setup(
+    SafetyEvent, HaltTraceAttribution, _trace_from_payload, SafetyEvent.__dict__["from_policy_decision"].__func__
+)
+SafetyEvent.from_policy_decision = classmethod(_core._safety_from_policy_decision)  # type: ignore[assignment,method-assign]
 _post_init_fast = _core._safety_event_post_init
 _build_fast = _core._safety_event_build
 _to_dict_fast = _core._safety_event_to_dict
