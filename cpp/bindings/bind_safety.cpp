@@ -148,6 +148,10 @@ struct State {
   PyObject* policy_arg_names[15] = {};
   PyObject* empty_str = nullptr;
   PyObject* empty_tuple = nullptr;
+  PyObject* event_dict_template = nullptr;  // {key: None} in SafetyEvent.to_dict() order
+  PyObject* top_template = nullptr;         // the same for the transport dict and its blocks
+  PyObject* interop_template = nullptr;
+  PyObject* privacy_template = nullptr;
   bool ready = false;         // event classes registered
   bool signal_ready = false;  // signal class registered
 };
@@ -585,12 +589,10 @@ PyObject* event_to_dict(PyObject* ev) {
     }
   }
   if (trace != nullptr) {
-    d = _PyDict_NewPresized(kEventFields);
-    static constexpr int order[kEventFields] = {
-        E_SCHEMA, E_EVENT_ID, E_TIMESTAMP, E_REQUEST_ID, E_TENANT_ID, E_HOOK_ID,
-        E_HOOK_SCOPE, E_POLICY, E_REASON, E_THRESHOLD, E_OBSERVED, E_LATENCY,
-        E_REFS, E_EXPLANATION, E_TRACE, E_ATTRS};
-    for (int f : order) {
+    // a copy of the key template (the 16 keys in to_dict() order) is a flat memcpy; the values
+    // are then replaced in place
+    d = PyDict_Copy(g.event_dict_template);
+    for (int f = 0; f < kEventFields; ++f) {
       if (d == nullptr) break;
       PyObject* val = f == E_REFS ? refs : f == E_ATTRS ? attrs : f == E_TRACE ? trace : v[f];
       if (PyDict_SetItem(d, g.event_keys[f], val) < 0) Py_CLEAR(d);
@@ -791,6 +793,20 @@ void put_string(std::string& out, const CharT* s, std::size_t n) {
     out.append(b, 6);
   };
   std::size_t i = 0;
+  if constexpr (sizeof(CharT) == 1) {
+    // 16 code units at a time while none needs an escape (a fixed-length OR-reduction, which the
+    // compiler vectorizes)
+    while (i + 16 <= n) {
+      unsigned bad = 0;
+      for (std::size_t k = 0; k < 16; ++k) {
+        const unsigned c = s[i + k];
+        bad |= (c < 0x20) | (c > 0x7e) | (c == '"') | (c == '\\');
+      }
+      if (bad) break;
+      out.append(reinterpret_cast<const char*>(s + i), 16);
+      i += 16;
+    }
+  }
   while (i < n) {
     // bulk-copy the run of printable ASCII that needs no escape
     std::size_t j = i;
@@ -933,6 +949,13 @@ bool encode(PyObject* o, std::string& out, int depth) {
                                      Py_TYPE(o)->tp_name + " is not JSON serializable");
 }
 
+// A str from the pure-ASCII buffer `out` (no decoding pass).
+PyObject* ascii_str(const std::string& out) {
+  PyObject* r = PyUnicode_New(static_cast<Py_ssize_t>(out.size()), 127);
+  if (r != nullptr) std::memcpy(PyUnicode_DATA(r), out.data(), out.size());
+  return r;
+}
+
 PyObject* py_canonical_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "canonical_json expects 1 argument");
   std::string out;
@@ -945,7 +968,7 @@ PyObject* py_canonical_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   } catch (const std::bad_alloc&) {
     return PyErr_NoMemory();
   }
-  return PyUnicode_DecodeASCII(out.data(), static_cast<Py_ssize_t>(out.size()), "strict");
+  return ascii_str(out);
 }
 
 // DirectorSafetySignal -> canonical JSON, written directly from the slots (the key order below is
@@ -1048,7 +1071,7 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   }
   for (PyObject* o : v) Py_XDECREF(o);
   if (!ok) return nullptr;
-  return PyUnicode_DecodeASCII(out.data(), static_cast<Py_ssize_t>(out.size()), "strict");
+  return ascii_str(out);
 }
 
 // DirectorSafetySignal -> to_transport_dict() (same keys, order and values as the Python method).
@@ -1070,7 +1093,7 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
     ok = dec >= 0 && refs != nullptr;
     if (!ok) PyErr_SetString(PyExc_KeyError, "policy_decision");
     if (ok) ok = (count = PyLong_FromSsize_t(PyList_GET_SIZE(refs))) != nullptr;
-    if (ok) ok = (interop = PyDict_New()) != nullptr;
+    if (ok) ok = (interop = PyDict_Copy(g.interop_template)) != nullptr;
     if (ok) {
       PyObject* vals[5] = {g.decisions[dec], g.severities[dec],
                            PyDict_GetItem(ev_dict, g.event_keys[E_HOOK_SCOPE]),
@@ -1084,12 +1107,11 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
       Py_INCREF(g.redaction[i]);
       PyList_SET_ITEM(red, i, g.redaction[i]);
     }
-    ok = (privacy = PyDict_New()) != nullptr;
-    PyObject* vals[3] = {g.str_tenant_safe, Py_False, red};
-    for (int i = 0; i < 3 && ok; ++i) ok = PyDict_SetItem(privacy, g.privacy_keys[i], vals[i]) == 0;
+    ok = (privacy = PyDict_Copy(g.privacy_template)) != nullptr;
+    if (ok) ok = PyDict_SetItem(privacy, g.privacy_keys[2], red) == 0;
   }
   if (ok) ok = (ext = PyDict_Copy(v[S_EXT])) != nullptr;
-  if (ok) ok = (out = _PyDict_NewPresized(11)) != nullptr;
+  if (ok) ok = (out = PyDict_Copy(g.top_template)) != nullptr;
   if (ok) {
     // kTopKeys order: protocol_version, schema_ref, signal_id, emitted_at, producer_id,
     // framework, event_schema_version, event, interoperability, privacy, extensions
@@ -1180,6 +1202,18 @@ PyObject* py_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   for (int a = 0; a < kPolicyArgs; ++a)
     if (!(g.policy_arg_names[a] = intern(kPolicyArgNames[a]))) return nullptr;
   if (!(g.empty_str = intern("")) || !(g.empty_tuple = PyTuple_New(0))) return nullptr;
+  if (!(g.event_dict_template = PyDict_New())) return nullptr;
+  {
+    static constexpr int order[kEventFields] = {
+        E_SCHEMA, E_EVENT_ID, E_TIMESTAMP, E_REQUEST_ID, E_TENANT_ID, E_HOOK_ID,
+        E_HOOK_SCOPE, E_POLICY, E_REASON, E_THRESHOLD, E_OBSERVED, E_LATENCY,
+        E_REFS, E_EXPLANATION, E_TRACE, E_ATTRS};
+    for (int f : order) {
+      PyObject* key = intern(kEventFieldNames[f]);
+      if (key == nullptr || PyDict_SetItem(g.event_dict_template, key, Py_None) < 0) return nullptr;
+      Py_DECREF(key);
+    }
+  }
   for (int f = 0; f < kEventFields; ++f) {
     if (!get_descr(g.event_cls, kEventFieldNames[f], &g.event_descr[f])) return nullptr;
     if (!(g.event_keys[f] = intern(kEventFieldNames[f]))) return nullptr;
@@ -1201,6 +1235,18 @@ PyObject* py_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   for (int i = 0; i < 5; ++i)
     if (!(g.redaction[i] = intern(kRedaction[i]))) return nullptr;
   if (!(g.str_tenant_safe = intern("tenant_safe"))) return nullptr;
+  if (!(g.top_template = PyDict_New()) || !(g.interop_template = PyDict_New()) ||
+      !(g.privacy_template = PyDict_New()))
+    return nullptr;
+  for (PyObject* k : g.top_keys)
+    if (PyDict_SetItem(g.top_template, k, Py_None) < 0) return nullptr;
+  for (PyObject* k : g.interop_keys)
+    if (PyDict_SetItem(g.interop_template, k, Py_None) < 0) return nullptr;
+  if (!(g.str_tenant_safe = intern("tenant_safe"))) return nullptr;
+  if (PyDict_SetItem(g.privacy_template, g.privacy_keys[0], g.str_tenant_safe) < 0 ||
+      PyDict_SetItem(g.privacy_template, g.privacy_keys[1], Py_False) < 0 ||
+      PyDict_SetItem(g.privacy_template, g.privacy_keys[2], Py_None) < 0)
+    return nullptr;
   if (!(g.event_schema = intern(kEventSchema)) || !(g.protocol = intern(kProtocol)) ||
       !(g.str_to_dict = intern("to_dict")))
     return nullptr;

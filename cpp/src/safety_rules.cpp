@@ -149,10 +149,9 @@ class WordTable {
   std::uint32_t trigger_len_bits_[26] = {};
 };
 
-const WordTable& table() {
-  static const WordTable t;
-  return t;
-}
+// Built when the library is loaded (before any call), so lookups need no initialization guard.
+const WordTable kTable;
+inline const WordTable& table() { return kTable; }
 
 // ---- ASCII character classes on code points -------------------------------------------------
 inline bool is_upper(std::uint32_t c) noexcept { return c >= 'A' && c <= 'Z'; }
@@ -268,6 +267,14 @@ bool shape_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   }
 }
 
+constexpr std::uint32_t letter_bits(std::string_view letters) {
+  std::uint32_t b = 0;
+  for (char ch : letters) b |= 1u << (ch - 'a');
+  return b;
+}
+constexpr std::uint32_t kShapeStart = letter_bits("edxsrga");  // first letters of the shapes
+constexpr std::uint32_t kAssignStart = letter_bits("pct");     // prompt, completion, transcript
+
 constexpr std::string_view kAssignWords[] = {"prompt", "prompts", "completion", "completions",
                                              "transcript"};
 
@@ -316,8 +323,10 @@ class Words {
       if (is_alpha(c) && (i_ == 0 || !is_alpha(s_[i_ - 1]))) {
         // shapes need a non-letter before them (data:) or no letter, digit, '_' or '-' (the
         // rest); the assignment form needs no letter or digit before it
-        shape = shape || shape_at(s_, n_, i_);
-        if (!key_ && (i_ == 0 || !is_digit(s_[i_ - 1]))) assign = assign || assign_at(s_, n_, i_);
+        const std::uint32_t bit = 1u << ((c | 32) - 'a');
+        if ((bit & kShapeStart) && !shape) shape = shape_at(s_, n_, i_);
+        if ((bit & kAssignStart) && !key_ && !assign && (i_ == 0 || !is_digit(s_[i_ - 1])))
+          assign = assign_at(s_, n_, i_);
       }
       if (is_lower(c)) {
         end = i_ + run(s_, n_, i_, is_lower);

@@ -26,11 +26,14 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key);
 // True when `s` contains U+0000..U+001F, U+007F or a surrogate code point (U+D800..U+DFFF).
 template <typename CharT>
 bool has_control(const CharT* s, std::size_t n) noexcept {
+  // branch-free OR-reduction (vectorized); the surrogate test only matters for 2/4-byte units
+  unsigned bad = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t c = s[i];
-    if (c < 0x20 || c == 0x7f || (c >= 0xd800 && c <= 0xdfff)) return true;
+    bad |= (c < 0x20) | (c == 0x7f);
+    if constexpr (sizeof(CharT) > 1) bad |= (c >= 0xd800) & (c <= 0xdfff);
   }
-  return false;
+  return bad != 0;
 }
 
 // True when `c` is whitespace in the sense of Python's str.isspace() / re "\s" on str patterns.
