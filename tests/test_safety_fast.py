@@ -38,10 +38,12 @@ VOCAB = sorted(
        "AKIA", "AIza", "data:", ";base64,", "-----BEGIN ", "PRIVATE KEY", "RSA ", "12", "5",
        "abcdefghijklmnop", "ABCDEFGHIJKLMNOP0123", "ſk-", "K", "İ", "ı"}
 )
-SEPS = [" ", "_", "-", ".", ":", "=", "/", "  ", "\t", "\u00a0", "\u3000", "é", "", ";", ",", "+"]
+SEPS = [" ", "_", "-", ".", ":", "=", "/", "  ", "\t", "\u00a0", "\u3000", "é", "", ";", ",", "+", "1", "A", "x",
+        "-----"]
+CASES = [str, str.upper, str.title, str.swapcase, lambda w: w[:-1] + w[-1:].upper()]
 
-wordy = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPS)), max_size=12).map(
-    lambda parts: "".join(w + s for w, s in parts)
+wordy = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(CASES), st.sampled_from(SEPS)), max_size=12).map(
+    lambda parts: "".join(case(w) + s for w, case, s in parts)
 )
 texts = st.one_of(st.text(max_size=120), wordy, st.text(alphabet="aA0_-.:=/ +;,eEyYjJkKsS", max_size=80))
 

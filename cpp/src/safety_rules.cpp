@@ -109,9 +109,10 @@ class WordTable {
   }
   // Cheap pre-test: can a word of this length starting with lower-case letter `first` be a
   // trigger word (credential, key(s), token(s), prompt, raw, media or sensor word)?
-  bool maybe_trigger(std::uint32_t first, std::size_t n) const noexcept {
-    return first >= 'a' && first <= 'z' && n <= kMaxWordLen &&
-           ((trigger_len_bits_[first - 'a'] >> n) & 1u) != 0;
+  // (`first`, `second`: the word's first two letters, lower case; n >= 2.)
+  bool maybe_trigger(std::uint32_t first, std::uint32_t second, std::size_t n) const noexcept {
+    return first - 'a' < 26 && second - 'a' < 26 && n <= kMaxWordLen &&
+           ((trigger_len_bits_[first - 'a'][second - 'a'] >> n) & 1u) != 0;
   }
   std::uint32_t lookup(const char* w, std::size_t n) const noexcept {
     if (n == 0 || n > kMaxWordLen) return 0;
@@ -129,7 +130,7 @@ class WordTable {
     std::uint32_t flags = 0;
   };
   void insert(std::string_view w, std::uint32_t flag) {
-    if (flag & kTrigger) trigger_len_bits_[w[0] - 'a'] |= 1u << w.size();
+    if (flag & kTrigger) trigger_len_bits_[w[0] - 'a'][w[1] - 'a'] |= 1u << w.size();
     for (std::uint32_t i = hash_word(w.data(), w.size()) & (kTableSize - 1);;
          i = (i + 1) & (kTableSize - 1)) {
       Slot& s = slots_[i];
@@ -146,7 +147,7 @@ class WordTable {
     }
   }
   std::array<Slot, kTableSize> slots_{};
-  std::uint32_t trigger_len_bits_[26] = {};
+  std::uint32_t trigger_len_bits_[26][26] = {};
 };
 
 // Built when the library is loaded (before any call), so lookups need no initialization guard.
@@ -267,13 +268,21 @@ bool shape_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   }
 }
 
-constexpr std::uint32_t letter_bits(std::string_view letters) {
-  std::uint32_t b = 0;
-  for (char ch : letters) b |= 1u << (ch - 'a');
-  return b;
+// First two letters (lower case) of the letter-initial shapes (bit 1: eyJ, data:, xox, sk-,
+// sk_, rk_, gh?_, github_, glpat-, AKIA, ASIA, AIza) and of the assignment words (bit 2: prompt,
+// completion, transcript).
+struct StartPairs {
+  std::uint8_t bits[26][26];
+};
+constexpr StartPairs make_start_pairs() {
+  StartPairs p{};
+  constexpr std::string_view shape = "ey da xo sk rk gh gl gi ak as ai";
+  constexpr std::string_view assign = "pr co tr";
+  for (std::size_t i = 0; i + 1 < shape.size(); i += 3) p.bits[shape[i] - 'a'][shape[i + 1] - 'a'] |= 1;
+  for (std::size_t i = 0; i + 1 < assign.size(); i += 3) p.bits[assign[i] - 'a'][assign[i + 1] - 'a'] |= 2;
+  return p;
 }
-constexpr std::uint32_t kShapeStart = letter_bits("edxsrga");  // first letters of the shapes
-constexpr std::uint32_t kAssignStart = letter_bits("pct");     // prompt, completion, transcript
+constexpr StartPairs kStartPairs = make_start_pairs();
 
 constexpr std::string_view kAssignWords[] = {"prompt", "prompts", "completion", "completions",
                                              "transcript"};
@@ -323,9 +332,11 @@ class Words {
       if (is_alpha(c) && (i_ == 0 || !is_alpha(s_[i_ - 1]))) {
         // shapes need a non-letter before them (data:) or no letter, digit, '_' or '-' (the
         // rest); the assignment form needs no letter or digit before it
-        const std::uint32_t bit = 1u << ((c | 32) - 'a');
-        if ((bit & kShapeStart) && !shape) shape = shape_at(s_, n_, i_);
-        if ((bit & kAssignStart) && !key_ && !assign && (i_ == 0 || !is_digit(s_[i_ - 1])))
+        // every shape / assignment word starts with one of a few letter pairs
+        const std::uint32_t c2 = i_ + 1 < n_ ? (s_[i_ + 1] | 32u) - 'a' : 26u;
+        const std::uint8_t pair = c2 < 26 ? kStartPairs.bits[(c | 32) - 'a'][c2] : 0;
+        if ((pair & 1) && !shape) shape = shape_at(s_, n_, i_);
+        if ((pair & 2) && !key_ && !assign && (i_ == 0 || !is_digit(s_[i_ - 1])))
           assign = assign_at(s_, n_, i_);
       }
       if (is_lower(c)) {
@@ -355,7 +366,8 @@ class Words {
     return false;
   }
   bool maybe_trigger(const Word& w) const noexcept {
-    return !w.digits && table().maybe_trigger(lower(s_[w.start]), w.len);
+    return !w.digits && w.len >= 2 &&
+           table().maybe_trigger(lower(s_[w.start]), lower(s_[w.start + 1]), w.len);
   }
   void resolve(Word& w) const noexcept {
     if (w.resolved) return;
