@@ -25,6 +25,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -460,14 +461,19 @@ constexpr int kPolicyToBuild[kPolicyArgs] = {E_HOOK_ID, E_HOOK_SCOPE, E_POLICY, 
 
 PyObject* py_event_build(PyObject*, PyObject* const* args, Py_ssize_t nargs);
 
-PyObject* py_from_policy_decision(PyObject*, PyObject* const* args, size_t nargsf,
+PyObject* py_from_policy_decision(PyObject* cls, PyObject* const* args, Py_ssize_t nargs,
                                   PyObject* kwnames) {
   if (!check_ready()) return nullptr;
-  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  auto forward = [&]() {
-    return PyObject_Vectorcall(g.from_policy_py, args, nargsf, kwnames);
+  auto forward = [&]() -> PyObject* {
+    // the Python implementation is a plain function of (cls, *args, **kwargs)
+    const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+    std::vector<PyObject*> full(static_cast<std::size_t>(1 + nargs + nkw));
+    full[0] = cls;
+    for (Py_ssize_t k = 0; k < nargs + nkw; ++k) full[static_cast<std::size_t>(1 + k)] = args[k];
+    return PyObject_Vectorcall(g.from_policy_py, full.data(), static_cast<std::size_t>(1 + nargs),
+                               kwnames);
   };
-  if (nargs != 1 || args[0] != reinterpret_cast<PyObject*>(g.event_cls) || kwnames == nullptr)
+  if (nargs != 0 || cls != reinterpret_cast<PyObject*>(g.event_cls) || kwnames == nullptr)
     return forward();
   PyObject* vals[kEventFields - 1];
   for (int f = 0; f < kEventFields - 1; ++f) vals[f] = nullptr;
@@ -479,11 +485,11 @@ PyObject* py_from_policy_decision(PyObject*, PyObject* const* args, size_t nargs
       if (name == g.policy_arg_names[a]) found = a;
     for (int a = 0; a < kPolicyArgs && found < 0; ++a)
       if (PyUnicode_Compare(name, g.policy_arg_names[a]) == 0) found = a;
-    if (found < 0) {
+    if (found < 0 || vals[kPolicyToBuild[found]] != nullptr) {
       PyErr_Clear();
       return forward();
     }
-    vals[kPolicyToBuild[found]] = args[nargs + k];
+    vals[kPolicyToBuild[found]] = args[k];
   }
   for (int a = 0; a < 5; ++a)  // the required keywords
     if (vals[kPolicyToBuild[a]] == nullptr) return forward();
@@ -1130,6 +1136,74 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
   return out;
 }
 
+// ---- methods installed on the classes -------------------------------------------------------
+PyObject* meth_event_to_dict(PyObject* self, PyObject*) { return event_to_dict(self); }
+PyObject* meth_signal_to_json(PyObject* self, PyObject*) {
+  return py_signal_to_json(nullptr, &self, 1);
+}
+PyObject* meth_signal_transport_dict(PyObject* self, PyObject*) {
+  return py_signal_transport_dict(nullptr, &self, 1);
+}
+
+PyMethodDef kFromPolicyDef = {
+    "from_policy_decision",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_from_policy_decision)),
+    METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
+    "from_policy_decision($type, /, *, hook_id, hook_scope, policy_decision, halt_reason, "
+    "tenant_safe_explanation, request_id='', tenant_id='', threshold=None, observed_score=None, "
+    "latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None, "
+    "timestamp=None)\n--\n\n"
+    "Build an event from a hook's policy decision (seed 001 example). Same errors as the "
+    "constructor: ValidationError / FieldTypeError / TenantSafetyError naming the field.\n\n"
+    "The inputs are validated once, in C++, and the event is built directly; event_id / timestamp "
+    "None or '' are generated (sevt_ + 128 random bits; the current UTC time). Every call the "
+    "fast path declines (a subclass, unusual or invalid values) runs the Python implementation "
+    "(SafetyEvent._from_policy_decision_py) and the constructor."};
+PyMethodDef kEventToDictDef = {
+    "to_dict", reinterpret_cast<PyCFunction>(meth_event_to_dict), METH_NOARGS,
+    "to_dict($self, /)\n--\n\n"
+    "JSON-safe dict with the 16 schema keys (the same keys and values as director-ai's "
+    "SafetyEvent.to_dict()); evidence_refs is a list, trace_attribution a dict or None, "
+    "attributes a copy."};
+PyMethodDef kSignalToJsonDef = {
+    "to_json", reinterpret_cast<PyCFunction>(meth_signal_to_json), METH_NOARGS,
+    "to_json($self, /)\n--\n\n"
+    "Canonical JSON: sorted keys, compact separators, ASCII only (\\uXXXX escapes). "
+    "Byte-identical to director-ai 3.21.0's to_json() for the same payload (written directly "
+    "from the fields, without building the transport dict)."};
+PyMethodDef kSignalTransportDef = {
+    "to_transport_dict", reinterpret_cast<PyCFunction>(meth_signal_transport_dict), METH_NOARGS,
+    "to_transport_dict($self, /)\n--\n\n"
+    "The JSON-safe transport payload (11 keys; privacy.redaction_required is a list)."};
+
+// {name: descriptor} of the C++ methods for SafetyEvent / DirectorSafetySignal.
+PyObject* methods_dict(PyTypeObject* tp, std::initializer_list<std::pair<PyMethodDef*, bool>> defs) {
+  PyObject* d = PyDict_New();
+  if (d == nullptr) return nullptr;
+  for (const auto& [def, is_class] : defs) {
+    PyObject* descr = is_class ? PyDescr_NewClassMethod(tp, def) : PyDescr_NewMethod(tp, def);
+    if (descr == nullptr || PyDict_SetItemString(d, def->ml_name, descr) < 0) {
+      Py_XDECREF(descr);
+      Py_DECREF(d);
+      return nullptr;
+    }
+    Py_DECREF(descr);
+  }
+  return d;
+}
+
+PyObject* py_event_methods(PyObject*, PyObject* const*, Py_ssize_t nargs) {
+  if (!check_ready()) return nullptr;
+  if (nargs != 0) return PyErr_Format(PyExc_TypeError, "_safety_event_methods() takes no arguments");
+  return methods_dict(g.event_cls, {{&kFromPolicyDef, true}, {&kEventToDictDef, false}});
+}
+
+PyObject* py_signal_methods(PyObject*, PyObject* const*, Py_ssize_t nargs) {
+  if (!check_ready() || !check_signal_ready()) return nullptr;
+  if (nargs != 0) return PyErr_Format(PyExc_TypeError, "_safety_signal_methods() takes no arguments");
+  return methods_dict(g.signal_cls, {{&kSignalToJsonDef, false}, {&kSignalTransportDef, false}});
+}
+
 // ---- small entry points -----------------------------------------------------------------------
 PyObject* py_tenant_violation(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyUnicode_Check(args[0])) {
@@ -1290,20 +1364,14 @@ PyMethodDef kMethods[] = {
                 "evidence_refs, tenant_safe_explanation, trace_attribution, attributes, /)\n--\n\n"
                 "Validated SafetyEvent, or None when the values need the Python path (invalid or "
                 "unusual types). event_id/timestamp None or '' are generated."),
-    {"_safety_from_policy_decision",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_from_policy_decision)),
-     METH_FASTCALL | METH_KEYWORDS,
-     "_safety_from_policy_decision($cls, /, *, hook_id, hook_scope, policy_decision, halt_reason, "
-     "tenant_safe_explanation, request_id='', tenant_id='', threshold=None, observed_score=None, "
-     "latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None, "
-     "timestamp=None)\n--\n\n"
-     "Build an event from a hook's policy decision (seed 001 example); installed as the classmethod "
-     "SafetyEvent.from_policy_decision.\n\n"
-     "The inputs are validated once, in C++, and the event is built directly; event_id / timestamp "
-     "None or '' are generated (sevt_ + 128 random bits; the current UTC time). Any call the fast "
-     "path declines goes through the Python implementation and the constructor, so the errors "
-     "are the constructor's: ValidationError / FieldTypeError / TenantSafetyError naming the "
-     "field."},
+    DF_FASTCALL("_safety_event_methods", py_event_methods,
+                "_safety_event_methods()\n--\n\n"
+                "{name: descriptor} of the C++ SafetyEvent methods (from_policy_decision, to_dict); "
+                "private, installed on the class at import."),
+    DF_FASTCALL("_safety_signal_methods", py_signal_methods,
+                "_safety_signal_methods()\n--\n\n"
+                "{name: descriptor} of the C++ DirectorSafetySignal methods (to_json, "
+                "to_transport_dict); private, installed on the class at import."),
     DF_FASTCALL("_safety_event_post_init", py_event_post_init,
                 "_safety_event_post_init(event, /)\n--\n\n"
                 "True when a constructed SafetyEvent is valid (attributes are then copied); "

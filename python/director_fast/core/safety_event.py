@@ -466,8 +466,11 @@ class SafetyEvent:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict with the 16 schema keys (the same keys and values as director-ai's
         ``SafetyEvent.to_dict()``); ``evidence_refs`` is a list, ``trace_attribution`` a dict or
-        None, ``attributes`` a copy."""
-        return _to_dict_fast(self)
+        None, ``attributes`` a copy.
+
+        Replaced by its C++ twin after the class is created (same result; this Python version is
+        kept as ``_to_dict_py``)."""
+        return self._to_dict_py()
 
     def _to_dict_py(self) -> dict[str, Any]:
         """Reference implementation of :meth:`to_dict` (tests compare the two)."""
@@ -586,8 +589,10 @@ SafetyEvent._from_policy_decision_py = SafetyEvent.__dict__["from_policy_decisio
 _core._safety_setup(
     SafetyEvent, HaltTraceAttribution, _trace_from_payload, SafetyEvent.__dict__["from_policy_decision"].__func__
 )
-SafetyEvent.from_policy_decision = classmethod(_core._safety_from_policy_decision)  # type: ignore[assignment,method-assign]
+# C++ twins of from_policy_decision and to_dict (same results; tests compare them with the Python
+# implementations kept as _from_policy_decision_py / _to_dict_py)
+for _name, _method in _core._safety_event_methods().items():
+    setattr(SafetyEvent, _name, _method)
 _post_init_fast = _core._safety_event_post_init
 _build_fast = _core._safety_event_build
-_to_dict_fast = _core._safety_event_to_dict
 _from_payload_fast = _core._safety_event_from_payload

@@ -239,8 +239,9 @@ class DirectorSafetySignal:
         return SEVERITY_BY_DECISION[self.event.policy_decision]
 
     def to_transport_dict(self) -> dict[str, Any]:
-        """The JSON-safe transport payload (11 keys; ``privacy.redaction_required`` is a list)."""
-        return _signal_transport_dict_fast(self)
+        """The JSON-safe transport payload (11 keys; ``privacy.redaction_required`` is a list).
+        Replaced by its C++ twin after the class is created (same result)."""
+        return self._to_transport_dict_py()
 
     def _to_transport_dict_py(self) -> dict[str, Any]:
         """Reference implementation of :meth:`to_transport_dict` (tests compare the two)."""
@@ -271,8 +272,11 @@ class DirectorSafetySignal:
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, compact separators, ASCII only (``\\uXXXX`` escapes).
-        Byte-identical to director-ai 3.21.0's ``to_json()`` for the same payload."""
-        return _signal_to_json_fast(self)
+        Byte-identical to director-ai 3.21.0's ``to_json()`` for the same payload. Replaced by its
+        C++ twin (written directly from the fields) after the class is created; the tests compare
+        both byte for byte."""
+        return json.dumps(self._to_transport_dict_py(), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=True, allow_nan=False)
 
     def to_json_bytes(self) -> bytes:
         """:meth:`to_json` encoded as ASCII bytes (what to hash or sign)."""
@@ -427,5 +431,5 @@ _core._safety_setup_signal(DirectorSafetySignal, DIRECTOR_SAFETY_PROTOCOL_SCHEMA
 _signal_post_init_fast = _core._safety_signal_post_init
 _signal_build_fast = _core._safety_signal_build
 _signal_from_payload_fast = _core._safety_signal_from_payload
-_signal_to_json_fast = _core._safety_signal_to_json
-_signal_transport_dict_fast = _core._safety_signal_transport_dict
+for _name, _method in _core._safety_signal_methods().items():
+    setattr(DirectorSafetySignal, _name, _method)
