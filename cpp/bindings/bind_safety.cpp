@@ -541,22 +541,65 @@ bool exact_keys(PyObject* d, PyObject* const (&keys)[N]) {
 }
 
 // SafetyEvent payload dict -> new SafetyEvent, or nullptr (declined; maybe an exception set).
+// to_dict() key order as field indices (the order a payload built by to_dict() iterates in).
+constexpr int kDictOrder[kEventFields] = {
+    E_SCHEMA, E_EVENT_ID, E_TIMESTAMP, E_REQUEST_ID, E_TENANT_ID, E_HOOK_ID,
+    E_HOOK_SCOPE, E_POLICY, E_REASON, E_THRESHOLD, E_OBSERVED, E_LATENCY,
+    E_REFS, E_EXPLANATION, E_TRACE, E_ATTRS};
+
+// vals[f] = d[keys[f]] (borrowed) for the n expected keys, when d is a dict whose keys are
+// exactly those (interned) key objects: one pass over the entries, matching keys by identity
+// (first against the expected order). False (vals undefined): use the hashed lookups instead.
+bool fill_by_identity(PyObject* d, PyObject* const* keys, int n, const int* order, PyObject** vals) {
+  if (!PyDict_CheckExact(d) || PyDict_GET_SIZE(d) != n) return false;
+  for (int f = 0; f < n; ++f) vals[f] = nullptr;
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  int idx = 0;
+  while (PyDict_Next(d, &pos, &k, &v)) {
+    int f = idx < n ? (order != nullptr ? order[idx] : idx) : -1;
+    if (f < 0 || keys[f] != k) {
+      f = -1;
+      for (int j = 0; j < n && f < 0; ++j)
+        if (keys[j] == k) f = j;
+      if (f < 0 || vals[f] != nullptr) return false;
+    }
+    vals[f] = v;
+    ++idx;
+  }
+  return idx == n;
+}
+
+// SafetyEvent payload dict -> new SafetyEvent, or nullptr (declined; maybe an exception set).
 PyObject* event_from_payload(PyObject* d) {
-  if (!exact_keys(d, g.event_keys)) return nullptr;
   PyObject* in[kEventFields];
-  for (int f = 0; f < kEventFields; ++f) in[f] = item(d, g.event_keys[f]);
+  if (!fill_by_identity(d, g.event_keys, kEventFields, kDictOrder, in)) {
+    if (!exact_keys(d, g.event_keys)) return nullptr;
+    for (int f = 0; f < kEventFields; ++f) in[f] = item(d, g.event_keys[f]);
+  }
+  // hold the values: the trace helper below runs Python code
+  struct Hold {
+    PyObject** v;
+    explicit Hold(PyObject** vals) : v(vals) {
+      for (int f = 0; f < kEventFields; ++f) Py_INCREF(v[f]);
+    }
+    ~Hold() {
+      for (int f = 0; f < kEventFields; ++f) Py_DECREF(v[f]);
+    }
+  } hold(in);
   // pre-checks of validate_safety_event_payload (types the constructor would convert)
   if (!PyList_CheckExact(in[E_REFS]) && !PyTuple_CheckExact(in[E_REFS])) return nullptr;
-  PyObject* trace = in[E_TRACE];
+  PyObject* vals[kEventFields];
+  for (int f = 0; f < kEventFields; ++f) vals[f] = in[f];
   PyObject* built_trace = nullptr;
-  if (trace != Py_None) {
-    built_trace = PyObject_CallOneArg(g.trace_from_payload, trace);
+  if (in[E_TRACE] != Py_None) {
+    built_trace = PyObject_CallOneArg(g.trace_from_payload, in[E_TRACE]);
     if (built_trace == nullptr) return nullptr;
-    in[E_TRACE] = built_trace;
+    vals[E_TRACE] = built_trace;
   }
   Values out;
   PyObject* result = nullptr;
-  if (event_values_ok(in, out)) result = build(g.event_cls, g.event_descr, out.v, kEventFields);
+  if (event_values_ok(vals, out)) result = build(g.event_cls, g.event_descr, out.v, kEventFields);
   Py_XDECREF(built_trace);
   return result;
 }
@@ -714,8 +757,22 @@ PyObject* py_signal_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs
 
 // Signal transport dict -> new DirectorSafetySignal, or nullptr (declined).
 PyObject* signal_from_payload(PyObject* d) {
-  if (!exact_keys(d, g.top_keys)) return nullptr;
-  auto top = [&](int i) { return item(d, g.top_keys[i]); };
+  PyObject* tv[11];
+  if (!fill_by_identity(d, g.top_keys, 11, nullptr, tv)) {
+    if (!exact_keys(d, g.top_keys)) return nullptr;
+    for (int i = 0; i < 11; ++i) tv[i] = item(d, g.top_keys[i]);
+  }
+  // hold the values: validating the event may run Python code (the trace helper)
+  struct Hold {
+    PyObject** v;
+    explicit Hold(PyObject** vals) : v(vals) {
+      for (int i = 0; i < 11; ++i) Py_INCREF(v[i]);
+    }
+    ~Hold() {
+      for (int i = 0; i < 11; ++i) Py_DECREF(v[i]);
+    }
+  } hold(tv);
+  auto top = [&](int i) { return tv[i]; };
   // order of kTopKeys: protocol_version, schema_ref, signal_id, emitted_at, producer_id,
   // framework, event_schema_version, event, interoperability, privacy, extensions
   PyObject* pv = top(0);
