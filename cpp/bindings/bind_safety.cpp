@@ -325,6 +325,13 @@ PyObject* decline() {
 }
 
 // ---- ids and timestamps -----------------------------------------------------------------------
+// A str from n pure-ASCII bytes (no decoding pass).
+PyObject* ascii_str(const char* p, std::size_t n) {
+  PyObject* r = PyUnicode_New(static_cast<Py_ssize_t>(n), 127);
+  if (r != nullptr) std::memcpy(PyUnicode_DATA(r), p, n);
+  return r;
+}
+
 // Random bytes for ids: the kernel CSPRNG (getrandom(2)) read 512 bytes at a time; each byte is
 // handed out once and wiped. A forked child discards the parent's unused bytes (pthread_atfork),
 // so parent and child never share an id.
@@ -379,15 +386,27 @@ PyObject* new_id(std::string_view prefix) {
     *p++ = hex[b >> 4];
     *p++ = hex[b & 15];
   }
-  return PyUnicode_FromStringAndSize(buf, p - buf);
+  return ascii_str(buf, static_cast<std::size_t>(p - buf));
 }
 
+// Current UTC time "YYYY-MM-DDTHH:MM:SS.ffffffZ". The date-time part is formatted once per second
+// per thread (thread_local cache); only the microseconds are written on every call.
 PyObject* utc_now() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  char buf[27];
-  sr::format_utc_timestamp(static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec, buf);
-  return PyUnicode_FromStringAndSize(buf, 27);
+  thread_local std::int64_t cached_sec = -1;
+  thread_local char buf[27];
+  const std::int64_t sec = static_cast<std::int64_t>(ts.tv_sec);
+  if (sec != cached_sec) {
+    sr::format_utc_timestamp(sec * 1000000000, buf);
+    cached_sec = sec;
+  }
+  std::uint32_t us = static_cast<std::uint32_t>(ts.tv_nsec / 1000);
+  for (int i = 25; i >= 20; --i) {
+    buf[i] = static_cast<char>('0' + us % 10);
+    us /= 10;
+  }
+  return ascii_str(buf, 27);
 }
 
 // "" / None -> generated; a non-empty str -> itself; anything else -> nullptr (decline).
@@ -1012,12 +1031,7 @@ bool encode(PyObject* o, std::string& out, int depth) {
                                      Py_TYPE(o)->tp_name + " is not JSON serializable");
 }
 
-// A str from the pure-ASCII buffer `out` (no decoding pass).
-PyObject* ascii_str(const std::string& out) {
-  PyObject* r = PyUnicode_New(static_cast<Py_ssize_t>(out.size()), 127);
-  if (r != nullptr) std::memcpy(PyUnicode_DATA(r), out.data(), out.size());
-  return r;
-}
+PyObject* ascii_str(const std::string& out) { return ascii_str(out.data(), out.size()); }
 
 PyObject* py_canonical_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "canonical_json expects 1 argument");
