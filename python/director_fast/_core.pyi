@@ -490,6 +490,10 @@ def _safety_event_from_payload(payload, /):
     """
     SafetyEvent from a valid to_dict() payload, or None (use the Python path).
     """
+def _safety_event_methods():
+    """
+    {name: descriptor} of the C++ SafetyEvent methods (from_policy_decision, to_dict); private, installed on the class at import.
+    """
 def _safety_event_post_init(event, /):
     """
     True when a constructed SafetyEvent is valid (attributes are then copied); False: run the Python checks.
@@ -506,7 +510,7 @@ def _safety_new_id(prefix, /):
     """
     prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG).
     """
-def _safety_setup(event_cls, trace_cls, trace_from_payload, /):
+def _safety_setup(event_cls, trace_cls, trace_from_payload, from_policy_decision_py, /):
     """
     Register the SafetyEvent and HaltTraceAttribution classes (private; called once at import).
     """
@@ -521,6 +525,10 @@ def _safety_signal_build(signal_id, emitted_at, producer_id, framework, event, s
 def _safety_signal_from_payload(payload, /):
     """
     DirectorSafetySignal from a valid transport dict, or None (use the Python path).
+    """
+def _safety_signal_methods():
+    """
+    {name: descriptor} of the C++ DirectorSafetySignal methods (to_json, to_transport_dict); private, installed on the class at import.
     """
 def _safety_signal_post_init(signal, /):
     """
