@@ -27,6 +27,12 @@ trace strings                                  <= 512
 No string may contain C0 control characters, DEL or lone surrogates (they break logs and make the
 canonical bytes un-encodable as UTF-8).
 
+Speed: the checks run in C++ (``director_fast._core``, ``cpp/bindings/bind_safety.cpp``):
+``from_policy_decision``, the constructor, :func:`validate_safety_event_payload` and ``to_dict`` take
+a single C++ pass; a call the C++ path declines (anything invalid or unusual) runs the Python code in
+this module, which raises the error naming the field. The tests compare both paths (same results,
+same errors); see docs/safety_events.md.
+
 Thread-safety: events are immutable (do not mutate ``attributes`` after construction) and can be
 shared between threads; all functions are stateless.
 """
