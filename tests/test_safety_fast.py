@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import re
 import threading
@@ -346,6 +347,22 @@ def _dumps(obj) -> str:
 @given(json_trees)
 def test_canonical_json_is_byte_identical_to_json_dumps(obj):
     assert _core.canonical_json(obj) == _dumps(obj)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.floats(-1e-3, 1e-3), st.floats(1e14, 1e18),
+                 st.integers(-2**53, 2**53).map(float), st.integers(0, 2**64 - 1).map(lambda b: __import__("struct").unpack(
+                     "<d", b.to_bytes(8, "little"))[0]).filter(math.isfinite)))
+def test_float_repr_matches_python(x):
+    assert _core.canonical_json(x) == repr(x) == json.dumps(x)
+
+
+@pytest.mark.parametrize("x", [0.0, -0.0, 1.0, 0.1, 0.5, 0.31, 1e16, 1e15, 9999999999999998.0, 1e17, 1e-4, 1e-5,
+                               1.5e-05, 0.00012, 123456789012345680.0, 5e-324, 2.2250738585072014e-308,
+                               1.7976931348623157e308, -1.7976931348623157e308, 2.0**-1074, 1 / 3, 2 / 3, 100.0,
+                               1e22, 1e23, 9007199254740993.0, 0.30000000000000004])
+def test_float_repr_edges(x):
+    assert _core.canonical_json(x) == repr(x)
 
 
 @pytest.mark.parametrize("x", [float("nan"), float("inf"), -float("inf")])

@@ -17,6 +17,8 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -944,6 +946,72 @@ inline bool key_less(PyObject* a, PyObject* b) {
   return PyUnicode_Compare(a, b) < 0;
 }
 
+// Appends repr(x) for a finite double, as float.__repr__ / json.dumps write it: the shortest
+// digit string that round-trips (std::to_chars, shortest mode -- the same digits as CPython's
+// PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0), checked by a Hypothesis test over all
+// kinds of doubles), laid out with CPython's rule: exponent form when the decimal point position
+// is <= -4 or > 16 ("1e+16", "1.5e-05"), otherwise positional with at least one fractional digit.
+// Falls back to PyOS_double_to_string if to_chars fails.
+bool put_float_repr(std::string& out, double x) {
+  char sci[40];
+  const auto res = std::to_chars(sci, sci + sizeof sci, x, std::chars_format::scientific);
+  if (res.ec != std::errc()) {
+    char* p = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
+    if (p == nullptr) return false;
+    out += p;
+    PyMem_Free(p);
+    return true;
+  }
+  // sci = [-]d[.ddd]e(+|-)XX
+  const char* p = sci;
+  const char* end = res.ptr;
+  if (*p == '-') {
+    out += '-';
+    ++p;
+  }
+  char digits[32];
+  int nd = 0;
+  while (p < end && *p != 'e') {
+    if (*p != '.') digits[nd++] = *p;
+    ++p;
+  }
+  int exp10 = 0;
+  if (p < end) {  // 'e'
+    ++p;
+    const bool neg = *p == '-';
+    ++p;
+    while (p < end) exp10 = exp10 * 10 + (*p++ - '0');
+    if (neg) exp10 = -exp10;
+  }
+  const int decpt = exp10 + 1;  // position of the decimal point relative to the digits
+  if (decpt <= -4 || decpt > 16) {
+    out += digits[0];
+    if (nd > 1) {
+      out += '.';
+      out.append(digits + 1, static_cast<std::size_t>(nd - 1));
+    }
+    const int e = decpt - 1;
+    out += 'e';
+    out += e < 0 ? '-' : '+';
+    const int ae = e < 0 ? -e : e;
+    if (ae < 10) out += '0';
+    out += std::to_string(ae);
+  } else if (decpt <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-decpt), '0');
+    out.append(digits, static_cast<std::size_t>(nd));
+  } else if (decpt >= nd) {
+    out.append(digits, static_cast<std::size_t>(nd));
+    out.append(static_cast<std::size_t>(decpt - nd), '0');
+    out += ".0";
+  } else {
+    out.append(digits, static_cast<std::size_t>(decpt));
+    out += '.';
+    out.append(digits + decpt, static_cast<std::size_t>(nd - decpt));
+  }
+  return true;
+}
+
 bool encode(PyObject* o, std::string& out, int depth) {
   if (depth > kMaxJsonDepth) {
     raise_python("ValidationError", "canonical JSON: nested deeper than 256 levels");
@@ -967,11 +1035,7 @@ bool encode(PyObject* o, std::string& out, int depth) {
   if (PyFloat_Check(o)) {
     const double x = PyFloat_AS_DOUBLE(o);
     if (!std::isfinite(x)) raise_python("ValidationError", "canonical JSON: out of range float values are not JSON compliant");
-    char* p = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
-    if (p == nullptr) return false;
-    out += p;
-    PyMem_Free(p);
-    return true;
+    return put_float_repr(out, x);
   }
   if (PyList_Check(o) || PyTuple_Check(o)) {
     out += '[';
@@ -1097,7 +1161,7 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   PyObject* sig = args[0];
   PyObject* v[kSignalFields] = {};
   std::string out;
-  out.reserve(1024);
+  out.reserve(2048);
   bool ok = true;
   try {
     for (int f = 0; f < kSignalFields && ok; ++f) ok = (v[f] = slot_get(g.signal_descr[f], sig)) != nullptr;
