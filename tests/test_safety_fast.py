@@ -456,3 +456,13 @@ def test_fast_paths_from_many_threads():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_every_latin1_code_point_at_every_position():
+    # the word-at-a-time (8 code units) scans for control characters and JSON escapes
+    for length in (1, 7, 8, 9, 16, 17, 23):
+        for pos in range(length):
+            for cp in range(256):
+                text = "a" * pos + chr(cp) + "b" * (length - pos - 1)
+                assert _outcome(ts.check_text, text, "f", "text") == _outcome(oracle.check_text, text, "f", "text")
+                assert _core.canonical_json(text) == json.dumps(text)

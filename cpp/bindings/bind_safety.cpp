@@ -877,23 +877,22 @@ void put_string(std::string& out, const CharT* s, std::size_t n) {
     out.append(b, 6);
   };
   std::size_t i = 0;
-  if constexpr (sizeof(CharT) == 1) {
-    // 16 code units at a time while none needs an escape (a fixed-length OR-reduction, which the
-    // compiler vectorizes)
-    while (i + 16 <= n) {
-      unsigned bad = 0;
-      for (std::size_t k = 0; k < 16; ++k) {
-        const unsigned c = s[i + k];
-        bad |= (c < 0x20) | (c > 0x7e) | (c == '"') | (c == '\\');
-      }
-      if (bad) break;
-      out.append(reinterpret_cast<const char*>(s + i), 16);
-      i += 16;
-    }
-  }
   while (i < n) {
-    // bulk-copy the run of printable ASCII that needs no escape
+    // find the run of printable ASCII that needs no escape, then copy it in one append
     std::size_t j = i;
+    if constexpr (sizeof(CharT) == 1) {
+      // 8 bytes at a time (SWAR): stop at the first word holding a byte < 0x20, >= 0x7f, '"' or '\\'
+      constexpr std::uint64_t k01 = 0x0101010101010101ULL, k80 = 0x8080808080808080ULL;
+      auto zero_byte = [&](std::uint64_t v) { return (v - k01) & ~v & k80; };
+      while (j + 8 <= n) {
+        std::uint64_t x;
+        std::memcpy(&x, s + j, 8);
+        const std::uint64_t bad = ((x - 0x20 * k01) & ~x & k80) | (x & k80) | zero_byte(x ^ (0x7f * k01)) |
+                                  zero_byte(x ^ (0x22 * k01)) | zero_byte(x ^ (0x5c * k01));
+        if (bad) break;
+        j += 8;
+      }
+    }
     while (j < n && s[j] >= 0x20 && s[j] <= 0x7e && s[j] != '"' && s[j] != '\\') ++j;
     if (j > i) {
       if constexpr (sizeof(CharT) == 1) {
