@@ -466,3 +466,24 @@ def test_every_latin1_code_point_at_every_position():
                 text = "a" * pos + chr(cp) + "b" * (length - pos - 1)
                 assert _outcome(ts.check_text, text, "f", "text") == _outcome(oracle.check_text, text, "f", "text")
                 assert _core.canonical_json(text) == json.dumps(text)
+
+
+def test_entry_points_keep_the_python_call_forms():
+    p = _event_payload(False)
+    assert se.validate_safety_event_payload(payload=p).to_dict() == se.validate_safety_event_payload(p).to_dict()
+    ev = se.validate_safety_event_payload(p)
+    a = sp.director_safety_signal_from_event(ev, producer_id="p", signal_id="dsp_1", emitted_at="2026-11-30T00:00:00Z")
+    b = sp.director_safety_signal_from_event(event=ev, producer_id="p", signal_id="dsp_1", emitted_at="2026-11-30T00:00:00Z")
+    assert a.to_json() == b.to_json() and a.framework == "generic"
+    t = a.to_transport_dict()
+    assert sp.validate_director_safety_signal(payload=t).to_json() == a.to_json()
+    with pytest.raises(TypeError):
+        sp.director_safety_signal_from_event(ev)  # producer_id is required
+    with pytest.raises(TypeError):
+        sp.director_safety_signal_from_event(ev, producer_id="p", bogus=1)
+    with pytest.raises(TypeError):
+        se.validate_safety_event_payload()
+    with pytest.raises(ValidationError, match="producer_id"):
+        sp.director_safety_signal_from_event(ev, producer_id="")
+    with pytest.raises(ValidationError, match="SafetyEvent.halt_reason"):
+        se.validate_safety_event_payload({**p, "halt_reason": "client_secret"})

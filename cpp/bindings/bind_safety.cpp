@@ -149,6 +149,8 @@ struct State {
   PyObject* default_schema_ref = nullptr;  // validated at _safety_setup_signal
   PyObject* from_policy_py = nullptr;       // Python SafetyEvent._from_policy_decision_py
   PyObject* policy_arg_names[15] = {};
+  PyObject* from_event_names[5] = {};
+  PyObject* str_generic = nullptr;
   PyObject* empty_str = nullptr;
   PyObject* empty_tuple = nullptr;
   PyObject* event_dict_template = nullptr;  // {key: None} in SafetyEvent.to_dict() order
@@ -1338,6 +1340,115 @@ PyObject* py_signal_methods(PyObject*, PyObject* const*, Py_ssize_t nargs) {
   return methods_dict(g.signal_cls, {{&kSignalToJsonDef, false}, {&kSignalTransportDef, false}});
 }
 
+// ---- public entry points (validate_safety_event_payload, validate_director_safety_signal,
+// director_safety_signal_from_event) --------------------------------------------------------
+// Each is a builtin whose `self` is the Python implementation it stands in for: the C++ fast path
+// runs first and every call it declines (keyword forms, invalid or unusual input) is passed on,
+// unchanged, to that Python function, which gives the documented result or error.
+
+PyObject* pass_on(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_MemoryError)) return nullptr;
+    PyErr_Clear();
+  }
+  return PyObject_Vectorcall(fallback, args, static_cast<std::size_t>(nargs), kwnames);
+}
+
+PyObject* entry_validate_event(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+                               PyObject* kwnames) {
+  if (!check_ready()) return nullptr;
+  if (nargs == 1 && kwnames == nullptr) {
+    PyObject* ev = event_from_payload(args[0]);
+    if (ev != nullptr) return ev;
+  }
+  return pass_on(fallback, args, nargs, kwnames);
+}
+
+PyObject* entry_validate_signal(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwnames) {
+  if (!check_ready() || !check_signal_ready()) return nullptr;
+  if (nargs == 1 && kwnames == nullptr) {
+    PyObject* sig = signal_from_payload(args[0]);
+    if (sig != nullptr) return sig;
+  }
+  return pass_on(fallback, args, nargs, kwnames);
+}
+
+// director_safety_signal_from_event(event, *, producer_id, framework="generic", signal_id=None,
+//                                   emitted_at=None, extensions=None)
+constexpr const char* kFromEventNames[5] = {"producer_id", "framework", "signal_id", "emitted_at",
+                                            "extensions"};
+PyObject* entry_signal_from_event(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+                                  PyObject* kwnames) {
+  if (!check_ready() || !check_signal_ready()) return nullptr;
+  if (nargs != 1 || kwnames == nullptr) return pass_on(fallback, args, nargs, kwnames);
+  PyObject* kw[5] = {};
+  const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    for (int a = 0; a < 5 && found < 0; ++a)
+      if (name == g.from_event_names[a]) found = a;
+    for (int a = 0; a < 5 && found < 0; ++a)
+      if (PyUnicode_Compare(name, g.from_event_names[a]) == 0) found = a;
+    if (found < 0 || kw[found] != nullptr) return pass_on(fallback, args, nargs, kwnames);
+    kw[found] = args[nargs + k];
+  }
+  if (kw[0] == nullptr) return pass_on(fallback, args, nargs, kwnames);  // producer_id required
+  PyObject* build_args[7] = {kw[2] ? kw[2] : Py_None, kw[3] ? kw[3] : Py_None, kw[0],
+                             kw[1] ? kw[1] : g.str_generic, args[0], g.default_schema_ref,
+                             kw[4] ? kw[4] : Py_None};
+  PyObject* sig = py_signal_build(nullptr, build_args, 7);
+  if (sig == nullptr) return nullptr;  // MemoryError / OSError
+  if (sig != Py_None) return sig;
+  Py_DECREF(sig);
+  return pass_on(fallback, args, nargs, kwnames);
+}
+
+struct EntryDef {
+  const char* kind;
+  PyMethodDef def;
+  std::string doc;  // text signature + the Python function's docstring (kept alive here)
+  const char* signature;
+};
+EntryDef kEntries[] = {
+    {"validate_event",
+     {"validate_safety_event_payload",
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(entry_validate_event)),
+      METH_FASTCALL | METH_KEYWORDS, nullptr},
+     {}, "validate_safety_event_payload(payload)"},
+    {"validate_signal",
+     {"validate_director_safety_signal",
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(entry_validate_signal)),
+      METH_FASTCALL | METH_KEYWORDS, nullptr},
+     {}, "validate_director_safety_signal(payload)"},
+    {"signal_from_event",
+     {"director_safety_signal_from_event",
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(entry_signal_from_event)),
+      METH_FASTCALL | METH_KEYWORDS, nullptr},
+     {}, "director_safety_signal_from_event(event, *, producer_id, framework='generic', "
+         "signal_id=None, emitted_at=None, extensions=None)"},
+};
+
+// _safety_entry(kind, fallback, module, doc) -> builtin
+PyObject* py_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!check_ready()) return nullptr;
+  if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
+      !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]))
+    return PyErr_Format(PyExc_TypeError, "_safety_entry(kind, fallback, module, doc)");
+  for (EntryDef& e : kEntries) {
+    if (!ascii_eq(args[0], e.kind)) continue;
+    if (e.def.ml_doc == nullptr) {  // first call: fix the docstring (never changed afterwards)
+      const char* doc = PyUnicode_AsUTF8(args[3]);
+      if (doc == nullptr) return nullptr;
+      e.doc = std::string(e.signature) + "\n--\n\n" + doc;
+      e.def.ml_doc = e.doc.c_str();
+    }
+    return PyCFunction_NewEx(&e.def, args[1], args[2]);
+  }
+  return PyErr_Format(PyExc_ValueError, "_safety_entry: unknown kind %R", args[0]);
+}
+
 // ---- small entry points -----------------------------------------------------------------------
 PyObject* py_tenant_violation(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyUnicode_Check(args[0])) {
@@ -1409,6 +1520,9 @@ PyObject* py_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   for (int i = 0; i < 4; ++i) Py_INCREF(args[i]);
   for (int a = 0; a < kPolicyArgs; ++a)
     if (!(g.policy_arg_names[a] = intern(kPolicyArgNames[a]))) return nullptr;
+  for (int a = 0; a < 5; ++a)
+    if (!(g.from_event_names[a] = intern(kFromEventNames[a]))) return nullptr;
+  if (!(g.str_generic = intern("generic"))) return nullptr;
   if (!(g.empty_str = intern("")) || !(g.empty_tuple = PyTuple_New(0))) return nullptr;
   if (!(g.event_dict_template = PyDict_New())) return nullptr;
   {
@@ -1506,6 +1620,11 @@ PyMethodDef kMethods[] = {
                 "_safety_signal_methods()\n--\n\n"
                 "{name: descriptor} of the C++ DirectorSafetySignal methods (to_json, "
                 "to_transport_dict); private, installed on the class at import."),
+    DF_FASTCALL("_safety_entry", py_entry,
+                "_safety_entry(kind, fallback, module, doc, /)\n--\n\n"
+                "The C++ entry point of kind 'validate_event', 'validate_signal' or "
+                "'signal_from_event' as a builtin that passes every call it declines to "
+                "`fallback` (private; used at import)."),
     DF_FASTCALL("_safety_event_post_init", py_event_post_init,
                 "_safety_event_post_init(event, /)\n--\n\n"
                 "True when a constructed SafetyEvent is valid (attributes are then copied); "

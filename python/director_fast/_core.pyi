@@ -482,6 +482,10 @@ class LexicalNLI:
     @property
     def weights(self) -> dict:
         ...
+def _safety_entry(kind, fallback, module, doc, /):
+    """
+    The C++ entry point of kind 'validate_event', 'validate_signal' or 'signal_from_event' as a builtin that passes every call it declines to `fallback` (private; used at import).
+    """
 def _safety_event_build(event_id, timestamp, request_id, tenant_id, hook_id, hook_scope, policy_decision, halt_reason, threshold, observed_score, latency_ms, evidence_refs, tenant_safe_explanation, trace_attribution, attributes, /):
     """
     Validated SafetyEvent, or None when the values need the Python path (invalid or unusual types). event_id/timestamp None or '' are generated.

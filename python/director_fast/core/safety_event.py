@@ -599,6 +599,10 @@ _core._safety_setup(
 # implementations kept as _from_policy_decision_py / _to_dict_py)
 for _name, _method in _core._safety_event_methods().items():
     setattr(SafetyEvent, _name, _method)
+#: the public validator is the C++ entry point; every payload it declines goes to the Python path
+validate_safety_event_payload = _core._safety_entry(  # noqa: F811
+    "validate_event", _validate_payload_py, __name__, validate_safety_event_payload.__doc__ or ""
+)
 _post_init_fast = _core._safety_event_post_init
 _build_fast = _core._safety_event_build
 _from_payload_fast = _core._safety_event_from_payload

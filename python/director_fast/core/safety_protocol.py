@@ -433,3 +433,14 @@ _signal_build_fast = _core._safety_signal_build
 _signal_from_payload_fast = _core._safety_signal_from_payload
 for _name, _method in _core._safety_signal_methods().items():
     setattr(DirectorSafetySignal, _name, _method)
+
+#: the public functions are C++ entry points; every call they decline goes to the Python functions
+#: above (kept as _director_safety_signal_from_event_py / _validate_signal_py)
+_director_safety_signal_from_event_py = director_safety_signal_from_event
+director_safety_signal_from_event = _core._safety_entry(  # noqa: F811
+    "signal_from_event", _director_safety_signal_from_event_py, __name__,
+    _director_safety_signal_from_event_py.__doc__ or "",
+)
+validate_director_safety_signal = _core._safety_entry(  # noqa: F811
+    "validate_signal", _validate_signal_py, __name__, validate_director_safety_signal.__doc__ or ""
+)
