@@ -487,3 +487,10 @@ def test_entry_points_keep_the_python_call_forms():
         sp.director_safety_signal_from_event(ev, producer_id="")
     with pytest.raises(ValidationError, match="SafetyEvent.halt_reason"):
         se.validate_safety_event_payload({**p, "halt_reason": "client_secret"})
+
+
+@pytest.mark.parametrize("text", ["x" * 10000, "é" * 5000, "\U0001f600" * 5000, 'a"b\\c\n' * 3000,
+                                  "\ud800" * 5000 + "z", "x" * 4095 + "\U0001f600" * 3])
+def test_canonical_json_long_strings(text):
+    # strings longer than one 4096-code-unit output block, escapes at block edges
+    assert _core.canonical_json([text, {"k": text}]) == _dumps([text, {"k": text}])

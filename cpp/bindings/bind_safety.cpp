@@ -21,6 +21,7 @@
 #include <system_error>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -870,67 +871,124 @@ PyObject* py_signal_from_payload(PyObject*, PyObject* const* args, Py_ssize_t na
 // for dict (str keys) / list / tuple / str / int / float / bool / None.
 constexpr int kMaxJsonDepth = 256;
 
+// Growable output buffer of the JSON encoder: callers reserve room and write through a raw
+// pointer (no per-character capacity checks).
+class Out {
+ public:
+  Out() : buf_(static_cast<char*>(std::malloc(2048))), cap_(buf_ != nullptr ? 2048 : 0) {}
+  ~Out() { std::free(buf_); }
+  Out(const Out&) = delete;
+  Out& operator=(const Out&) = delete;
+  // Room for `extra` more bytes; returns the write position (commit() the new end).
+  char* reserve(std::size_t extra) {
+    if (len_ + extra > cap_) grow(len_ + extra);
+    return buf_ + len_;
+  }
+  void commit(char* end) { len_ = static_cast<std::size_t>(end - buf_); }
+  Out& operator+=(char c) {
+    *reserve(1) = c;
+    ++len_;
+    return *this;
+  }
+  Out& append(const char* p, std::size_t n) {
+    std::memcpy(reserve(n), p, n);
+    len_ += n;
+    return *this;
+  }
+  Out& append(std::size_t n, char c) {
+    std::memset(reserve(n), c, n);
+    len_ += n;
+    return *this;
+  }
+  Out& operator+=(std::string_view sv) { return append(sv.data(), sv.size()); }
+  Out& operator+=(const char* z) { return append(z, std::strlen(z)); }
+  Out& operator+=(const std::string& str) { return append(str.data(), str.size()); }
+  const char* data() const { return buf_; }
+  std::size_t size() const { return len_; }
+
+ private:
+  void grow(std::size_t need) {
+    std::size_t c = cap_ > 0 ? cap_ * 2 : 2048;
+    while (c < need) c *= 2;
+    char* p = static_cast<char*>(std::realloc(buf_, c));
+    if (p == nullptr) throw std::bad_alloc();
+    buf_ = p;
+    cap_ = c;
+  }
+  char* buf_;
+  std::size_t len_ = 0;
+  std::size_t cap_;
+};
+
+// A JSON string literal of s[0..n) as json.dumps(ensure_ascii=True) writes it: '"' and '\\'
+// escaped, \n \r \t \b \f, other code points outside 0x20..0x7e as \u00XX / \uXXXX (surrogate
+// pairs above U+FFFF), lower-case hex.
 template <typename CharT>
-void put_string(std::string& out, const CharT* s, std::size_t n) {
+void put_string(Out& out, const CharT* s, std::size_t n) {
   static const char hex[] = "0123456789abcdef";
+  constexpr std::size_t kWorst = sizeof(CharT) == 4 ? 12 : 6;  // bytes per code unit at most
+  constexpr std::size_t kBlock = 4096;                          // code units per reservation
   out += '"';
-  auto u = [&](std::uint32_t c) {
-    char b[6] = {'\\', 'u', hex[(c >> 12) & 15], hex[(c >> 8) & 15], hex[(c >> 4) & 15], hex[c & 15]};
-    out.append(b, 6);
-  };
   std::size_t i = 0;
   while (i < n) {
-    // find the run of printable ASCII that needs no escape, then copy it in one append
-    std::size_t j = i;
-    if constexpr (sizeof(CharT) == 1) {
-      // 8 bytes at a time (SWAR): stop at the first word holding a byte < 0x20, >= 0x7f, '"' or '\\'
-      constexpr std::uint64_t k01 = 0x0101010101010101ULL, k80 = 0x8080808080808080ULL;
-      auto zero_byte = [&](std::uint64_t v) { return (v - k01) & ~v & k80; };
-      while (j + 8 <= n) {
-        std::uint64_t x;
-        std::memcpy(&x, s + j, 8);
-        const std::uint64_t bad = ((x - 0x20 * k01) & ~x & k80) | (x & k80) | zero_byte(x ^ (0x7f * k01)) |
-                                  zero_byte(x ^ (0x22 * k01)) | zero_byte(x ^ (0x5c * k01));
-        if (bad) break;
-        j += 8;
-      }
-    }
-    while (j < n && s[j] >= 0x20 && s[j] <= 0x7e && s[j] != '"' && s[j] != '\\') ++j;
-    if (j > i) {
+    const std::size_t stop = n - i > kBlock ? i + kBlock : n;
+    char* w = out.reserve(kWorst * (stop - i));
+    while (i < stop) {
       if constexpr (sizeof(CharT) == 1) {
-        out.append(reinterpret_cast<const char*>(s + i), j - i);
-      } else {
-        const std::size_t base = out.size();
-        out.resize(base + (j - i));
-        for (std::size_t k = i; k < j; ++k) out[base + (k - i)] = static_cast<char>(s[k]);
-      }
-      i = j;
-      if (i == n) break;
-    }
-    const std::uint32_t c = s[i++];
-    if (c == '"') {
-      out += "\\\"";
-      continue;
-    }
-    if (c == '\\') {
-      out += "\\\\";
-      continue;
-    }
-    switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c >= 0x10000) {
-          const std::uint32_t v = c - 0x10000;
-          u(0xd800 | (v >> 10));
-          u(0xdc00 | (v & 0x3ff));
-        } else {
-          u(c);
+        // 8 bytes at a time (SWAR) while none is < 0x20, >= 0x7f, '"' or '\\'
+        constexpr std::uint64_t k01 = 0x0101010101010101ULL, k80 = 0x8080808080808080ULL;
+        auto zero_byte = [](std::uint64_t v) { return (v - k01) & ~v & k80; };
+        while (i + 8 <= stop) {
+          std::uint64_t x;
+          std::memcpy(&x, s + i, 8);
+          const std::uint64_t bad = ((x - 0x20 * k01) & ~x & k80) | (x & k80) |
+                                    zero_byte(x ^ (0x7f * k01)) | zero_byte(x ^ (0x22 * k01)) |
+                                    zero_byte(x ^ (0x5c * k01));
+          if (bad) break;
+          std::memcpy(w, &x, 8);
+          w += 8;
+          i += 8;
         }
+        if (i >= stop) break;
+      }
+      const std::uint32_t c = s[i++];
+      if (c >= 0x20 && c <= 0x7e && c != '"' && c != '\\') {
+        *w++ = static_cast<char>(c);
+        continue;
+      }
+      auto esc2 = [&](char e) {
+        w[0] = '\\';
+        w[1] = e;
+        w += 2;
+      };
+      auto u = [&](std::uint32_t v) {
+        w[0] = '\\';
+        w[1] = 'u';
+        w[2] = hex[(v >> 12) & 15];
+        w[3] = hex[(v >> 8) & 15];
+        w[4] = hex[(v >> 4) & 15];
+        w[5] = hex[v & 15];
+        w += 6;
+      };
+      switch (c) {
+        case '"': esc2('"'); break;
+        case '\\': esc2('\\'); break;
+        case '\n': esc2('n'); break;
+        case '\r': esc2('r'); break;
+        case '\t': esc2('t'); break;
+        case '\b': esc2('b'); break;
+        case '\f': esc2('f'); break;
+        default:
+          if (c >= 0x10000) {
+            const std::uint32_t v = c - 0x10000;
+            u(0xd800 | (v >> 10));
+            u(0xdc00 | (v & 0x3ff));
+          } else {
+            u(c);
+          }
+      }
     }
+    out.commit(w);
   }
   out += '"';
 }
@@ -953,7 +1011,7 @@ inline bool key_less(PyObject* a, PyObject* b) {
 // kinds of doubles), laid out with CPython's rule: exponent form when the decimal point position
 // is <= -4 or > 16 ("1e+16", "1.5e-05"), otherwise positional with at least one fractional digit.
 // Falls back to PyOS_double_to_string if to_chars fails.
-bool put_float_repr(std::string& out, double x) {
+bool put_float_repr(Out& out, double x) {
   char sci[40];
   const auto res = std::to_chars(sci, sci + sizeof sci, x, std::chars_format::scientific);
   if (res.ec != std::errc()) {
@@ -1013,7 +1071,7 @@ bool put_float_repr(std::string& out, double x) {
   return true;
 }
 
-bool encode(PyObject* o, std::string& out, int depth) {
+bool encode(PyObject* o, Out& out, int depth) {
   if (depth > kMaxJsonDepth) {
     raise_python("ValidationError", "canonical JSON: nested deeper than 256 levels");
   }
@@ -1096,12 +1154,11 @@ bool encode(PyObject* o, std::string& out, int depth) {
                                      Py_TYPE(o)->tp_name + " is not JSON serializable");
 }
 
-PyObject* ascii_str(const std::string& out) { return ascii_str(out.data(), out.size()); }
+PyObject* ascii_str(const Out& out) { return ascii_str(out.data(), out.size()); }
 
 PyObject* py_canonical_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "canonical_json expects 1 argument");
-  std::string out;
-  out.reserve(1024);
+  Out out;
   try {
     if (!encode(args[0], out, 0)) return nullptr;
   } catch (py::error_already_set& e) {
@@ -1115,10 +1172,10 @@ PyObject* py_canonical_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
 
 // DirectorSafetySignal -> canonical JSON, written directly from the slots (the key order below is
 // the sorted order; tests check byte identity with json.dumps(sig.to_transport_dict(), ...)).
-bool put_obj(std::string& out, PyObject* o) { return encode(o, out, 1); }
-void put_lit(std::string& out, std::string_view lit) { out.append(lit.data(), lit.size()); }
+bool put_obj(Out& out, PyObject* o) { return encode(o, out, 1); }
+void put_lit(Out& out, std::string_view lit) { out.append(lit.data(), lit.size()); }
 
-bool event_json(std::string& out, PyObject* ev, int* decision) {
+bool event_json(Out& out, PyObject* ev, int* decision) {
   PyObject* v[kEventFields] = {};
   struct Release {
     PyObject** v;
@@ -1161,8 +1218,7 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
     return PyErr_Format(PyExc_TypeError, "_safety_signal_to_json(signal)");
   PyObject* sig = args[0];
   PyObject* v[kSignalFields] = {};
-  std::string out;
-  out.reserve(2048);
+  Out out;
   bool ok = true;
   try {
     for (int f = 0; f < kSignalFields && ok; ++f) ok = (v[f] = slot_get(g.signal_descr[f], sig)) != nullptr;
