@@ -678,11 +678,6 @@ PyObject* event_to_dict(PyObject* ev) {
   return d;
 }
 
-PyObject* py_event_to_dict(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!check_ready()) return nullptr;
-  if (nargs != 1) return PyErr_Format(PyExc_TypeError, "_safety_event_to_dict expects 1 argument");
-  return event_to_dict(args[0]);
-}
 
 // ---- DirectorSafetySignal ---------------------------------------------------------------------
 bool name_ok(PyObject* s, Py_ssize_t max_len) {
@@ -1215,7 +1210,7 @@ bool event_json(Out& out, PyObject* ev, int* decision) {
 PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_ready() || !check_signal_ready()) return nullptr;
   if (nargs != 1 || !PyObject_TypeCheck(args[0], g.signal_cls))
-    return PyErr_Format(PyExc_TypeError, "_safety_signal_to_json(signal)");
+    return PyErr_Format(PyExc_TypeError, "DirectorSafetySignal.to_json: expected a DirectorSafetySignal");
   PyObject* sig = args[0];
   PyObject* v[kSignalFields] = {};
   Out out;
@@ -1276,7 +1271,7 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
 PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_ready() || !check_signal_ready()) return nullptr;
   if (nargs != 1 || !PyObject_TypeCheck(args[0], g.signal_cls))
-    return PyErr_Format(PyExc_TypeError, "_safety_signal_transport_dict(signal)");
+    return PyErr_Format(PyExc_TypeError, "DirectorSafetySignal.to_transport_dict: expected a DirectorSafetySignal");
   PyObject* v[kSignalFields] = {};
   PyObject *ev_dict = nullptr, *interop = nullptr, *privacy = nullptr, *red = nullptr,
            *ext = nullptr, *count = nullptr, *out = nullptr;
@@ -1688,8 +1683,6 @@ PyMethodDef kMethods[] = {
     DF_FASTCALL("_safety_event_from_payload", py_event_from_payload,
                 "_safety_event_from_payload(payload, /)\n--\n\n"
                 "SafetyEvent from a valid to_dict() payload, or None (use the Python path)."),
-    DF_FASTCALL("_safety_event_to_dict", py_event_to_dict,
-                "_safety_event_to_dict(event, /)\n--\n\nSafetyEvent.to_dict()."),
     DF_FASTCALL("_safety_signal_build", py_signal_build,
                 "_safety_signal_build(signal_id, emitted_at, producer_id, framework, event, "
                 "schema_ref, extensions, /)\n--\n\n"
@@ -1700,12 +1693,6 @@ PyMethodDef kMethods[] = {
     DF_FASTCALL("_safety_signal_from_payload", py_signal_from_payload,
                 "_safety_signal_from_payload(payload, /)\n--\n\n"
                 "DirectorSafetySignal from a valid transport dict, or None (use the Python path)."),
-    DF_FASTCALL("_safety_signal_to_json", py_signal_to_json,
-                "_safety_signal_to_json(signal, /)\n--\n\n"
-                "DirectorSafetySignal.to_json(): canonical JSON written from the slots."),
-    DF_FASTCALL("_safety_signal_transport_dict", py_signal_transport_dict,
-                "_safety_signal_transport_dict(signal, /)\n--\n\n"
-                "DirectorSafetySignal.to_transport_dict()."),
     DF_FASTCALL("_safety_tenant_violation", py_tenant_violation,
                 "_safety_tenant_violation(text, key, /)\n--\n\n"
                 "Reason why text breaks a tenant-safety rule (R1..R8), or None."),

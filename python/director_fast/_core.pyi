@@ -502,10 +502,6 @@ def _safety_event_post_init(event, /):
     """
     True when a constructed SafetyEvent is valid (attributes are then copied); False: run the Python checks.
     """
-def _safety_event_to_dict(event, /):
-    """
-    SafetyEvent.to_dict().
-    """
 def _safety_format_timestamp(unix_ns, /):
     """
     'YYYY-MM-DDTHH:MM:SS.ffffffZ' for integer nanoseconds since the Unix epoch.
@@ -537,14 +533,6 @@ def _safety_signal_methods():
 def _safety_signal_post_init(signal, /):
     """
     True when a constructed DirectorSafetySignal is valid (extensions copied).
-    """
-def _safety_signal_to_json(signal, /):
-    """
-    DirectorSafetySignal.to_json(): canonical JSON written from the slots.
-    """
-def _safety_signal_transport_dict(signal, /):
-    """
-    DirectorSafetySignal.to_transport_dict().
     """
 def _safety_tenant_violation(text, key, /):
     """
