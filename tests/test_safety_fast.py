@@ -494,3 +494,16 @@ def test_entry_points_keep_the_python_call_forms():
 def test_canonical_json_long_strings(text):
     # strings longer than one 4096-code-unit output block, escapes at block edges
     assert _core.canonical_json([text, {"k": text}]) == _dumps([text, {"k": text}])
+
+
+def test_public_functions_and_objects_pickle():
+    import pickle
+
+    for f in (se.validate_safety_event_payload, sp.validate_director_safety_signal,
+              sp.director_safety_signal_from_event, se.SafetyEvent.from_policy_decision, se.SafetyEvent.to_dict):
+        assert pickle.loads(pickle.dumps(f)) is f or pickle.loads(pickle.dumps(f)) == f
+    ev = se.validate_safety_event_payload(_event_payload(True))
+    sig = sp.director_safety_signal_from_event(ev, producer_id="p")
+    assert pickle.loads(pickle.dumps(ev)) == ev
+    assert pickle.loads(pickle.dumps(sig)).to_json() == sig.to_json()
+    assert se.validate_safety_event_payload.__module__ == "director_fast.core.safety_event"

@@ -1393,9 +1393,10 @@ PyObject* py_signal_methods(PyObject*, PyObject* const*, Py_ssize_t nargs) {
 
 // ---- public entry points (validate_safety_event_payload, validate_director_safety_signal,
 // director_safety_signal_from_event) --------------------------------------------------------
-// Each is a builtin whose `self` is the Python implementation it stands in for: the C++ fast path
-// runs first and every call it declines (keyword forms, invalid or unusual input) is passed on,
-// unchanged, to that Python function, which gives the documented result or error.
+// Each is a builtin of the Python module it replaces a function of (so it pickles by name); the
+// C++ fast path runs first and every call it declines (keyword forms, invalid or unusual input) is
+// passed on, unchanged, to the Python implementation registered with it, which gives the
+// documented result or error.
 
 PyObject* pass_on(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (PyErr_Occurred()) {
@@ -1405,9 +1406,12 @@ PyObject* pass_on(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, P
   return PyObject_Vectorcall(fallback, args, static_cast<std::size_t>(nargs), kwnames);
 }
 
-PyObject* entry_validate_event(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+PyObject* g_entry_fallback[3] = {};  // validate_event, validate_signal, signal_from_event
+
+PyObject* entry_validate_event(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                PyObject* kwnames) {
   if (!check_ready()) return nullptr;
+  PyObject* fallback = g_entry_fallback[0];
   if (nargs == 1 && kwnames == nullptr) {
     PyObject* ev = event_from_payload(args[0]);
     if (ev != nullptr) return ev;
@@ -1415,9 +1419,10 @@ PyObject* entry_validate_event(PyObject* fallback, PyObject* const* args, Py_ssi
   return pass_on(fallback, args, nargs, kwnames);
 }
 
-PyObject* entry_validate_signal(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+PyObject* entry_validate_signal(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                 PyObject* kwnames) {
   if (!check_ready() || !check_signal_ready()) return nullptr;
+  PyObject* fallback = g_entry_fallback[1];
   if (nargs == 1 && kwnames == nullptr) {
     PyObject* sig = signal_from_payload(args[0]);
     if (sig != nullptr) return sig;
@@ -1429,9 +1434,10 @@ PyObject* entry_validate_signal(PyObject* fallback, PyObject* const* args, Py_ss
 //                                   emitted_at=None, extensions=None)
 constexpr const char* kFromEventNames[5] = {"producer_id", "framework", "signal_id", "emitted_at",
                                             "extensions"};
-PyObject* entry_signal_from_event(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs,
+PyObject* entry_signal_from_event(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                   PyObject* kwnames) {
   if (!check_ready() || !check_signal_ready()) return nullptr;
+  PyObject* fallback = g_entry_fallback[2];
   if (nargs != 1 || kwnames == nullptr) return pass_on(fallback, args, nargs, kwnames);
   PyObject* kw[5] = {};
   const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
@@ -1481,21 +1487,28 @@ EntryDef kEntries[] = {
          "signal_id=None, emitted_at=None, extensions=None)"},
 };
 
-// _safety_entry(kind, fallback, module, doc) -> builtin
+// _safety_entry(kind, fallback, module, doc) -> builtin function of `module`
 PyObject* py_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_ready()) return nullptr;
   if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
-      !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]))
+      !PyModule_Check(args[2]) || !PyUnicode_Check(args[3]))
     return PyErr_Format(PyExc_TypeError, "_safety_entry(kind, fallback, module, doc)");
-  for (EntryDef& e : kEntries) {
+  for (std::size_t k = 0; k < 3; ++k) {
+    EntryDef& e = kEntries[k];
     if (!ascii_eq(args[0], e.kind)) continue;
-    if (e.def.ml_doc == nullptr) {  // first call: fix the docstring (never changed afterwards)
+    if (e.def.ml_doc == nullptr) {  // first call: fix the docstring and fallback (kept afterwards)
       const char* doc = PyUnicode_AsUTF8(args[3]);
       if (doc == nullptr) return nullptr;
       e.doc = std::string(e.signature) + "\n--\n\n" + doc;
       e.def.ml_doc = e.doc.c_str();
+      Py_INCREF(args[1]);
+      g_entry_fallback[k] = args[1];
     }
-    return PyCFunction_NewEx(&e.def, args[1], args[2]);
+    PyObject* name = PyModule_GetNameObject(args[2]);
+    if (name == nullptr) return nullptr;
+    PyObject* f = PyCFunction_NewEx(&e.def, args[2], name);
+    Py_DECREF(name);
+    return f;
   }
   return PyErr_Format(PyExc_ValueError, "_safety_entry: unknown kind %R", args[0]);
 }

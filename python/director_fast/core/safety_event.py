@@ -40,6 +40,7 @@ shared between threads; all functions are stateless.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -601,7 +602,7 @@ for _name, _method in _core._safety_event_methods().items():
     setattr(SafetyEvent, _name, _method)
 #: the public validator is the C++ entry point; every payload it declines goes to the Python path
 validate_safety_event_payload = _core._safety_entry(  # noqa: F811
-    "validate_event", _validate_payload_py, __name__, validate_safety_event_payload.__doc__ or ""
+    "validate_event", _validate_payload_py, sys.modules[__name__], validate_safety_event_payload.__doc__ or ""
 )
 _post_init_fast = _core._safety_event_post_init
 _build_fast = _core._safety_event_build

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
@@ -438,9 +439,9 @@ for _name, _method in _core._safety_signal_methods().items():
 #: above (kept as _director_safety_signal_from_event_py / _validate_signal_py)
 _director_safety_signal_from_event_py = director_safety_signal_from_event
 director_safety_signal_from_event = _core._safety_entry(  # noqa: F811
-    "signal_from_event", _director_safety_signal_from_event_py, __name__,
+    "signal_from_event", _director_safety_signal_from_event_py, sys.modules[__name__],
     _director_safety_signal_from_event_py.__doc__ or "",
 )
 validate_director_safety_signal = _core._safety_entry(  # noqa: F811
-    "validate_signal", _validate_signal_py, __name__, validate_director_safety_signal.__doc__ or ""
+    "validate_signal", _validate_signal_py, sys.modules[__name__], validate_director_safety_signal.__doc__ or ""
 )
