@@ -3,13 +3,22 @@
 //
 // The hot functions are plain CPython METH_FASTCALL functions (pybind11's argument dispatch
 // would cost more than the checks themselves). Each "fast path" either returns a fully validated
-// object -- built exactly as the Python reference path would build it -- or returns None to
-// decline; the caller then runs the Python path, which names the offending field in its error
-// (so errors and their order are those of the Python implementation). Fast paths never raise
-// except for MemoryError / OSError.
+// object -- built exactly as the Python reference path would build it -- or declines; a declined
+// call runs the Python implementation, which names the offending field in its error (so errors
+// and their order are those of the Python implementation). Fast paths never raise except for
+// MemoryError / OSError. Three kinds of objects are handed to Python:
+//   * module functions _safety_* (setup, the fast paths returning None to decline, helpers);
+//   * method descriptors installed on the classes (SafetyEvent.from_policy_decision / to_dict,
+//     DirectorSafetySignal.to_json / to_transport_dict), see _safety_*_methods();
+//   * the public functions validate_safety_event_payload, validate_director_safety_signal and
+//     director_safety_signal_from_event, built by _safety_entry() as builtins of their Python
+//     module that pass declined calls to the registered Python function.
+// Instances are allocated with tp_alloc and their slots written at the offsets of the classes'
+// member descriptors (checked to be object slots at setup), i.e. without running __init__.
 //
-// Thread-safety: every function runs under the GIL; the class and descriptor references are set
-// once by _safety_setup() at import and never change afterwards.
+// Thread-safety: every function runs under the GIL; the class references, slot offsets and
+// interned strings are set once at import and never change afterwards; the id byte pool has its
+// own mutex and is reset in a forked child; the timestamp cache is thread_local.
 #include <pybind11/pybind11.h>
 #include <structmember.h>
 
