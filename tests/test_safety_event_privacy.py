@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.core import tenant_safety as ts
+import _safety_oracle as ts
 from director_fast.core.safety_event import SafetyEvent
 from director_fast.core.tenant_safety import TenantSafetyError, tenant_safety_violation
 
@@ -104,11 +104,13 @@ def test_anchor_false_positives_are_accepted():
     assert ev.attributes["rawhide"] == "1"
 
 
-def test_cache_does_not_leak_between_roles():
-    ts._OK_TEXT.add("probe_prompt")  # as text it is fine; as a key it names prompt content
+def test_roles_are_independent():
+    # as text "probe_prompt" is fine; as a key it names prompt content (no state carries over)
+    assert tenant_safety_violation("probe_prompt", role="text") is None
     assert tenant_safety_violation("probe_prompt", role="key") is not None
     with pytest.raises(TenantSafetyError):
         _event(attributes={"probe_prompt": "x"})
+    assert _event(halt_reason="probe_prompt").halt_reason == "probe_prompt"
 
 
 @pytest.mark.parametrize("hostile", [
@@ -132,6 +134,7 @@ def test_violation_is_total_and_deterministic(text, role):
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(codec="ascii"), max_size=60))
 def test_prefilter_is_a_superset(text):
-    # if a rule fires, the text must contain a stem (the prefilter may never hide a violation)
+    # oracle: if a rule fires, the text must contain a stem (the prefilter may never hide a
+    # violation), so the C++ rules (which have no prefilter) can agree with the oracle
     if ts._word_violation(ts._words(text), True) or ts._word_violation(ts._words(text), False):
         assert ts._PREFILTER_LC.search(text.lower())

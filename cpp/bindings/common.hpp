@@ -50,5 +50,6 @@ void bind_text(py::module_& m);
 void bind_index(py::module_& m);
 void bind_temporal(py::module_& m);
 void bind_lexical(py::module_& m);
+void bind_safety(py::module_& m);
 
 }  // namespace director_fast::bindings

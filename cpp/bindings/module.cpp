@@ -68,4 +68,5 @@ PYBIND11_MODULE(_core, m) {
   director_fast::bindings::bind_index(m);
   director_fast::bindings::bind_temporal(m);
   director_fast::bindings::bind_lexical(m);
+  director_fast::bindings::bind_safety(m);
 }

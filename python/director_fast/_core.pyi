@@ -488,6 +488,70 @@ class LexicalNLI:
     @property
     def weights(self) -> dict:
         ...
+def _safety_entry(kind, fallback, module, doc, /):
+    """
+    The C++ entry point of kind 'validate_event', 'validate_signal' or 'signal_from_event' as a builtin that passes every call it declines to `fallback` (private; used at import).
+    """
+def _safety_event_build(event_id, timestamp, request_id, tenant_id, hook_id, hook_scope, policy_decision, halt_reason, threshold, observed_score, latency_ms, evidence_refs, tenant_safe_explanation, trace_attribution, attributes, /):
+    """
+    Validated SafetyEvent, or None when the values need the Python path (invalid or unusual types). event_id/timestamp None or '' are generated.
+    """
+def _safety_event_from_payload(payload, /):
+    """
+    SafetyEvent from a valid to_dict() payload, or None (use the Python path).
+    """
+def _safety_event_methods():
+    """
+    {name: descriptor} of the C++ SafetyEvent methods (from_policy_decision, to_dict); private, installed on the class at import.
+    """
+def _safety_event_post_init(event, /):
+    """
+    True when a constructed SafetyEvent is valid (attributes are then copied); False: run the Python checks.
+    """
+def _safety_format_timestamp(unix_ns, /):
+    """
+    'YYYY-MM-DDTHH:MM:SS.ffffffZ' for integer nanoseconds since the Unix epoch.
+    """
+def _safety_new_id(prefix, /):
+    """
+    prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG).
+    """
+def _safety_setup(event_cls, trace_cls, trace_from_payload, from_policy_decision_py, /):
+    """
+    Register the SafetyEvent and HaltTraceAttribution classes (private; called once at import).
+    """
+def _safety_setup_signal(signal_cls, default_schema_ref, /):
+    """
+    Register the DirectorSafetySignal class and validate the default schema_ref (private; called once at import).
+    """
+def _safety_signal_build(signal_id, emitted_at, producer_id, framework, event, schema_ref, extensions, /):
+    """
+    Validated DirectorSafetySignal, or None (use the Python path).
+    """
+def _safety_signal_from_payload(payload, /):
+    """
+    DirectorSafetySignal from a valid transport dict, or None (use the Python path).
+    """
+def _safety_signal_methods():
+    """
+    {name: descriptor} of the C++ DirectorSafetySignal methods (to_json, to_transport_dict); private, installed on the class at import.
+    """
+def _safety_signal_post_init(signal, /):
+    """
+    True when a constructed DirectorSafetySignal is valid (extensions copied).
+    """
+def _safety_tenant_violation(text, key, /):
+    """
+    Reason why text breaks a tenant-safety rule (R1..R8), or None.
+    """
+def _safety_utc_timestamp():
+    """
+    Current UTC time as 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (27 characters).
+    """
+def canonical_json(obj, /):
+    """
+    json.dumps(obj, sort_keys=True, separators=(',', ':'), ensure_ascii=True, allow_nan=False) for dict (str keys) / list / tuple / str / int / float / bool / None, byte for byte. Raises ValidationError (NaN/inf, > 256 levels) or InputTypeError (other types, non-str keys).
+    """
 def chunk_tokens(token_starts: typing.Any, token_ends: typing.Any, sentences: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]], text_length: typing.SupportsInt | typing.SupportsIndex, max_tokens: typing.SupportsInt | typing.SupportsIndex, overlap: typing.SupportsInt | typing.SupportsIndex, one_per_sentence: bool) -> list:
     ...
 def lexical_sentence_spans(text: str) -> list[tuple[int, int]]:

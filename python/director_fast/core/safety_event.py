@@ -27,6 +27,12 @@ trace strings                                  <= 512
 No string may contain C0 control characters, DEL or lone surrogates (they break logs and make the
 canonical bytes un-encodable as UTF-8).
 
+Speed: the checks run in C++ (``director_fast._core``, ``cpp/bindings/bind_safety.cpp``):
+``from_policy_decision``, the constructor, :func:`validate_safety_event_payload` and ``to_dict`` take
+a single C++ pass; a call the C++ path declines (anything invalid or unusual) runs the Python code in
+this module, which raises the error naming the field. The tests compare both paths (same results,
+same errors); see docs/safety_events.md.
+
 Thread-safety: events are immutable (do not mutate ``attributes`` after construction) and can be
 shared between threads; all functions are stateless.
 """
@@ -34,14 +40,14 @@ shared between threads; all functions are stateless.
 from __future__ import annotations
 
 import re
-import secrets
-import time
+import sys
 from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from director_fast.core._fields import FieldTypeError
-from director_fast.core.tenant_safety import _CTRL, _OK_KEY, _OK_TEXT, TenantSafetyError, check_text
+from director_fast import _core
+from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text
 from director_fast.core.types import HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ValidationError
 
@@ -186,28 +192,15 @@ SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
 
 
 def new_safety_event_id() -> str:
-    """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits (128 bits, ``secrets``)."""
-    return "sevt_" + secrets.token_hex(16)
-
-
-_ts_cache: tuple[int, str] = (-1, "")
+    """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits (128 bits from the kernel
+    CSPRNG, ``getrandom(2)``)."""
+    return _core._safety_new_id("sevt_")
 
 
 def utc_timestamp() -> str:
     """RFC-3339 UTC timestamp with microseconds and a trailing ``Z``
-    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, always 27 characters). Thread-safe (the per-second prefix
-    cache is replaced atomically)."""
-    global _ts_cache
-    secs, rem = divmod(time.time_ns(), 1_000_000_000)
-    cached = _ts_cache
-    if cached[0] != secs:
-        t = time.gmtime(secs)
-        cached = (
-            secs,
-            f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.",
-        )
-        _ts_cache = cached
-    return f"{cached[1]}{rem // 1000:06d}Z"
+    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, always 27 characters; ``CLOCK_REALTIME``). Thread-safe."""
+    return _core._safety_utc_timestamp()
 
 
 def _err(where: str, msg: str) -> ValidationError:
@@ -282,7 +275,9 @@ class SafetyEvent:
     attributes: Mapping[str, str] = field(default_factory=dict)
     schema_version: str = SAFETY_EVENT_SCHEMA_VERSION
 
-    def __post_init__(self) -> None:  # noqa: C901 - one flat pass is the fast path
+    def __post_init__(self) -> None:  # noqa: C901 - one flat pass, run when the C++ check declines
+        if _post_init_fast(self):
+            return  # every check below passed in C++ (attributes already copied)
         setattr_ = object.__setattr__
         if type(self.schema_version) is not str or self.schema_version != SAFETY_EVENT_SCHEMA_VERSION:
             raise _err("schema_version", f"unsupported version {str(self.schema_version)[:40]!r}")
@@ -359,31 +354,22 @@ class SafetyEvent:
         if trace is not None and not isinstance(trace, HaltTraceAttribution):
             raise _type_err("trace_attribution", "HaltTraceAttribution or None", trace)
 
-        # Control characters and tenant-safety rules, per string (cached for repeated texts).
-        ok = _OK_TEXT
-        if reason not in ok:
-            check_text(reason, "SafetyEvent.halt_reason")
-        if expl not in ok:
-            check_text(expl, "SafetyEvent.tenant_safe_explanation")
-        if self.hook_id not in ok:
-            check_text(self.hook_id, "SafetyEvent.hook_id")
+        # Control characters and tenant-safety rules, per string.
+        check_text(reason, "SafetyEvent.halt_reason")
+        check_text(expl, "SafetyEvent.tenant_safe_explanation")
+        check_text(self.hook_id, "SafetyEvent.hook_id")
         for name in ("request_id", "tenant_id"):
             s = getattr(self, name)
             if s and not s.isprintable() and _CTRL.search(s):
                 raise _err(name, "contains a control character or lone surrogate")
         for i, ref in enumerate(refs):
-            if ref not in ok:
-                check_text(ref, f"SafetyEvent.evidence_refs[{i}]")
+            check_text(ref, f"SafetyEvent.evidence_refs[{i}]")
         for k, val in attrs.items():
-            if k not in _OK_KEY:
-                check_text(k, f"SafetyEvent.attributes key {k!r}", role="key")
-            if val not in ok:
-                check_text(val, f"SafetyEvent.attributes[{k!r}]")
+            check_text(k, f"SafetyEvent.attributes key {k!r}", role="key")
+            check_text(val, f"SafetyEvent.attributes[{k!r}]")
         if trace is not None:
             for name in ("fact_source", "retrieval_path", "scorer_path"):
-                text = getattr(trace, name)
-                if text not in ok:
-                    check_text(text, f"SafetyEvent.trace_attribution.{name}")
+                check_text(getattr(trace, name), f"SafetyEvent.trace_attribution.{name}")
 
     @classmethod
     def from_halt_evidence(
@@ -459,7 +445,13 @@ class SafetyEvent:
         timestamp: str | None = None,
     ) -> "SafetyEvent":
         """Build an event from a hook's policy decision (seed 001 example). Same errors as the
-        constructor."""
+        constructor.
+
+        After the class is created this classmethod is replaced by its C++ twin
+        (``_core._safety_from_policy_decision``), which validates the inputs once and builds the
+        event directly; every call it declines (a subclass, unusual or invalid values) is
+        forwarded to this Python implementation (kept as ``_from_policy_decision_py``).
+        """
         return cls(
             event_id=event_id or new_safety_event_id(),
             timestamp=timestamp or utc_timestamp(),
@@ -481,7 +473,14 @@ class SafetyEvent:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict with the 16 schema keys (the same keys and values as director-ai's
         ``SafetyEvent.to_dict()``); ``evidence_refs`` is a list, ``trace_attribution`` a dict or
-        None, ``attributes`` a copy."""
+        None, ``attributes`` a copy.
+
+        Replaced by its C++ twin after the class is created (same result; this Python version is
+        kept as ``_to_dict_py``)."""
+        return self._to_dict_py()
+
+    def _to_dict_py(self) -> dict[str, Any]:
+        """Reference implementation of :meth:`to_dict` (tests compare the two)."""
         trace = self.trace_attribution
         return {
             "schema_version": self.schema_version,
@@ -538,10 +537,22 @@ def validate_safety_event_payload(payload: Mapping[str, Any]) -> SafetyEvent:
     rules (the schema cannot express them). All 16 keys are required, no other key is allowed;
     ``trace_attribution.token_offset = null`` is read as -1 (unknown), as director-ai does.
 
+    A valid ``dict`` payload is checked and rebuilt in C++ (one pass, no intermediate objects);
+    anything else -- an invalid payload, a non-dict mapping, numpy numbers -- runs the Python
+    path, which names the first offending field.
+
     Raises:
         ValidationError: any violation (``FieldTypeError`` for wrong types, ``TenantSafetyError``
             for privacy violations; all are ``ValueError``). Nothing else, whatever the input.
     """
+    ev = _from_payload_fast(payload)
+    if ev is not None:
+        return ev
+    return _validate_payload_py(payload)
+
+
+def _validate_payload_py(payload: Mapping[str, Any]) -> SafetyEvent:
+    """Python path of :func:`validate_safety_event_payload` (error reporting, unusual types)."""
     if type(payload) is not dict and not isinstance(payload, Mapping):
         raise _type_err("payload", "an object", payload)
     if payload.keys() != _PAYLOAD_KEYS:
@@ -579,3 +590,20 @@ def validate_safety_event_payload(payload: Mapping[str, Any]) -> SafetyEvent:
         attributes=attrs,
         schema_version=payload["schema_version"],
     )
+
+
+SafetyEvent._from_policy_decision_py = SafetyEvent.__dict__["from_policy_decision"]  # type: ignore[attr-defined]
+_core._safety_setup(
+    SafetyEvent, HaltTraceAttribution, _trace_from_payload, SafetyEvent.__dict__["from_policy_decision"].__func__
+)
+# C++ twins of from_policy_decision and to_dict (same results; tests compare them with the Python
+# implementations kept as _from_policy_decision_py / _to_dict_py)
+for _name, _method in _core._safety_event_methods().items():
+    setattr(SafetyEvent, _name, _method)
+#: the public validator is the C++ entry point; every payload it declines goes to the Python path
+validate_safety_event_payload = _core._safety_entry(  # noqa: F811
+    "validate_event", _validate_payload_py, sys.modules[__name__], validate_safety_event_payload.__doc__ or ""
+)
+_post_init_fast = _core._safety_event_post_init
+_build_fast = _core._safety_event_build
+_from_payload_fast = _core._safety_event_from_payload

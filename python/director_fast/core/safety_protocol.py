@@ -27,11 +27,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import secrets
+import sys
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
+from director_fast import _core
 from director_fast.core._fields import FieldTypeError
 from director_fast.core.safety_event import (
     _ATTR_KEY,
@@ -147,8 +148,9 @@ DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA: dict[str, Any] = {
 
 
 def new_director_safety_signal_id() -> str:
-    """Opaque, unguessable signal id: ``dsp_`` + 32 random hex digits (128 bits, ``secrets``)."""
-    return "dsp_" + secrets.token_hex(16)
+    """Opaque, unguessable signal id: ``dsp_`` + 32 random hex digits (128 bits from the kernel
+    CSPRNG, ``getrandom(2)``)."""
+    return _core._safety_new_id("dsp_")
 
 
 def _err(where: str, msg: str) -> ValidationError:
@@ -159,20 +161,12 @@ def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
     return FieldTypeError(f"DirectorSafetySignal.{where}: expected {expected}, got {type(value).__name__}")
 
 
-_OK_NAMES: set[str] = set()  # validated producer / framework / schema_ref strings (bounded)
-
-
 def _name_field(where: str, value: Any, max_len: int) -> None:
     if type(value) is not str:
         raise _type_err(where, "a str", value)
-    if value in _OK_NAMES and len(value) <= max_len:
-        return
     if not 0 < len(value) <= max_len or not _NONBLANK.search(value) or _CTRL.search(value):
         raise _err(where, f"must be 1..{max_len} code points, not blank, without control characters")
     check_text(value, f"DirectorSafetySignal.{where}")
-    if len(_OK_NAMES) >= 4096:
-        _OK_NAMES.clear()
-    _OK_NAMES.add(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +197,8 @@ class DirectorSafetySignal:
     extensions: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if _signal_post_init_fast(self):
+            return  # every check below passed in C++ (extensions already copied)
         if type(self.protocol_version) is not str or self.protocol_version != DIRECTOR_SAFETY_PROTOCOL_VERSION:
             raise _err("protocol_version", f"unsupported version {str(self.protocol_version)[:40]!r}")
         if type(self.signal_id) is not str:
@@ -244,7 +240,12 @@ class DirectorSafetySignal:
         return SEVERITY_BY_DECISION[self.event.policy_decision]
 
     def to_transport_dict(self) -> dict[str, Any]:
-        """The JSON-safe transport payload (11 keys; ``privacy.redaction_required`` is a list)."""
+        """The JSON-safe transport payload (11 keys; ``privacy.redaction_required`` is a list).
+        Replaced by its C++ twin after the class is created (same result)."""
+        return self._to_transport_dict_py()
+
+    def _to_transport_dict_py(self) -> dict[str, Any]:
+        """Reference implementation of :meth:`to_transport_dict` (tests compare the two)."""
         ev = self.event
         return {
             "protocol_version": self.protocol_version,
@@ -272,10 +273,11 @@ class DirectorSafetySignal:
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, compact separators, ASCII only (``\\uXXXX`` escapes).
-        Byte-identical to director-ai 3.21.0's ``to_json()`` for the same payload."""
-        return json.dumps(
-            self.to_transport_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-        )
+        Byte-identical to director-ai 3.21.0's ``to_json()`` for the same payload. Replaced by its
+        C++ twin (written directly from the fields) after the class is created; the tests compare
+        both byte for byte."""
+        return json.dumps(self._to_transport_dict_py(), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=True, allow_nan=False)
 
     def to_json_bytes(self) -> bytes:
         """:meth:`to_json` encoded as ASCII bytes (what to hash or sign)."""
@@ -325,7 +327,14 @@ def director_safety_signal_from_event(
     extensions: Mapping[str, str] | None = None,
 ) -> DirectorSafetySignal:
     """Wrap an existing tenant-safe event in a protocol envelope (fresh id and timestamp unless
-    given). Same errors as the :class:`DirectorSafetySignal` constructor."""
+    given). Same errors as the :class:`DirectorSafetySignal` constructor (checked once, in C++;
+    anything the fast path declines goes through the constructor)."""
+    sig = _signal_build_fast(
+        signal_id, emitted_at, producer_id, framework, event, DIRECTOR_SAFETY_PROTOCOL_SCHEMA_REF,
+        extensions,
+    )
+    if sig is not None:
+        return sig
     return DirectorSafetySignal(
         signal_id=signal_id or new_director_safety_signal_id(),
         emitted_at=emitted_at or utc_timestamp(),
@@ -345,9 +354,20 @@ def validate_director_safety_signal(payload: Mapping[str, Any]) -> DirectorSafet
     interoperability block matches the event (decision, severity = mapping(decision), hook scope,
     reason, evidence count) and applies the tenant-safety rules to the event and the extensions.
 
+    A valid ``dict`` payload is checked and rebuilt in C++; anything else runs the Python path,
+    which names the first offending field.
+
     Raises:
         ValidationError: any violation (all subclasses are ``ValueError``); nothing else.
     """
+    sig = _signal_from_payload_fast(payload)
+    if sig is not None:
+        return sig
+    return _validate_signal_py(payload)
+
+
+def _validate_signal_py(payload: Mapping[str, Any]) -> DirectorSafetySignal:
+    """Python path of :func:`validate_director_safety_signal` (error reporting, unusual types)."""
     if type(payload) is not dict and not isinstance(payload, Mapping):
         raise _type_err("payload", "an object", payload)
     if payload.keys() != _TOP_KEYS:
@@ -406,3 +426,22 @@ def validate_director_safety_signal(payload: Mapping[str, Any]) -> DirectorSafet
         schema_ref=payload["schema_ref"],
         extensions=ext,
     )
+
+
+_core._safety_setup_signal(DirectorSafetySignal, DIRECTOR_SAFETY_PROTOCOL_SCHEMA_REF)
+_signal_post_init_fast = _core._safety_signal_post_init
+_signal_build_fast = _core._safety_signal_build
+_signal_from_payload_fast = _core._safety_signal_from_payload
+for _name, _method in _core._safety_signal_methods().items():
+    setattr(DirectorSafetySignal, _name, _method)
+
+#: the public functions are C++ entry points; every call they decline goes to the Python functions
+#: above (kept as _director_safety_signal_from_event_py / _validate_signal_py)
+_director_safety_signal_from_event_py = director_safety_signal_from_event
+director_safety_signal_from_event = _core._safety_entry(  # noqa: F811
+    "signal_from_event", _director_safety_signal_from_event_py, sys.modules[__name__],
+    _director_safety_signal_from_event_py.__doc__ or "",
+)
+validate_director_safety_signal = _core._safety_entry(  # noqa: F811
+    "validate_signal", _validate_signal_py, sys.modules[__name__], validate_director_safety_signal.__doc__ or ""
+)
