@@ -176,6 +176,12 @@ class FlatMap64 {
   }
   std::size_t size() const { return size_; }
   std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  // Grows the table once so that `total` keys fit without further rehashing.
+  void reserve(std::size_t total) {
+    std::size_t cap = slots_.empty() ? 16 : slots_.size();
+    while ((total + 1) * 10 > cap * 7) cap *= 2;
+    if (cap > slots_.size()) grow_to(cap);
+  }
   // Hint: the slot `key` hashes to will be probed soon (batch pipelining).
   void prefetch(std::uint64_t key) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[mix64(key) & mask_]);
@@ -186,10 +192,11 @@ class FlatMap64 {
     std::uint64_t key = 0;
     std::uint32_t value = kNone;
   };
-  void grow() {
+  void grow() { grow_to(slots_.empty() ? 16 : slots_.size() * 2); }
+  void grow_to(std::size_t cap) {
     BigVec<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    slots_.assign(cap, Slot{});
     mask_ = slots_.size() - 1;
     size_ = 0;
     for (const Slot& s : old)
@@ -237,6 +244,14 @@ class StringPool {
         return e.id;
     }
   }
+  // Grows the hash table once so that `total` strings fit without further rehashing.
+  void reserve(std::size_t total) {
+    std::size_t cap = table_.empty() ? 16 : table_.size();
+    while ((total + 1) * 10 > cap * 7) cap *= 2;
+    if (cap > table_.size()) grow_to(cap);
+    offsets_.reserve(total);
+    lengths_.reserve(total);
+  }
   // Batch pipelining hints (no effect on results). Stage 1: the home slot of a string with
   // hash `h` (from hash_bytes) will be probed soon. Stage 2 (the slot is cached by now): the
   // arena bytes of the first entry with that hash and length will be compared soon.
@@ -270,10 +285,11 @@ class StringPool {
     std::uint32_t len = 0;
     std::uint32_t id = kNone;
   };
-  void grow() {
+  void grow() { grow_to(table_.empty() ? 16 : table_.size() * 2); }
+  void grow_to(std::size_t cap) {
     BigVec<Entry> old;
     old.swap(table_);
-    table_.assign(old.empty() ? 16 : old.size() * 2, Entry{});
+    table_.assign(cap, Entry{});
     mask_ = table_.size() - 1;
     for (const Entry& e : old) {
       if (e.id == kNone) continue;
@@ -604,21 +620,42 @@ struct ContradictionIndex::Impl {
 
   // Records one claim. `log_buf` null: no logging (replay). `direct_write`: write the record
   // before touching the index (per-claim path), else append it to *log_buf.
+  // Batch-local memo of the last string id per field (predicate, value, predicate_key,
+  // value_key): rows of a batch usually repeat a few predicates and values, handed over as the
+  // same buffers. Only valid while every input buffer of the batch is alive and unchanged (two
+  // live buffers at one address with one length hold the same bytes); cleared on tenant change.
+  struct InternMemo {
+    const char* ptr[4] = {nullptr, nullptr, nullptr, nullptr};
+    std::size_t len[4] = {0, 0, 0, 0};
+    std::uint32_t id[4] = {0, 0, 0, 0};
+    std::uint32_t slot = kNone;
+  };
+
   bool record_one(const ClaimInput& in, std::string* log_buf, bool direct_write,
-                  std::vector<ContradictionData>* out) {
+                  std::vector<ContradictionData>* out, InternMemo* memo = nullptr) {
     if (claims.size() >= static_cast<std::size_t>(kNone) - 1)
       throw ValueError("temporal index is full (2^32 - 2 claims)");
     const std::uint32_t slot = tenant_slot(in.tenant);
     Tenant& t = *tenant_slots[slot];
     StringPool& pool = t.pool;
+    if (memo != nullptr && memo->slot != slot) *memo = InternMemo{{}, {}, {}, slot};
+    auto intern = [&](int field, std::string_view v) {
+      if (memo == nullptr) return pool.intern(v);
+      if (memo->ptr[field] == v.data() && memo->len[field] == v.size()) return memo->id[field];
+      const std::uint32_t id = pool.intern(v);
+      memo->ptr[field] = v.data();
+      memo->len[field] = v.size();
+      memo->id[field] = id;
+      return id;
+    };
     ClaimRec rec{};
     rec.tenant = slot;
     rec.subject = pool.intern(in.subject);
-    rec.predicate = pool.intern(in.predicate);
-    rec.value = pool.intern(in.value);
+    rec.predicate = intern(0, in.predicate);
+    rec.value = intern(1, in.value);
     const std::uint32_t skey = case_sensitive ? rec.subject : pool.intern(in.subject_key);
-    const std::uint32_t pkey = case_sensitive ? rec.predicate : pool.intern(in.predicate_key);
-    rec.value_key = case_sensitive ? rec.value : pool.intern(in.value_key);
+    const std::uint32_t pkey = case_sensitive ? rec.predicate : intern(2, in.predicate_key);
+    rec.value_key = case_sensitive ? rec.value : intern(3, in.value_key);
     if (rec.value_key >= (1u << 31)) throw ValueError("too many distinct strings in one tenant");
     rec.session = pool.intern(in.session);
     rec.document = pool.intern(in.document);
@@ -1172,6 +1209,30 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
     const std::uint32_t h = t->chains[a.chain].head;
     if (h != kNone) __builtin_prefetch(&im.claims[h]);
   };
+  // Capacity hint for large batches: estimate the new subjects and groups from the distinct keys
+  // among the first 4,096 rows (scaled to n; an over-estimate when keys repeat later) and grow
+  // the first row's tenant tables once, instead of rehashing them again and again as they fill.
+  // Affects memory and speed only.
+  if (n >= 16384) {
+    constexpr std::size_t m = 4096;
+    std::vector<std::uint64_t> subj(m), grp(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      row(ctx, i, c);
+      subj[i] = hash_bytes(c.subject_key);
+      grp[i] = mix64(subj[i] ^ (hash_bytes(c.predicate_key) * 0x9E3779B97F4A7C15ULL));
+    }
+    auto distinct = [](std::vector<std::uint64_t>& v) {
+      std::sort(v.begin(), v.end());
+      return static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    const std::size_t est_subjects = distinct(subj) * (n / m + 1);
+    const std::size_t est_groups = distinct(grp) * (n / m + 1);
+    row(ctx, 0, c);
+    Tenant& t = *im.tenant_slots[im.tenant_slot(c.tenant)];
+    t.pool.reserve(t.pool.size() + std::min(est_subjects, n) + 64);
+    t.group_of.reserve(t.groups.size() + std::min(est_groups, n));
+    t.groups.reserve(t.groups.size() + std::min(est_groups, n));
+  }
   // Prime the pipeline: row j has passed the stages whose distance exceeds j.
   for (std::size_t j = 0; j < std::min(n, kD1); ++j) stage1(j);
   for (std::size_t j = 0; j < std::min(n, kD2); ++j) stage2(j);
@@ -1181,6 +1242,7 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
   for (std::size_t j = 0; j < std::min(n, kD6); ++j) stage6(j);
   const bool durable = impl_->fd >= 0;
   std::string buf;
+  Impl::InternMemo memo;
   try {
     for (std::size_t i = 0; i < n; ++i) {
       cur = i;
@@ -1190,7 +1252,7 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
       if (i + kD4 < n) stage4(i + kD4);
       if (i + kD5 < n) stage5(i + kD5);
       if (i + kD6 < n) stage6(i + kD6);
-      recorded += impl_->record_one(ring[i % kRing].c, durable ? &buf : nullptr, false, out) ? 1 : 0;
+      recorded += impl_->record_one(ring[i % kRing].c, durable ? &buf : nullptr, false, out, &memo) ? 1 : 0;
       if (durable && buf.size() >= kFlushBytes) {
         impl_->append_log(buf);
         buf.clear();
