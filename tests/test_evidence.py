@@ -331,6 +331,60 @@ def test_format_version_1_files_still_load(tmp_path) -> None:
     assert np.array_equal(idx.search_arrays(q, 5)[0], back.search_arrays(q, 5)[0])
 
 
+def test_tiny_and_huge_vectors_never_store_nan() -> None:
+    # cosine: a subnormal vector is normalised in double (its float32 inverse norm overflows)
+    for storage in ("float32", "float16"):
+        idx = EvidenceIndex(3, "cosine", storage=storage)
+        idx.add(np.ones((2, 3), np.float32))
+        i = idx.add(np.array([[1e-45, 0, 0]], np.float32))[0]
+        assert np.allclose(idx.get_vector(i), [1, 0, 0], atol=1e-3)
+        _, d = idx.search_arrays(np.array([[1e-44, 1e-45, 0]], np.float32), 3)
+        assert np.all(np.isfinite(d))
+    # ip / l2: squared norms that would overflow float32 distances are refused, naming the row
+    for space in ("ip", "l2"):
+        idx = EvidenceIndex(2, space)
+        with pytest.raises(ValidationError, match=r"vectors\[1\].*overflow"):
+            idx.add(np.array([[1, 1], [3e38, 0]], np.float32))
+        idx.add(np.ones((2, 2), np.float32))
+        with pytest.raises(ValidationError, match=r"queries\[0\].*overflow"):
+            idx.search_arrays(np.array([[1e19, 1e19]], np.float32), 1)
+    with pytest.raises(ValidationError, match=r"queries\[1\].*non-finite"):
+        idx.search_arrays(np.array([[1, 1], [np.nan, 1]], np.float32), 1)
+
+
+def test_huge_k_is_clamped_to_the_live_items() -> None:
+    idx = EvidenceIndex(4)
+    idx.add(rand(2, 4))
+    labels, dists = idx.search_arrays(rand(3, 4), 2**40)
+    assert labels.shape == (3, 2) and np.all(labels >= 0)
+    assert [len(r) for r in idx.search(rand(3, 4), 10**9)] == [2, 2, 2]
+
+
+def test_header_that_disagrees_with_the_graph_is_rejected(tmp_path) -> None:
+    # A file with a valid checksum whose header describes other vectors than the graph holds
+    # (float16 graph, float32 header) must not load: searches would read outside the records.
+    idx = EvidenceIndex(16, space="l2", storage="float16")
+    idx.add(rand(20, 16))
+    idx.save(tmp_path / "a.idx")
+    raw = bytearray((tmp_path / "a.idx").read_bytes())
+    assert raw[24:28] == (1).to_bytes(4, "little")  # storage field: float16
+    raw[24:28] = (0).to_bytes(4, "little")
+    body = bytes(raw[:-8])
+    (tmp_path / "b.idx").write_bytes(body + _checksum64(body).to_bytes(8, "little"))
+    with pytest.raises(FormatError, match="layout"):
+        EvidenceIndex.load(tmp_path / "b.idx")
+
+
+def test_unknown_simd_cap_warns() -> None:
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DIRECTOR_FAST_SIMD="AVX2")
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", "import director_fast.evidence"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "DIRECTOR_FAST_SIMD" in out.stderr
+
+
 def test_save_is_atomic_and_corruption_detected(tmp_path) -> None:
     idx = EvidenceIndex(8)
     idx.add(rand(50, 8), texts=["x"] * 50)

@@ -507,3 +507,35 @@ def test_public_functions_and_objects_pickle():
     assert pickle.loads(pickle.dumps(ev)) == ev
     assert pickle.loads(pickle.dumps(sig)).to_json() == sig.to_json()
     assert se.validate_safety_event_payload.__module__ == "director_fast.core.safety_event"
+
+
+def test_tampered_instances_raise_type_errors_not_crashes():
+    # Slots rewritten behind the frozen guard (or by a crafted pickle) must give TypeError from the
+    # C++ serialisers, never a crash or SystemError.
+    import pytest as _pt
+
+    from director_fast.core.safety_event import SafetyEvent
+    from director_fast.core.safety_protocol import director_safety_signal_from_event
+
+    def fresh():
+        ev = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="warn",
+                                              halt_reason="r", tenant_safe_explanation="e")
+        return ev, director_safety_signal_from_event(ev, producer_id="p")
+
+    for bad in (None, 5, "x"):
+        ev, sig = fresh()
+        object.__setattr__(sig, "event", bad)
+        for call in (sig.to_json, sig.to_transport_dict):
+            with _pt.raises(TypeError, match="not a SafetyEvent"):
+                call()
+    for slot, bad in (("attributes", None), ("attributes", [1]), ("evidence_refs", None)):
+        ev, sig = fresh()
+        object.__setattr__(ev, slot, bad)
+        for call in (ev.to_dict, sig.to_json, sig.to_transport_dict):
+            with _pt.raises(TypeError, match=slot):
+                call()
+    ev, sig = fresh()
+    object.__setattr__(sig, "extensions", None)
+    for call in (sig.to_json, sig.to_transport_dict):
+        with _pt.raises(TypeError, match="extensions"):
+            call()

@@ -308,6 +308,33 @@ def test_long_record_batch_matches_per_claim_records(cs):
     assert a.claim_count() == b.claim_count() < n
 
 
+def test_record_batch_lone_surrogate_is_a_validation_error_naming_the_row():
+    g = TemporalConsistencyGraph()
+    for kw in ({"subjects": ["a", "x\ud800"]}, {"values": ["v", "w\udfff"]}):
+        args = dict(subjects=["a", "b"], predicates=["p", "p"], values=["v", "v"], timestamps=np.ones(2))
+        args.update(kw)
+        with pytest.raises(ValidationError, match=r"\[1\] holds a lone surrogate"):
+            g.record_batch(**args)
+    with pytest.raises(ValidationError, match="tenant_ids holds a lone surrogate"):
+        g.record_batch(["a"], ["p"], "v", np.ones(1), tenant_ids="t\ud800")
+    assert g.claim_count() == 0
+
+
+def test_large_batch_spanning_tenants_does_not_pre_grow_the_first_tenant():
+    # Row 0 is tenant "a", the rest "b": the batch's capacity estimate must not be spent on "a"
+    # (it then holds tables sized for 20,000 subjects); the memory stays that of plain records.
+    n = 20_000
+    subj = [f"s{i}" for i in range(n)]
+    tenants = ["a"] + ["b"] * (n - 1)
+    mixed = TemporalConsistencyGraph()
+    mixed.record_batch(subj, ["p"] * n, "v", np.arange(n, dtype=np.float64), tenant_ids=tenants)
+    plain = TemporalConsistencyGraph()
+    for i in range(n):
+        plain.record(TemporalClaim(subj[i], "p", float(i), "v", tenant_id=tenants[i]))
+    assert mixed.contradictions() == plain.contradictions()
+    assert mixed.stats()["memory_bytes"] <= plain.stats()["memory_bytes"] * 1.05
+
+
 def test_memory_per_claim_is_reported_and_bounded():
     g = TemporalConsistencyGraph()
     n = 20_000

@@ -645,11 +645,36 @@ PyObject* py_event_from_payload(PyObject*, PyObject* const* args, Py_ssize_t nar
 }
 
 // SafetyEvent -> to_dict() (same keys, order and values as the Python method).
-PyObject* event_to_dict(PyObject* ev) {
+// A tampered instance (slots rewritten with object.__setattr__, or a crafted pickle) is never
+// serialised by the fast paths: the container slots they rely on are checked first, and anything
+// else raises TypeError naming the slot instead of reaching undefined behaviour.
+bool event_slots_ok(PyObject* ev, const char* where) {
   if (!PyObject_TypeCheck(ev, g.event_cls)) {
-    PyErr_SetString(PyExc_TypeError, "expected a SafetyEvent");
-    return nullptr;
+    PyErr_Format(PyExc_TypeError, "%s: event is not a SafetyEvent", where);
+    return false;
   }
+  PyObject* a = slot_get(g.event_descr[E_ATTRS], ev);
+  if (a == nullptr) return false;
+  PyObject* r = slot_get(g.event_descr[E_REFS], ev);
+  if (r == nullptr) {
+    Py_DECREF(a);
+    return false;
+  }
+  const bool attrs_ok = PyDict_Check(a);
+  const bool refs_ok = PyTuple_Check(r) || PyList_Check(r);
+  Py_DECREF(a);
+  Py_DECREF(r);
+  if (!attrs_ok || !refs_ok) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: SafetyEvent.%s has the wrong type (the instance was modified after validation)",
+                 where, attrs_ok ? "evidence_refs" : "attributes");
+    return false;
+  }
+  return true;
+}
+
+PyObject* event_to_dict(PyObject* ev) {
+  if (!event_slots_ok(ev, "SafetyEvent.to_dict")) return nullptr;
   PyObject* v[kEventFields];
   for (int f = 0; f < kEventFields; ++f) {
     v[f] = slot_get(g.event_descr[f], ev);
@@ -1226,6 +1251,13 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   bool ok = true;
   try {
     for (int f = 0; f < kSignalFields && ok; ++f) ok = (v[f] = slot_get(g.signal_descr[f], sig)) != nullptr;
+    ok = ok && event_slots_ok(v[S_EVENT], "DirectorSafetySignal.to_json");
+    if (ok && !PyDict_Check(v[S_EXT])) {
+      PyErr_SetString(PyExc_TypeError,
+                      "DirectorSafetySignal.to_json: extensions has the wrong type (the instance was "
+                      "modified after validation)");
+      ok = false;
+    }
     PyObject* ev = ok ? v[S_EVENT] : nullptr;
     PyObject *reason = nullptr, *scope = nullptr, *refs = nullptr;
     if (ok) {
@@ -1287,6 +1319,12 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
   bool ok = true;
   for (int f = 0; f < kSignalFields && ok; ++f)
     ok = (v[f] = slot_get(g.signal_descr[f], args[0])) != nullptr;
+  if (ok && !PyDict_Check(v[S_EXT])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "DirectorSafetySignal.to_transport_dict: extensions has the wrong type (the "
+                    "instance was modified after validation)");
+    ok = false;
+  }
   if (ok) ok = (ev_dict = event_to_dict(v[S_EVENT])) != nullptr;
   if (ok) {
     PyObject* policy = PyDict_GetItem(ev_dict, g.event_keys[E_POLICY]);

@@ -47,7 +47,15 @@ std::string_view load_one(PyObject* item, const char* name, std::size_t row, boo
                      " must be str, got " +
                      std::string(py::str(py::handle(item).get_type().attr("__name__"))));
   }
-  std::string_view v = utf8_of(item);
+  Py_ssize_t len = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(item, &len);
+  if (data == nullptr) {  // a lone surrogate: no UTF-8 form
+    PyErr_Clear();
+    raise_python("ValidationError", std::string(name) +
+                                        (scalar ? "" : "[" + std::to_string(row) + "]") +
+                                        " holds a lone surrogate (not encodable as UTF-8)");
+  }
+  std::string_view v(data, static_cast<std::size_t>(len));
   if (normalizer.is_none()) return v;
   const bool fast = PyUnicode_IS_ASCII(item) &&
                     (v.empty() || (!py_ascii_space(v.front()) && !py_ascii_space(v.back())));

@@ -1209,15 +1209,19 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
     const std::uint32_t h = t->chains[a.chain].head;
     if (h != kNone) __builtin_prefetch(&im.claims[h]);
   };
-  // Capacity hint for large batches: estimate the new subjects and groups from the distinct keys
-  // among the first 4,096 rows (scaled to n; an over-estimate when keys repeat later) and grow
-  // the first row's tenant tables once, instead of rehashing them again and again as they fill.
-  // Affects memory and speed only.
+  // Capacity hint for large batches: when the first 4,096 rows all belong to one tenant, estimate
+  // the new subjects and groups from their distinct keys (scaled to n; an over-estimate when keys
+  // repeat later) and grow that tenant's tables once, instead of rehashing them again and again
+  // as they fill. Affects memory and speed only.
   if (n >= 16384) {
     constexpr std::size_t m = 4096;
     std::vector<std::uint64_t> subj(m), grp(m);
-    for (std::size_t i = 0; i < m; ++i) {
+    row(ctx, 0, c);
+    const std::string first_tenant(c.tenant);
+    bool one_tenant = true;  // the estimate is applied only when the sample is one tenant's
+    for (std::size_t i = 0; i < m && one_tenant; ++i) {
       row(ctx, i, c);
+      one_tenant = c.tenant == first_tenant;
       subj[i] = hash_bytes(c.subject_key);
       grp[i] = mix64(subj[i] ^ (hash_bytes(c.predicate_key) * 0x9E3779B97F4A7C15ULL));
     }
@@ -1225,13 +1229,14 @@ std::size_t ContradictionIndex::record_batch(std::size_t n, RowFn row, void* ctx
       std::sort(v.begin(), v.end());
       return static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
     };
-    const std::size_t est_subjects = distinct(subj) * (n / m + 1);
-    const std::size_t est_groups = distinct(grp) * (n / m + 1);
-    row(ctx, 0, c);
-    Tenant& t = *im.tenant_slots[im.tenant_slot(c.tenant)];
-    t.pool.reserve(t.pool.size() + std::min(est_subjects, n) + 64);
-    t.group_of.reserve(t.groups.size() + std::min(est_groups, n));
-    t.groups.reserve(t.groups.size() + std::min(est_groups, n));
+    if (one_tenant) {
+      const std::size_t est_subjects = distinct(subj) * (n / m + 1);
+      const std::size_t est_groups = distinct(grp) * (n / m + 1);
+      Tenant& t = *im.tenant_slots[im.tenant_slot(first_tenant)];
+      t.pool.reserve(t.pool.size() + std::min(est_subjects, n) + 64);
+      t.group_of.reserve(t.groups.size() + std::min(est_groups, n));
+      t.groups.reserve(t.groups.size() + std::min(est_groups, n));
+    }
   }
   // Prime the pipeline: row j has passed the stages whose distance exceeds j.
   for (std::size_t j = 0; j < std::min(n, kD1); ++j) stage1(j);

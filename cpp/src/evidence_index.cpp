@@ -374,13 +374,20 @@ void EvidenceIndex::prepare(const float* in, float* out) const {
   double norm = 0.0;
   for (size_t i = 0; i < cfg_.dim; ++i) {
     float v = in[i];
-    if (!std::isfinite(v)) throw ValueError("vectors hold a non-finite value (NaN or inf)");
+    if (!std::isfinite(v)) throw ValueError("holds a non-finite value (NaN or inf)");
     out[i] = v;
     norm += static_cast<double>(v) * v;
   }
-  if (cfg_.metric == Metric::Cosine && norm > 0.0) {
-    float inv = static_cast<float>(1.0 / std::sqrt(norm));
-    for (size_t i = 0; i < cfg_.dim; ++i) out[i] *= inv;
+  if (cfg_.metric == Metric::Cosine) {
+    // Scaled in double: the inverse norm of a tiny (subnormal) vector overflows float32.
+    if (norm > 0.0) {
+      const double inv = 1.0 / std::sqrt(norm);
+      for (size_t i = 0; i < cfg_.dim; ++i) out[i] = static_cast<float>(in[i] * inv);
+    }
+  } else if (norm > static_cast<double>(std::numeric_limits<float>::max()) / 4) {
+    // ip / l2 distances are accumulated in float32: |<a,b>| and |a-b|^2 stay finite only while
+    // every squared norm is at most FLT_MAX / 4.
+    throw ValueError("has a squared norm above 8.5e37: its ip/l2 distances would overflow float32");
   }
 }
 
@@ -395,7 +402,8 @@ void EvidenceIndex::encode(const float* prepared, unsigned char* out) const {
   }
   for (size_t i = 0; i < cfg_.dim; ++i) {
     if (std::fabs(prepared[i]) > 65504.0f)
-      throw ValueError("vectors hold a value beyond the float16 range (|x| > 65504); use storage='float32'");
+      throw ValueError("holds a value beyond the float16 range of this index (|x| > 65504; "
+                       "storage='float32' stores it)");
     const uint16_t h = simd::float_to_half(prepared[i]);
     std::memcpy(out + 2 * i, &h, 2);
   }
@@ -454,7 +462,7 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
         prepare(vectors + i * cfg_.dim, tmp.data());
         encode(tmp.data(), buf.data() + i * eb);
       } catch (const ValueError& e) {
-        throw ValueError("vectors[" + std::to_string(i) + "]: " + e.what());
+        throw ValueError("vectors[" + std::to_string(i) + "] " + e.what());
       }
     }
   }
@@ -612,9 +620,13 @@ void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std:
     int64_t* labels = labels_out + qi * k;
     float* dists = distances_out + qi * k;
     std::vector<float> qf(cfg_.dim);
-    prepare(queries + qi * cfg_.dim, qf.data());
     std::vector<unsigned char> q(element_bytes());
-    encode(qf.data(), q.data());
+    try {
+      prepare(queries + qi * cfg_.dim, qf.data());
+      encode(qf.data(), q.data());
+    } catch (const ValueError& e) {
+      throw ValueError("queries[" + std::to_string(qi) + "] " + e.what());
+    }
     if (eligible == 0) {
       for (size_t j = 0; j < k; ++j) {
         labels[j] = -1;
@@ -916,6 +928,18 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     throw FormatError(path + ": could not load the HNSW section: " + e.what());
   }
   fs::remove(blob_path, ec);
+  {
+    // The graph's record layout (read from the file) must hold exactly the vectors the header
+    // describes; a mismatch would make every search read outside the records.
+    const auto& h = *idx->hnsw_;
+    const size_t stored = h.label_offset_ - h.offsetData_;
+    if (h.label_offset_ < h.offsetData_ || stored != idx->element_bytes() ||
+        h.offsetData_ != h.size_links_level0_ ||
+        h.size_data_per_element_ != h.label_offset_ + sizeof(hnswlib::labeltype)) {
+      throw FormatError(path + ": the HNSW section's record layout does not match the header (dim " +
+                        std::to_string(cfg.dim) + ", " + storage_name(cfg.storage) + ")");
+    }
+  }
   idx->hnsw_->setEf(cfg.ef_search);
   advise_hnsw(*idx->hnsw_);
   if (idx->hnsw_->getCurrentElementCount() - idx->hnsw_->getDeletedCount() != idx->live_) {

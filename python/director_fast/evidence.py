@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Union
@@ -34,8 +35,10 @@ class EvidenceHit:
 
     Attributes:
         id: the item's id (int or str, as added).
-        distance: ``cosine``: 1 - cosine similarity, in [0, 2]; ``ip``: 1 - inner product;
-            ``l2``: squared Euclidean distance. Lower is nearer.
+        distance: ``cosine``: 1 - cosine similarity, in [0, 2] up to float32 rounding (with
+            ``storage="float16"`` rounding of the stored components: an item's distance to
+            itself can be about -1e-3); ``ip``: 1 - inner product; ``l2``: squared Euclidean
+            distance. Lower is nearer.
         text, source, tenant: the item's metadata.
     """
 
@@ -55,6 +58,20 @@ def _as_matrix(vectors: Any, dim: int, what: str) -> np.ndarray:
     if vectors.ndim == 1:
         vectors = vectors.reshape(1, -1)  # a view, never a copy
     return vectors
+
+
+def _check_simd_env() -> None:
+    value = os.environ.get("DIRECTOR_FAST_SIMD")
+    if value is not None and value not in ("", "baseline", "avx2", "avx512"):
+        warnings.warn(
+            f"DIRECTOR_FAST_SIMD={value!r} is not one of 'baseline', 'avx2', 'avx512' (lower case); "
+            "it is ignored and the best kernel this CPU supports is used",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+_check_simd_env()
 
 
 def _check_storage(storage: object) -> str:
@@ -145,8 +162,9 @@ class EvidenceIndex:
     def distance_kernel(self) -> str:
         """Instruction set of the distance kernel, chosen at run time from the CPU: ``"avx512"``
         (AVX-512F), ``"avx2"`` (AVX2 + FMA) or ``"baseline"`` (hnswlib's compile-time kernels, SSE
-        on x86-64). The environment variable ``DIRECTOR_FAST_SIMD`` (``baseline``/``avx2``,
-        read once per process) caps the choice, e.g. to compare kernels."""
+        on x86-64). The environment variable ``DIRECTOR_FAST_SIMD`` (``baseline``, ``avx2`` or
+        ``avx512``; read once per process, other values are ignored with a RuntimeWarning at
+        import) caps the choice, e.g. to compare kernels."""
         return self._idx.distance_kernel
 
     @property
@@ -229,13 +247,16 @@ class EvidenceIndex:
     # ---- readers ----
     def search_arrays(self, queries: np.ndarray, k: int = 10, *, tenant: str | None = None,
                       exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Batched k-NN returning arrays: ``labels`` (nq, k) int64 internal labels (-1 where
-        fewer than k items qualify) and ``distances`` (nq, k) float32 (+inf there). Use
+        """Batched k-NN returning arrays: ``labels`` (nq, k') int64 internal labels (-1 where
+        fewer than k' items qualify) and ``distances`` (nq, k') float32 (+inf there), where
+        k' = min(k, len(index)). Use
         :meth:`records` to map labels to metadata. The fastest path (no Python objects per hit)."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise ConfigError(f"k must be a non-negative int, got {k!r}", field="k")
         q = _as_matrix(queries, self.dim, "queries")
-        return self._idx.search_raw(q, int(k), tenant, bool(exact), int(self.num_threads))
+        # never more columns than live items: a huge k costs no memory (len() is a snapshot; a
+        # concurrent add may leave the newest items out of this call)
+        return self._idx.search_raw(q, min(int(k), len(self)), tenant, bool(exact), int(self.num_threads))
 
     def records(self, labels: np.ndarray) -> list[list[tuple[ItemId, str, str, str]]]:
         """``(id, text, source, tenant)`` for each label of :meth:`search_arrays` (rows stop at -1)."""

@@ -241,8 +241,9 @@ class SafetyEvent:
         hook_scope: one of :data:`HOOK_SCOPES`.
         policy_decision: one of :data:`POLICY_DECISIONS`.
         halt_reason: machine-readable reason (e.g. ``window_avg``).
-        threshold, observed_score: the limit and the statistic that drove the decision, in
-            [0, 1], or None.
+        threshold, observed_score: the limit and the statistic that drove the decision, or
+            None; ``threshold`` in [0, 1], ``observed_score`` in [0, 1.5] (a streaming trend
+            drop can exceed 1, see :data:`MAX_OBSERVED`).
         latency_ms: hook latency in milliseconds (>= 0), or None.
         evidence_refs: evidence identifiers only (never fact text); lists become tuples.
         tenant_safe_explanation: short operator-facing explanation safe for tenant logs.
