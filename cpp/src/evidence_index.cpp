@@ -68,7 +68,13 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> knn_prefetched(
     for (size_t off = 0; off < data_bytes; off += 64) __builtin_prefetch(p + off);
   };
 
+  const size_t count = h.cur_element_count;
+  auto check = [&](tableint id) {
+    if (id >= count) throw FormatError("the HNSW graph links to item " + std::to_string(id) +
+                                       " of " + std::to_string(count) + " (corrupt index)");
+  };
   tableint cur = h.enterpoint_node_;
+  check(cur);
   float cur_d = dist(query, h.getDataByInternalId(cur), param);
   for (int level = h.maxlevel_; level > 0; --level) {
     for (bool changed = true; changed;) {
@@ -76,7 +82,10 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> knn_prefetched(
       const auto* ll = reinterpret_cast<const unsigned int*>(h.get_linklist(cur, level));
       const size_t n = h.getListCount(const_cast<unsigned int*>(ll));
       const auto* nb = reinterpret_cast<const tableint*>(ll + 1);
-      for (size_t i = 0; i < n; ++i) prefetch_vector(nb[i]);
+      for (size_t i = 0; i < n; ++i) {
+        check(nb[i]);
+        prefetch_vector(nb[i]);
+      }
       for (size_t i = 0; i < n; ++i) {
         const float d = dist(query, h.getDataByInternalId(nb[i]), param);
         if (d < cur_d) {
@@ -113,6 +122,10 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> knn_prefetched(
     fresh.clear();
     for (size_t j = 0; j < n; ++j) {
       const tableint id = nb[j];
+      if (id >= count) {
+        h.visited_list_pool_->releaseVisitedList(vl);
+        check(id);
+      }
       if (visited[id] == tag) continue;
       visited[id] = tag;
       fresh.push_back(id);
