@@ -20,7 +20,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +36,7 @@
 #include <unordered_set>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/huge_pages.hpp"
 
 namespace director_fast {
 
@@ -78,24 +78,21 @@ constexpr std::size_t kFlushBytes = 1u << 20;
 template <class T>
 struct HugeAlloc {
   using value_type = T;
-  static constexpr std::size_t kHuge = std::size_t{2} << 20;
   HugeAlloc() = default;
   template <class U>
   HugeAlloc(const HugeAlloc<U>&) noexcept {}
   T* allocate(std::size_t n) {
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < 2 * kHuge) return static_cast<T*>(::operator new(bytes));
-    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    void* p = std::aligned_alloc(kHuge, rounded);
+    if (bytes < 2 * kHugePageBytes) return static_cast<T*>(::operator new(bytes));
+    const std::size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* p = std::aligned_alloc(kHugePageBytes, rounded);
     if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+    advise_huge_pages(p, rounded);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) < 2 * kHuge) {
+    if (n * sizeof(T) < 2 * kHugePageBytes) {
       ::operator delete(p);
     } else {
       std::free(p);

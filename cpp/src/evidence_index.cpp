@@ -1,6 +1,5 @@
 #include "director_fast/evidence_index.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include <hnswlib/hnswlib.h>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/huge_pages.hpp"
 #include "director_fast/simd_distance.hpp"
 
 namespace director_fast {
@@ -28,22 +28,9 @@ namespace {
 
 constexpr char kMagic[8] = {'D', 'F', 'E', 'V', 'I', 'D', 'X', '\0'};
 
-// Asks for transparent huge pages over hnswlib's base-layer block (vectors + links; ~1.6 KiB per
-// item at dim 384): a search touches a new vector per visited node, so with 4 KiB pages nearly
-// every distance costs a TLB miss once the index outgrows the TLB reach. Only the 2 MiB-aligned
-// interior is advised; a no-op where THP is disabled. Purely a performance hint.
-void advise_huge_pages(const void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (p != nullptr && e > a) (void)::madvise(reinterpret_cast<void*>(a), e - a, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
+// hnswlib's base-layer block (vectors + links; ~1.6 KiB per item at dim 384) on huge pages: a
+// search touches a new vector per visited node, so with 4 KiB pages nearly every distance costs a
+// TLB miss once the index outgrows the TLB reach.
 void advise_hnsw(const hnswlib::HierarchicalNSW<float>& h) {
   advise_huge_pages(h.data_level0_memory_, h.max_elements_ * h.size_data_per_element_);
 }
