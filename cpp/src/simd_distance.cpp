@@ -63,25 +63,22 @@ float half_to_float(std::uint16_t h) {
 
 namespace {
 
-float ip_dist_f16_scalar(const void* a, const void* b, const void* p) {
-  const auto* x = static_cast<const std::uint16_t*>(a);
-  const auto* y = static_cast<const std::uint16_t*>(b);
-  const std::size_t n = *static_cast<const std::size_t*>(p);
-  float r = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) r += half_to_float(x[i]) * half_to_float(y[i]);
-  return 1.0f - r;
-}
-
-float l2_dist_f16_scalar(const void* a, const void* b, const void* p) {
+// Portable binary16 kernel: 1 - <a, b>, or the squared Euclidean distance when L2.
+template <bool L2>
+float dist_f16_scalar(const void* a, const void* b, const void* p) {
   const auto* x = static_cast<const std::uint16_t*>(a);
   const auto* y = static_cast<const std::uint16_t*>(b);
   const std::size_t n = *static_cast<const std::size_t*>(p);
   float r = 0.0f;
   for (std::size_t i = 0; i < n; ++i) {
-    const float d = half_to_float(x[i]) - half_to_float(y[i]);
-    r += d * d;
+    if constexpr (L2) {
+      const float d = half_to_float(x[i]) - half_to_float(y[i]);
+      r += d * d;
+    } else {
+      r += half_to_float(x[i]) * half_to_float(y[i]);
+    }
   }
-  return r;
+  return L2 ? r : 1.0f - r;
 }
 
 }  // namespace
@@ -90,191 +87,116 @@ float l2_dist_f16_scalar(const void* a, const void* b, const void* p) {
 
 namespace {
 
-// Two accumulators of 16 lanes (32 floats per iteration) hide the FMA latency; the tail of a
-// dimension that is not a multiple of 16 is handled with a masked load (no read past the end).
-__attribute__((target("avx512f"))) float dot_avx512(const float* x, const float* y, std::size_t n) {
+// One kernel per instruction set, for float32 or binary16 (`Half`) elements and for 1 - <a, b> or
+// the squared Euclidean distance (`L2`); the signature is hnswlib's DISTFUNC. Two accumulators hide
+// the FMA latency.
+
+// AVX-512F: 16 lanes, 32 elements per iteration; the tail of a dimension that is not a multiple of
+// 16 is one masked (float32) or zero-padded (binary16) load, so nothing is read past the end.
+template <bool Half>
+__attribute__((target("avx512f"))) inline __m512 load16(const void* base, std::size_t i) {
+  if constexpr (Half) {
+    const auto* p = static_cast<const std::uint16_t*>(base) + i;
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  } else {
+    return _mm512_loadu_ps(static_cast<const float*>(base) + i);
+  }
+}
+
+template <bool Half>
+__attribute__((target("avx512f"))) inline __m512 load16_tail(const void* base, std::size_t i, std::size_t r) {
+  if constexpr (Half) {
+    alignas(32) std::uint16_t tmp[16] = {0};
+    std::memcpy(tmp, static_cast<const std::uint16_t*>(base) + i, r * 2);
+    return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp)));
+  } else {
+    const __mmask16 m = static_cast<__mmask16>((1u << r) - 1u);
+    return _mm512_maskz_loadu_ps(m, static_cast<const float*>(base) + i);
+  }
+}
+
+template <bool L2>
+__attribute__((target("avx512f"))) inline __m512 accumulate16(__m512 s, __m512 x, __m512 y) {
+  if constexpr (L2) {
+    const __m512 d = _mm512_sub_ps(x, y);
+    return _mm512_fmadd_ps(d, d, s);
+  } else {
+    return _mm512_fmadd_ps(x, y, s);
+  }
+}
+
+template <bool Half, bool L2>
+__attribute__((target("avx512f"))) float dist_avx512(const void* a, const void* b, const void* p) {
+  const std::size_t n = *static_cast<const std::size_t*>(p);
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), s0);
-    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(y + i + 16), s1);
+    s0 = accumulate16<L2>(s0, load16<Half>(a, i), load16<Half>(b, i));
+    s1 = accumulate16<L2>(s1, load16<Half>(a, i + 16), load16<Half>(b, i + 16));
   }
-  for (; i + 16 <= n; i += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), s0);
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i), s1);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  for (; i + 16 <= n; i += 16) s0 = accumulate16<L2>(s0, load16<Half>(a, i), load16<Half>(b, i));
+  if (i < n) s1 = accumulate16<L2>(s1, load16_tail<Half>(a, i, n - i), load16_tail<Half>(b, i, n - i));
+  const float r = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  return L2 ? r : 1.0f - r;
 }
 
-__attribute__((target("avx512f"))) float l2_avx512(const float* x, const float* y, std::size_t n) {
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i));
-    const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(y + i + 16));
-    s0 = _mm512_fmadd_ps(d0, d0, s0);
-    s1 = _mm512_fmadd_ps(d1, d1, s1);
-  }
-  for (; i + 16 <= n; i += 16) {
-    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i));
-    s0 = _mm512_fmadd_ps(d, d, s0);
-  }
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    const __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i));
-    s1 = _mm512_fmadd_ps(d, d, s1);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
+// AVX2 + FMA (+ F16C for binary16): 8 lanes, 16 elements per iteration, scalar tail.
 __attribute__((target("avx2,fma"))) float hsum256(__m256 v) {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 h = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 0x55)));
 }
 
-__attribute__((target("avx2,fma"))) float dot_avx2(const float* x, const float* y, std::size_t n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), s1);
+template <bool Half>
+__attribute__((target("avx2,fma,f16c"))) inline __m256 load8(const void* base, std::size_t i) {
+  if constexpr (Half) {
+    const auto* p = static_cast<const std::uint16_t*>(base) + i;
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  } else {
+    return _mm256_loadu_ps(static_cast<const float*>(base) + i);
   }
-  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
-  float r = hsum256(_mm256_add_ps(s0, s1));
-  for (; i < n; ++i) r += x[i] * y[i];
-  return r;
 }
 
-__attribute__((target("avx2,fma"))) float l2_avx2(const float* x, const float* y, std::size_t n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i));
-    const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8));
-    s0 = _mm256_fmadd_ps(d0, d0, s0);
-    s1 = _mm256_fmadd_ps(d1, d1, s1);
+template <bool Half>
+inline float element(const void* base, std::size_t i) {
+  if constexpr (Half) {
+    return half_to_float(static_cast<const std::uint16_t*>(base)[i]);
+  } else {
+    return static_cast<const float*>(base)[i];
   }
-  for (; i + 8 <= n; i += 8) {
-    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i));
-    s0 = _mm256_fmadd_ps(d, d, s0);
-  }
-  float r = hsum256(_mm256_add_ps(s0, s1));
-  for (; i < n; ++i) {
-    const float d = x[i] - y[i];
-    r += d * d;
-  }
-  return r;
 }
 
-// binary16 kernels: 16 (AVX-512) or 8 (AVX2/F16C) halves widened per load.
-__attribute__((target("avx512f"))) inline __m512 load_h16(const std::uint16_t* p) {
-  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-__attribute__((target("avx512f"))) inline __m512 load_h16_tail(const std::uint16_t* p, std::size_t r) {
-  alignas(32) std::uint16_t tmp[16] = {0};
-  std::memcpy(tmp, p, r * 2);
-  return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp)));
+template <bool L2>
+__attribute__((target("avx2,fma,f16c"))) inline __m256 accumulate8(__m256 s, __m256 x, __m256 y) {
+  if constexpr (L2) {
+    const __m256 d = _mm256_sub_ps(x, y);
+    return _mm256_fmadd_ps(d, d, s);
+  } else {
+    return _mm256_fmadd_ps(x, y, s);
+  }
 }
 
-__attribute__((target("avx512f"))) float ip_dist_f16_avx512(const void* a, const void* b, const void* p) {
-  const auto* x = static_cast<const std::uint16_t*>(a);
-  const auto* y = static_cast<const std::uint16_t*>(b);
-  const std::size_t n = *static_cast<const std::size_t*>(p);
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    s0 = _mm512_fmadd_ps(load_h16(x + i), load_h16(y + i), s0);
-    s1 = _mm512_fmadd_ps(load_h16(x + i + 16), load_h16(y + i + 16), s1);
-  }
-  for (; i + 16 <= n; i += 16) s0 = _mm512_fmadd_ps(load_h16(x + i), load_h16(y + i), s0);
-  if (i < n) s1 = _mm512_fmadd_ps(load_h16_tail(x + i, n - i), load_h16_tail(y + i, n - i), s1);
-  return 1.0f - _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
-__attribute__((target("avx512f"))) float l2_dist_f16_avx512(const void* a, const void* b, const void* p) {
-  const auto* x = static_cast<const std::uint16_t*>(a);
-  const auto* y = static_cast<const std::uint16_t*>(b);
-  const std::size_t n = *static_cast<const std::size_t*>(p);
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 d0 = _mm512_sub_ps(load_h16(x + i), load_h16(y + i));
-    const __m512 d1 = _mm512_sub_ps(load_h16(x + i + 16), load_h16(y + i + 16));
-    s0 = _mm512_fmadd_ps(d0, d0, s0);
-    s1 = _mm512_fmadd_ps(d1, d1, s1);
-  }
-  for (; i + 16 <= n; i += 16) {
-    const __m512 d = _mm512_sub_ps(load_h16(x + i), load_h16(y + i));
-    s0 = _mm512_fmadd_ps(d, d, s0);
-  }
-  if (i < n) {
-    const __m512 d = _mm512_sub_ps(load_h16_tail(x + i, n - i), load_h16_tail(y + i, n - i));
-    s1 = _mm512_fmadd_ps(d, d, s1);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
-__attribute__((target("avx2,fma,f16c"))) inline __m256 load_h8(const std::uint16_t* p) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
-
-__attribute__((target("avx2,fma,f16c"))) float ip_dist_f16_avx2(const void* a, const void* b, const void* p) {
-  const auto* x = static_cast<const std::uint16_t*>(a);
-  const auto* y = static_cast<const std::uint16_t*>(b);
+template <bool Half, bool L2>
+__attribute__((target("avx2,fma,f16c"))) float dist_avx2(const void* a, const void* b, const void* p) {
   const std::size_t n = *static_cast<const std::size_t*>(p);
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    s0 = _mm256_fmadd_ps(load_h8(x + i), load_h8(y + i), s0);
-    s1 = _mm256_fmadd_ps(load_h8(x + i + 8), load_h8(y + i + 8), s1);
+    s0 = accumulate8<L2>(s0, load8<Half>(a, i), load8<Half>(b, i));
+    s1 = accumulate8<L2>(s1, load8<Half>(a, i + 8), load8<Half>(b, i + 8));
   }
-  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load_h8(x + i), load_h8(y + i), s0);
-  float r = hsum256(_mm256_add_ps(s0, s1));
-  for (; i < n; ++i) r += half_to_float(x[i]) * half_to_float(y[i]);
-  return 1.0f - r;
-}
-
-__attribute__((target("avx2,fma,f16c"))) float l2_dist_f16_avx2(const void* a, const void* b, const void* p) {
-  const auto* x = static_cast<const std::uint16_t*>(a);
-  const auto* y = static_cast<const std::uint16_t*>(b);
-  const std::size_t n = *static_cast<const std::size_t*>(p);
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 d0 = _mm256_sub_ps(load_h8(x + i), load_h8(y + i));
-    const __m256 d1 = _mm256_sub_ps(load_h8(x + i + 8), load_h8(y + i + 8));
-    s0 = _mm256_fmadd_ps(d0, d0, s0);
-    s1 = _mm256_fmadd_ps(d1, d1, s1);
-  }
-  for (; i + 8 <= n; i += 8) {
-    const __m256 d = _mm256_sub_ps(load_h8(x + i), load_h8(y + i));
-    s0 = _mm256_fmadd_ps(d, d, s0);
-  }
+  for (; i + 8 <= n; i += 8) s0 = accumulate8<L2>(s0, load8<Half>(a, i), load8<Half>(b, i));
   float r = hsum256(_mm256_add_ps(s0, s1));
   for (; i < n; ++i) {
-    const float d = half_to_float(x[i]) - half_to_float(y[i]);
-    r += d * d;
+    const float x = element<Half>(a, i), y = element<Half>(b, i);
+    if constexpr (L2) {
+      const float d = x - y;
+      r += d * d;
+    } else {
+      r += x * y;
+    }
   }
-  return r;
-}
-
-float ip_dist_avx512(const void* a, const void* b, const void* p) {
-  return 1.0f - dot_avx512(static_cast<const float*>(a), static_cast<const float*>(b),
-                           *static_cast<const std::size_t*>(p));
-}
-float l2_dist_avx512(const void* a, const void* b, const void* p) {
-  return l2_avx512(static_cast<const float*>(a), static_cast<const float*>(b),
-                   *static_cast<const std::size_t*>(p));
-}
-float ip_dist_avx2(const void* a, const void* b, const void* p) {
-  return 1.0f - dot_avx2(static_cast<const float*>(a), static_cast<const float*>(b),
-                         *static_cast<const std::size_t*>(p));
-}
-float l2_dist_avx2(const void* a, const void* b, const void* p) {
-  return l2_avx2(static_cast<const float*>(a), static_cast<const float*>(b),
-                 *static_cast<const std::size_t*>(p));
+  return L2 ? r : 1.0f - r;
 }
 
 Isa detect() {
@@ -302,33 +224,33 @@ Isa detected_isa() {
 
 DistFn inner_product_distance(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return &ip_dist_avx512;
-    case Isa::Avx2: return &ip_dist_avx2;
+    case Isa::Avx512: return &dist_avx512<false, false>;
+    case Isa::Avx2: return &dist_avx2<false, false>;
     default: return nullptr;
   }
 }
 
 DistFn l2_squared_distance(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return &l2_dist_avx512;
-    case Isa::Avx2: return &l2_dist_avx2;
+    case Isa::Avx512: return &dist_avx512<false, true>;
+    case Isa::Avx2: return &dist_avx2<false, true>;
     default: return nullptr;
   }
 }
 
 DistFn inner_product_distance_f16(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return &ip_dist_f16_avx512;
-    case Isa::Avx2: return &ip_dist_f16_avx2;
-    default: return &ip_dist_f16_scalar;
+    case Isa::Avx512: return &dist_avx512<true, false>;
+    case Isa::Avx2: return &dist_avx2<true, false>;
+    default: return &dist_f16_scalar<false>;
   }
 }
 
 DistFn l2_squared_distance_f16(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return &l2_dist_f16_avx512;
-    case Isa::Avx2: return &l2_dist_f16_avx2;
-    default: return &l2_dist_f16_scalar;
+    case Isa::Avx512: return &dist_avx512<true, true>;
+    case Isa::Avx2: return &dist_avx2<true, true>;
+    default: return &dist_f16_scalar<true>;
   }
 }
 
@@ -337,8 +259,8 @@ DistFn l2_squared_distance_f16(Isa isa) {
 Isa detected_isa() { return Isa::Baseline; }
 DistFn inner_product_distance(Isa) { return nullptr; }
 DistFn l2_squared_distance(Isa) { return nullptr; }
-DistFn inner_product_distance_f16(Isa) { return &ip_dist_f16_scalar; }
-DistFn l2_squared_distance_f16(Isa) { return &l2_dist_f16_scalar; }
+DistFn inner_product_distance_f16(Isa) { return &dist_f16_scalar<false>; }
+DistFn l2_squared_distance_f16(Isa) { return &dist_f16_scalar<true>; }
 
 #endif
 
