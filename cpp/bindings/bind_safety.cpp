@@ -190,6 +190,17 @@ inline PyObject* slot_get(Py_ssize_t off, PyObject* obj) {
   Py_INCREF(v);
   return v;
 }
+// All n slots of `obj` (offsets `descr`) into v as new references. On failure (an unset slot:
+// AttributeError) the references already taken are released and every v[f] is null.
+inline bool slots_get(const Py_ssize_t* descr, int n, PyObject* obj, PyObject** v) {
+  for (int f = 0; f < n; ++f) {
+    if ((v[f] = slot_get(descr[f], obj)) == nullptr) {
+      for (int j = 0; j < f; ++j) Py_CLEAR(v[j]);
+      return false;
+    }
+  }
+  return true;
+}
 inline int slot_set(Py_ssize_t off, PyObject* obj, PyObject* v) {
   PyObject** p = reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + off);
   PyObject* old = *p;
@@ -545,11 +556,7 @@ PyObject* py_event_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "_safety_event_post_init expects 1 argument");
   PyObject* self = args[0];
   PyObject* in[kEventFields] = {};
-  bool ok = true;
-  for (int f = 0; f < kEventFields && ok; ++f) {
-    in[f] = slot_get(g.event_descr[f], self);
-    ok = in[f] != nullptr;
-  }
+  bool ok = slots_get(g.event_descr, kEventFields, self, in);
   Values out;
   if (ok) ok = PyTuple_CheckExact(in[E_REFS]) && event_values_ok(in, out);
   if (ok) ok = slot_set(g.event_descr[E_ATTRS], self, out.v[E_ATTRS]) == 0;
@@ -676,13 +683,7 @@ bool event_slots_ok(PyObject* ev, const char* where) {
 PyObject* event_to_dict(PyObject* ev) {
   if (!event_slots_ok(ev, "SafetyEvent.to_dict")) return nullptr;
   PyObject* v[kEventFields];
-  for (int f = 0; f < kEventFields; ++f) {
-    v[f] = slot_get(g.event_descr[f], ev);
-    if (v[f] == nullptr) {
-      for (int j = 0; j < f; ++j) Py_DECREF(v[j]);
-      return nullptr;
-    }
-  }
+  if (!slots_get(g.event_descr, kEventFields, ev, v)) return nullptr;
   PyObject* d = nullptr;
   PyObject* refs = PySequence_List(v[E_REFS]);
   PyObject* attrs = refs ? PyDict_Copy(v[E_ATTRS]) : nullptr;
@@ -790,11 +791,7 @@ PyObject* py_signal_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs
   if (nargs != 1) return PyErr_Format(PyExc_TypeError, "_safety_signal_post_init expects 1 argument");
   PyObject* self = args[0];
   PyObject* in[kSignalFields] = {};
-  bool ok = true;
-  for (int f = 0; f < kSignalFields && ok; ++f) {
-    in[f] = slot_get(g.signal_descr[f], self);
-    ok = in[f] != nullptr;
-  }
+  bool ok = slots_get(g.signal_descr, kSignalFields, self, in);
   PyObject* ext = nullptr;
   if (ok) ok = signal_values_ok(in, &ext);
   if (ok) ok = slot_set(g.signal_descr[S_EXT], self, ext) == 0;
@@ -1212,8 +1209,7 @@ bool event_json(Out& out, PyObject* ev, int* decision) {
       for (int f = 0; f < kEventFields; ++f) Py_XDECREF(v[f]);
     }
   } release{v};
-  for (int f = 0; f < kEventFields; ++f)
-    if (!(v[f] = slot_get(g.event_descr[f], ev))) return false;
+  if (!slots_get(g.event_descr, kEventFields, ev, v)) return false;
   *decision = is_str(v[E_POLICY]) ? index_in(v[E_POLICY], kDecisions) : -1;
   if (*decision < 0) raise_python("ValidationError", "DirectorSafetySignal.event: invalid policy_decision");
   static constexpr std::pair<const char*, int> order[kEventFields] = {
@@ -1250,7 +1246,7 @@ PyObject* py_signal_to_json(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   Out out;
   bool ok = true;
   try {
-    for (int f = 0; f < kSignalFields && ok; ++f) ok = (v[f] = slot_get(g.signal_descr[f], sig)) != nullptr;
+    ok = slots_get(g.signal_descr, kSignalFields, sig, v);
     ok = ok && event_slots_ok(v[S_EVENT], "DirectorSafetySignal.to_json");
     if (ok && !PyDict_Check(v[S_EXT])) {
       PyErr_SetString(PyExc_TypeError,
@@ -1316,9 +1312,7 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
   PyObject* v[kSignalFields] = {};
   PyObject *ev_dict = nullptr, *interop = nullptr, *privacy = nullptr, *red = nullptr,
            *ext = nullptr, *count = nullptr, *out = nullptr;
-  bool ok = true;
-  for (int f = 0; f < kSignalFields && ok; ++f)
-    ok = (v[f] = slot_get(g.signal_descr[f], args[0])) != nullptr;
+  bool ok = slots_get(g.signal_descr, kSignalFields, args[0], v);
   if (ok && !PyDict_Check(v[S_EXT])) {
     PyErr_SetString(PyExc_TypeError,
                     "DirectorSafetySignal.to_transport_dict: extensions has the wrong type (the "
