@@ -395,16 +395,17 @@ size_t EvidenceIndex::element_bytes() const {
   return cfg_.dim * (cfg_.storage == Storage::Float16 ? 2 : 4);
 }
 
-void EvidenceIndex::encode(const float* prepared, unsigned char* out) const {
-  if (cfg_.storage == Storage::Float32) {
-    std::memcpy(out, prepared, cfg_.dim * sizeof(float));
+void EvidenceIndex::to_stored(const float* in, unsigned char* out, float* scratch) const {
+  if (cfg_.storage == Storage::Float32) {  // the stored form is the prepared vector itself
+    prepare(in, reinterpret_cast<float*>(out));
     return;
   }
+  prepare(in, scratch);
   for (size_t i = 0; i < cfg_.dim; ++i) {
-    if (std::fabs(prepared[i]) > 65504.0f)
+    if (std::fabs(scratch[i]) > 65504.0f)
       throw ValueError("holds a value beyond the float16 range of this index (|x| > 65504; "
                        "storage='float32' stores it)");
-    const uint16_t h = simd::float_to_half(prepared[i]);
+    const uint16_t h = simd::float_to_half(scratch[i]);
     std::memcpy(out + 2 * i, &h, 2);
   }
 }
@@ -456,11 +457,10 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
   const size_t eb = element_bytes();
   std::vector<unsigned char> buf(n * eb);
   {
-    std::vector<float> tmp(cfg_.dim);
+    std::vector<float> tmp(cfg_.storage == Storage::Float32 ? 0 : cfg_.dim);
     for (size_t i = 0; i < n; ++i) {
       try {
-        prepare(vectors + i * cfg_.dim, tmp.data());
-        encode(tmp.data(), buf.data() + i * eb);
+        to_stored(vectors + i * cfg_.dim, buf.data() + i * eb, tmp.data());
       } catch (const ValueError& e) {
         throw ValueError("vectors[" + std::to_string(i) + "] " + e.what());
       }
@@ -619,11 +619,10 @@ void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std:
   parallel_for(nq, num_threads, [&](size_t qi) {
     int64_t* labels = labels_out + qi * k;
     float* dists = distances_out + qi * k;
-    std::vector<float> qf(cfg_.dim);
+    std::vector<float> scratch(cfg_.storage == Storage::Float32 ? 0 : cfg_.dim);
     std::vector<unsigned char> q(element_bytes());
     try {
-      prepare(queries + qi * cfg_.dim, qf.data());
-      encode(qf.data(), q.data());
+      to_stored(queries + qi * cfg_.dim, q.data(), scratch.data());
     } catch (const ValueError& e) {
       throw ValueError("queries[" + std::to_string(qi) + "] " + e.what());
     }

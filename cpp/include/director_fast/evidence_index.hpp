@@ -110,8 +110,9 @@ class EvidenceIndex {
 
  private:
   void prepare(const float* in, float* out) const;  // copy + normalise for cosine; finite check
-  // Converts a prepared vector to the stored element type (out: element_bytes() bytes).
-  void encode(const float* prepared, unsigned char* out) const;
+  // prepare() and conversion to the stored element type (out: element_bytes() bytes, float
+  // aligned; scratch: dim floats, used only for float16 storage).
+  void to_stored(const float* in, unsigned char* out, float* scratch) const;
   size_t element_bytes() const;
   void exact_one(const void* q, size_t k, int64_t tenant_id, int64_t* labels, float* dists) const;
   void ensure_capacity(size_t extra);
