@@ -539,3 +539,61 @@ def test_tampered_instances_raise_type_errors_not_crashes():
     for call in (sig.to_json, sig.to_transport_dict):
         with _pt.raises(TypeError, match="extensions"):
             call()
+
+
+# ---- verified-string cache (bind_safety.cpp: str objects that passed a check are remembered) ----
+_BASE = dict(hook_id="h", hook_scope="streaming", policy_decision="halt", halt_reason="r",
+             tenant_safe_explanation="e")
+
+
+def _role_outcome(role, s):
+    """'ok' or the error (class, message) of building an event with `s` in one field role."""
+    kw = dict(_BASE)
+    if role == "attr_value":
+        kw["attributes"] = {"k": s}
+    elif role == "attr_key":
+        kw["attributes"] = {s: "v"}
+    elif role == "evidence_ref":
+        kw["evidence_refs"] = (s,)
+    else:  # halt_reason, tenant_safe_explanation, hook_id, request_id, tenant_id
+        kw[role] = s
+    try:
+        ev = se.SafetyEvent.from_policy_decision(**kw)
+        se.validate_safety_event_payload(ev.to_dict())
+    except ValidationError as exc:
+        return type(exc).__name__, str(exc)
+    return "ok"
+
+
+_ROLES = ["attr_value", "attr_key", "evidence_ref", "halt_reason", "tenant_safe_explanation", "hook_id",
+          "request_id", "tenant_id"]
+
+
+def test_a_string_accepted_in_one_role_is_still_checked_in_another():
+    p = "".join(["pro", "mpt"])  # one object: fine as text, a prompt-naming attribute key (R4)
+    assert _role_outcome("attr_value", p) == "ok"
+    assert _role_outcome("halt_reason", p) == "ok"
+    assert _role_outcome("attr_key", p)[0] == "TenantSafetyError"
+    h = "".join(["a b", "c"])  # valid text, not a hook id / attribute key (space)
+    assert _role_outcome("halt_reason", h) == "ok"
+    assert _role_outcome("hook_id", h)[0] == "ValidationError"
+    assert _role_outcome("attr_key", h)[0] == "ValidationError"
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, st.permutations(_ROLES))
+def test_verified_cache_never_changes_a_verdict(text, roles):
+    # The same str object, checked in every role in a random order (each pass is remembered per
+    # object and role), gets exactly the verdict a never-seen equal copy gets.
+    for role in roles:
+        fresh = (text + "\x00")[:-1]  # a new object of the same content (len >= 2)
+        assert _role_outcome(role, text) == _role_outcome(role, fresh), role
+
+
+def test_verified_cache_survives_churn():
+    # far more distinct strings than cache slots; verdicts stay right and memory is bounded
+    for i in range(3000):
+        good = f"policy.value.{i}"
+        bad = f"raw prompt {i}"
+        assert _role_outcome("attr_value", good) == "ok"
+        assert _role_outcome("halt_reason", bad)[0] == "TenantSafetyError"

@@ -74,16 +74,75 @@ inline bool ascii_eq(PyObject* s, std::string_view lit) {
          std::memcmp(PyUnicode_DATA(s), lit.data(), lit.size()) == 0;
 }
 
+// ---- verified-string cache ---------------------------------------------------------------------
+// Events and signals reuse the same str objects over and over: a hook's constant hook_id, reason
+// and explanation, a policy's attribute keys and values, and -- in event.to_dict() -> validate
+// round trips -- the very objects the event was built from. A small direct-mapped table remembers,
+// per str object, which checks it passed. It holds a strong reference to each remembered object,
+// so while an entry exists its address cannot be reused by another object, and a str's content
+// never changes (immutable; only exact str objects are remembered). Identity, not equality, is
+// compared: a hit costs one pointer compare. Only passes are remembered; a miss runs the check.
+// Bounded: kVcSlots entries of at most kVcMaxLen code points (at most ~2 MiB stays alive). Only
+// touched with the GIL held (every caller is a CPython entry point of this module): no lock.
+enum VerifiedRole : std::uint8_t {
+  V_TEXT = 1,      // no control character, no tenant-safety violation in the text role
+  V_KEY = 2,       // the same in the attribute-key role
+  V_HOOK_ID = 4,   // is_hook_id
+  V_ATTR_KEY = 8,  // is_attr_key
+  V_NO_CTRL = 16,  // no control character
+};
+constexpr std::size_t kVcSlots = 512;  // power of two
+struct VerifiedCache {
+  PyObject* obj[kVcSlots] = {};
+  std::uint8_t roles[kVcSlots] = {};
+};
+VerifiedCache vc;
+inline std::size_t vc_slot(PyObject* s) {
+  // Fibonacci hashing of the address (objects are 16-byte aligned)
+  return static_cast<std::size_t>(((reinterpret_cast<std::uintptr_t>(s) >> 4) * 0x9E3779B97F4A7C15ULL) >> 55) &
+         (kVcSlots - 1);
+}
+inline bool vc_has(PyObject* s, std::uint8_t role) {
+  const std::size_t i = vc_slot(s);
+  return vc.obj[i] == s && (vc.roles[i] & role) == role;
+}
+constexpr Py_ssize_t kVcMaxLen = 1024;  // longer strings are checked every time, never kept
+inline void vc_add(PyObject* s, std::uint8_t role) {
+  if (PyUnicode_GET_LENGTH(s) > kVcMaxLen) return;
+  const std::size_t i = vc_slot(s);
+  if (vc.obj[i] == s) {
+    vc.roles[i] |= role;
+    return;
+  }
+  PyObject* old = vc.obj[i];
+  Py_INCREF(s);
+  vc.obj[i] = s;
+  vc.roles[i] = role;
+  Py_XDECREF(old);  // a str: freeing it runs no Python code
+}
+// Runs `check` unless exact str `s` is remembered as passing `role`; remembers a pass.
+template <typename F>
+inline bool vc_check(PyObject* s, std::uint8_t role, F&& check) {
+  if (vc_has(s, role)) return true;
+  if (!check()) return false;
+  vc_add(s, role);
+  return true;
+}
+
 inline bool has_ctrl(PyObject* s) {
-  return visit_str(s, [](auto* p, std::size_t n) { return sr::has_control(p, n); });
+  return !vc_check(s, V_NO_CTRL, [s] {
+    return !visit_str(s, [](auto* p, std::size_t n) { return sr::has_control(p, n); });
+  });
 }
 inline bool nonblank(PyObject* s) {
   return visit_str(s, [](auto* p, std::size_t n) { return sr::has_nonblank(p, n); });
 }
 // No control character and no tenant-safety violation (Python: check_text(s, where, role)).
 inline bool text_ok(PyObject* s, bool key) {
-  return visit_str(s, [key](auto* p, std::size_t n) {
-    return !sr::has_control(p, n) && sr::tenant_safety_violation(p, n, key).empty();
+  return vc_check(s, key ? V_KEY : V_TEXT, [s, key] {
+    return visit_str(s, [key](auto* p, std::size_t n) {
+      return !sr::has_control(p, n) && sr::tenant_safety_violation(p, n, key).empty();
+    });
   });
 }
 #define DF_FORMAT(fn) \
@@ -92,10 +151,18 @@ inline bool text_ok(PyObject* s, bool key) {
   }
 DF_FORMAT(is_event_id)
 DF_FORMAT(is_signal_id)
-DF_FORMAT(is_hook_id)
-DF_FORMAT(is_attr_key)
 DF_FORMAT(is_timestamp)
 #undef DF_FORMAT
+inline bool is_hook_id(PyObject* s) {
+  return vc_check(s, V_HOOK_ID, [s] {
+    return visit_str(s, [](auto* p, std::size_t n) { return sr::is_hook_id(p, n); });
+  });
+}
+inline bool is_attr_key(PyObject* s) {
+  return vc_check(s, V_ATTR_KEY, [s] {
+    return visit_str(s, [](auto* p, std::size_t n) { return sr::is_attr_key(p, n); });
+  });
+}
 
 // ---- module state (set once by _safety_setup) ------------------------------------------------
 constexpr int kEventFields = 16;
