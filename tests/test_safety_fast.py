@@ -385,6 +385,17 @@ def test_canonical_json_deep_and_cyclic():
         cur = cur[0]
     with pytest.raises(ValidationError):
         _core.canonical_json(deep)
+    # exactly 256 nested containers are accepted, 257 rejected, empty or not
+    for inner in ([], {}, [1], {"a": "b"}, ()):
+        for levels, ok in ((256, True), (257, False)):
+            obj = inner
+            for _ in range(levels - 1):
+                obj = [obj]
+            if ok:
+                assert _core.canonical_json(obj) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
+            else:
+                with pytest.raises(ValidationError):
+                    _core.canonical_json(obj)
     cyc: dict = {}
     cyc["a"] = cyc
     with pytest.raises(ValidationError):

@@ -1164,8 +1164,10 @@ bool put_float_repr(Out& out, double x) {
   return true;
 }
 
+// `depth`: the number of containers around `o`. At most kMaxJsonDepth containers nest, whatever
+// they hold (empty or not).
 bool encode(PyObject* o, Out& out, int depth) {
-  if (depth > kMaxJsonDepth) {
+  if (depth >= kMaxJsonDepth && (PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o))) {
     raise_python("ValidationError", "canonical JSON: nested deeper than 256 levels");
   }
   if (PyUnicode_Check(o)) {
