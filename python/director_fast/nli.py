@@ -304,6 +304,9 @@ def _signals_dict(sig: Any) -> dict:
         "entity_mismatches": sig.entity_mismatches,
         "missing_entities": list(sig.missing_entities),
         "negation_flips": sig.negation_flips,
+        "negation_close": sig.negation_close,
+        "novel_polarity": sig.novel_polarity,
+        "polarity_words": list(sig.polarity_words),
         "antonym_hits": sig.antonym_hits,
         "antonym_pairs": list(sig.antonym_pairs),
     }
