@@ -181,7 +181,9 @@ def _oracle_divergence(sig, w):
     keep *= 1 - w["w_uncovered"] * (1 - sig["coverage"])
     keep *= 1 - w["w_numeric"] * (1.0 if sig["numeric_mismatches"] else 0.0)
     keep *= 1 - w["w_entity"] * (1 - (1 - w["q_entity"]) ** sig["entity_mismatches"])
-    keep *= 1 - w["w_negation"] * sig["negation_flips"]
+    w_neg = w["w_negation"] if sig["negation_close"] else w["w_negation_weak"]
+    keep *= 1 - w_neg * sig["negation_flips"]
+    keep *= 1 - w["w_polarity"] * (1 - (1 - w["q_polarity"]) ** sig["novel_polarity"])
     keep *= 1 - w["w_antonym"] * (1.0 if sig["antonym_hits"] else 0.0)
     keep *= 1 - w["w_novel"] * (sig["novel_bigrams"] / sig["bigrams"] if sig["bigrams"] else 0.0)
     return 1 - keep
@@ -213,3 +215,66 @@ def test_novel_bigrams_signal():
     # hypothesis bigrams: the-mat, mat-sat, sat-on, on-the, the-cat; only mat-sat is not in the premise
     assert (raw.bigrams, raw.novel_bigrams) == (5, 1)
     assert sig["coverage"] == 1.0
+
+
+# ---- polarity cues and alignment-graded negation (2026-11-30 revision) ----
+
+
+def test_novel_polarity_known_answers():
+    nli = LexicalNLI()
+    w = nli._impl.weights
+    # a failure cue inserted into an otherwise covered sentence
+    d = nli.score_detailed("The report covers prices and fees.", "The report fails to cover prices.")
+    s = d.signals[0]
+    assert (s["novel_polarity"], s["polarity_words"]) == (1, ["fail"])
+    assert s["negation_flips"] == 0
+    assert s["coverage"] == 0.75  # report, cover, price covered; "fail" is not
+    expected = 1 - (1 - w["w_uncovered"] * 0.25) * (1 - w["w_polarity"] * w["q_polarity"])
+    assert d.divergence == pytest.approx(expected, abs=1e-12)
+    # two distinct cues, each counted once ("incorrectly" twice is one cue)
+    s = nli.score_detailed("Ann guessed the title.",
+                           "Ann only incorrectly guessed the title, incorrectly.").signals[0]
+    assert (s["novel_polarity"], sorted(s["polarity_words"])) == (2, ["incorrect", "only"])
+    # inflections and n't share a key: a cue already in the premise is not novel
+    s = nli.score_detailed("The firm refused the offer. It didn't pay.",
+                           "The firm refuses the offer and does not pay.").signals[0]
+    assert s["novel_polarity"] == 0
+    # distinct negation words keep their own keys
+    s = nli.score_detailed("He did not go.", "He never went.").signals[0]
+    assert s["polarity_words"] == ["never"]
+    # no cue at all
+    s = nli.score_detailed("The cat sat.", "The cat sat.").signals[0]
+    assert (s["novel_polarity"], s["polarity_words"]) == (0, [])
+
+
+def test_negation_flip_graded_by_alignment():
+    nli = LexicalNLI()
+    w = nli._impl.weights
+    # close: every content word of the hypothesis is in the aligned premise sentence
+    d = nli.score_detailed("A man is playing a guitar.", "A man is not playing a guitar.")
+    s = d.signals[0]
+    assert (s["negation_flips"], s["negation_close"]) == (1, 1)
+    expected = 1 - (1 - w["w_negation"]) * (1 - w["w_polarity"] * w["q_polarity"])
+    assert d.divergence == pytest.approx(expected, abs=1e-12)
+    # loose: alignment 2/3 (< negation_alignment 0.8) -> the weak weight; the premise already
+    # has "not" elsewhere so no polarity cue is novel
+    d = nli.score_detailed("Prices did not rise. The shop sold apples and pears.",
+                           "The shop sold apples but no bananas.")
+    s = d.signals[0]
+    raw = nli._impl.score("Prices did not rise. The shop sold apples and pears.",
+                          "The shop sold apples but no bananas.").sentences[0]
+    assert raw.alignment < w["negation_alignment"]
+    assert (s["negation_flips"], s["negation_close"]) == (1, 0)
+    assert s["polarity_words"] == ["no"]
+    # custom threshold: with negation_alignment=0.5 the same flip counts as close
+    s2 = LexicalNLI(negation_alignment=0.5).score_detailed(
+        "Prices did not rise. The shop sold apples and pears.",
+        "The shop sold apples but no bananas.").signals[0]
+    assert s2["negation_close"] == 1
+
+
+@pytest.mark.parametrize("field", ["w_negation_weak", "negation_alignment", "w_polarity", "q_polarity"])
+def test_new_weights_validated(field):
+    with pytest.raises(ConfigError) as e:
+        LexicalNLI(**{field: 1.5})
+    assert e.value.field == field

@@ -45,6 +45,9 @@ void bind_lexical(py::module_& m) {
       .def_readonly("entities", &LexicalSignals::entities)
       .def_readonly("entity_mismatches", &LexicalSignals::entity_mismatches)
       .def_readonly("negation_flips", &LexicalSignals::negation_flips)
+      .def_readonly("negation_close", &LexicalSignals::negation_close)
+      .def_readonly("novel_polarity", &LexicalSignals::novel_polarity)
+      .def_readonly("polarity_words", &LexicalSignals::polarity_words)
       .def_readonly("antonym_hits", &LexicalSignals::antonym_hits)
       .def_readonly("bigrams", &LexicalSignals::bigrams)
       .def_readonly("novel_bigrams", &LexicalSignals::novel_bigrams)
@@ -79,7 +82,9 @@ void bind_lexical(py::module_& m) {
 
   py::class_<LexicalNLI>(m, "LexicalNLI", "C++ lexical NLI heuristic. Immutable; thread-safe.")
       .def(py::init([](double w_uncovered, double w_numeric, double w_entity, double w_negation,
-                       double w_antonym, double w_novel, double q_entity, const std::string& aggregation) {
+                       double w_antonym, double w_novel, double q_entity, double w_negation_weak,
+                       double negation_alignment, double w_polarity, double q_polarity,
+                       const std::string& aggregation) {
              LexicalConfig c;
              c.w_uncovered = w_uncovered;
              c.w_numeric = w_numeric;
@@ -88,6 +93,10 @@ void bind_lexical(py::module_& m) {
              c.w_antonym = w_antonym;
              c.w_novel = w_novel;
              c.q_entity = q_entity;
+             c.w_negation_weak = w_negation_weak;
+             c.negation_alignment = negation_alignment;
+             c.w_polarity = w_polarity;
+             c.q_polarity = q_polarity;
              c.aggregation = aggregation_from_string(aggregation);
              return new LexicalNLI(c);
            }),
@@ -97,6 +106,10 @@ void bind_lexical(py::module_& m) {
            py::arg("w_negation") = LexicalConfig{}.w_negation,
            py::arg("w_antonym") = LexicalConfig{}.w_antonym,
            py::arg("w_novel") = LexicalConfig{}.w_novel, py::arg("q_entity") = LexicalConfig{}.q_entity,
+           py::arg("w_negation_weak") = LexicalConfig{}.w_negation_weak,
+           py::arg("negation_alignment") = LexicalConfig{}.negation_alignment,
+           py::arg("w_polarity") = LexicalConfig{}.w_polarity,
+           py::arg("q_polarity") = LexicalConfig{}.q_polarity,
            py::arg("aggregation") = "max")
       .def_property_readonly("aggregation",
                              [](const LexicalNLI& n) { return aggregation_name(n.config().aggregation); })
@@ -111,6 +124,10 @@ void bind_lexical(py::module_& m) {
                                d["w_antonym"] = c.w_antonym;
                                d["w_novel"] = c.w_novel;
                                d["q_entity"] = c.q_entity;
+                               d["w_negation_weak"] = c.w_negation_weak;
+                               d["negation_alignment"] = c.negation_alignment;
+                               d["w_polarity"] = c.w_polarity;
+                               d["q_polarity"] = c.q_polarity;
                                return d;
                              })
       .def(

@@ -45,6 +45,34 @@ const std::unordered_set<std::string>& negations() {
   return s;
 }
 
+// Polarity cues: negations and failure / error / exclusion words, mapped to a canonical key
+// (inflections and "n't" / "cannot" / "not" share one; distinct negation words keep their own:
+// merging them all into one key lowered SummEdits-evaluation AUC 0.644 -> 0.632, since an edit
+// inserting "no" into a summary of a document that says "not" elsewhere is still an edit;
+// the parity check against the aligned sentence covers the close cases). A cue of the hypothesis whose key
+// occurs nowhere in the premise is a "novel polarity" signal: edits that make a summary or claim
+// inconsistent often insert exactly these words ("fails to mention", "does not", "incorrectly",
+// "only", "except"); chosen from the SummEdits 'evaluation' split and SICK trial only.
+const std::unordered_map<std::string, std::string>& polarity_cues() {
+  static const std::unordered_map<std::string, std::string> m = {
+      {"not", "not"}, {"n't", "not"}, {"cannot", "not"}, {"no", "no"}, {"never", "never"},
+      {"none", "none"}, {"nobody", "nobody"}, {"nothing", "nothing"}, {"neither", "neither"}, {"nor", "nor"},
+      {"nowhere", "nowhere"}, {"without", "without"}, {"fail", "fail"}, {"fails", "fail"},
+      {"failed", "fail"}, {"failing", "fail"}, {"incorrect", "incorrect"},
+      {"incorrectly", "incorrect"}, {"wrong", "wrong"}, {"wrongly", "wrong"},
+      {"misinform", "misinform"}, {"misinforms", "misinform"}, {"misinformed", "misinform"},
+      {"misinforming", "misinform"}, {"refuse", "refuse"}, {"refuses", "refuse"},
+      {"refused", "refuse"}, {"refusing", "refuse"}, {"deny", "deny"}, {"denies", "deny"},
+      {"denied", "deny"}, {"denying", "deny"}, {"unable", "unable"}, {"except", "except"},
+      {"instead", "instead"}, {"only", "only"}};
+  return m;
+}
+
+const std::string* polarity_key(const std::string& low) {
+  auto it = polarity_cues().find(low);
+  return it == polarity_cues().end() ? nullptr : &it->second;
+}
+
 bool is_ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -504,6 +532,7 @@ struct LexicalPremise::Impl {
   std::vector<int> negation_counts;                         // per sentence
   std::vector<NumberRef> numbers;
   std::unordered_set<std::string> bigrams;
+  std::unordered_set<std::string> polarity;                 // canonical polarity cues present
   int tokens = 0;
 
   explicit Impl(std::string_view text) {
@@ -516,6 +545,7 @@ struct LexicalPremise::Impl {
     };
     for (const Token& t : toks) {
       if (t.negation) ++negation_counts[t.sentence];
+      if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
         numbers.push_back({t.value, t.mantissa, t.unit});
         add(number_key(t.value), t.sentence);
@@ -580,6 +610,10 @@ void LexicalConfig::validate() const {
   check(w_numeric, "w_numeric");
   check(w_entity, "w_entity");
   check(w_negation, "w_negation");
+  check(w_negation_weak, "w_negation_weak");
+  check(negation_alignment, "negation_alignment");
+  check(w_polarity, "w_polarity");
+  check(q_polarity, "q_polarity");
   check(w_antonym, "w_antonym");
   check(w_novel, "w_novel");
   check(q_entity, "q_entity");
@@ -673,7 +707,10 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     // negation parity and antonyms against the aligned premise sentence
     if (best >= 0 && out.alignment >= 0.5) {
       const int pneg = P.negation_counts[static_cast<std::size_t>(best)];
-      if ((hyp_neg > 0) != (pneg > 0)) sig.negation_flips = 1;
+      if ((hyp_neg > 0) != (pneg > 0)) {
+        sig.negation_flips = 1;
+        sig.negation_close = out.alignment >= config_.negation_alignment ? 1 : 0;
+      }
       for (const Token* t : st) {
         if (t->stem.empty() || t->number) continue;
         auto it = ant.find(t->stem);
@@ -686,6 +723,15 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
           }
         }
       }
+    }
+    // polarity cues absent from the whole premise
+    for (const Token* t : st) {
+      const std::string* pk = polarity_key(t->low);
+      if (pk == nullptr || P.polarity.count(*pk)) continue;
+      if (std::find(sig.polarity_words.begin(), sig.polarity_words.end(), *pk) != sig.polarity_words.end())
+        continue;
+      sig.polarity_words.push_back(*pk);
+      ++sig.novel_polarity;
     }
     {
       const Token* prev = nullptr;
@@ -704,7 +750,8 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     keep *= 1.0 - c.w_uncovered * (1.0 - sig.coverage);
     keep *= 1.0 - c.w_numeric * (sig.numeric_mismatches > 0 ? 1.0 : 0.0);
     keep *= 1.0 - c.w_entity * (1.0 - std::pow(1.0 - c.q_entity, sig.entity_mismatches));
-    keep *= 1.0 - c.w_negation * sig.negation_flips;
+    keep *= 1.0 - (sig.negation_close ? c.w_negation : c.w_negation_weak) * sig.negation_flips;
+    keep *= 1.0 - c.w_polarity * (1.0 - std::pow(1.0 - c.q_polarity, sig.novel_polarity));
     keep *= 1.0 - c.w_antonym * (sig.antonym_hits > 0 ? 1.0 : 0.0);
     out.divergence = std::min(1.0, std::max(0.0, 1.0 - keep));
     res.sentences.push_back(std::move(out));

@@ -410,13 +410,22 @@ class LexicalSignals:
     def negation_flips(self) -> int:
         ...
     @property
+    def negation_close(self) -> int:
+        ...
+    @property
     def novel_bigrams(self) -> int:
+        ...
+    @property
+    def novel_polarity(self) -> int:
         ...
     @property
     def numbers(self) -> int:
         ...
     @property
     def numeric_mismatches(self) -> int:
+        ...
+    @property
+    def polarity_words(self) -> list[str]:
         ...
 class LexicalSentence:
     """
@@ -474,7 +483,7 @@ class LexicalNLI:
     """
     C++ lexical NLI heuristic. Immutable; thread-safe.
     """
-    def __init__(self, *, w_uncovered: typing.SupportsFloat | typing.SupportsIndex = 0.85, w_numeric: typing.SupportsFloat | typing.SupportsIndex = 0.6, w_entity: typing.SupportsFloat | typing.SupportsIndex = 0.6, w_negation: typing.SupportsFloat | typing.SupportsIndex = 0.6, w_antonym: typing.SupportsFloat | typing.SupportsIndex = 0.5, w_novel: typing.SupportsFloat | typing.SupportsIndex = 0.0, q_entity: typing.SupportsFloat | typing.SupportsIndex = 0.85, aggregation: str = 'max') -> None:
+    def __init__(self, *, w_uncovered: typing.SupportsFloat | typing.SupportsIndex = 0.85, w_numeric: typing.SupportsFloat | typing.SupportsIndex = 0.7, w_entity: typing.SupportsFloat | typing.SupportsIndex = 0.7, w_negation: typing.SupportsFloat | typing.SupportsIndex = 0.9, w_antonym: typing.SupportsFloat | typing.SupportsIndex = 0.5, w_novel: typing.SupportsFloat | typing.SupportsIndex = 0.0, q_entity: typing.SupportsFloat | typing.SupportsIndex = 0.85, w_negation_weak: typing.SupportsFloat | typing.SupportsIndex = 0.35, negation_alignment: typing.SupportsFloat | typing.SupportsIndex = 0.8, w_polarity: typing.SupportsFloat | typing.SupportsIndex = 0.7, q_polarity: typing.SupportsFloat | typing.SupportsIndex = 0.7, aggregation: str = 'max') -> None:
         ...
     def score(self, premise: str, hypothesis: str) -> LexicalResult:
         ...

@@ -304,6 +304,9 @@ def _signals_dict(sig: Any) -> dict:
         "entity_mismatches": sig.entity_mismatches,
         "missing_entities": list(sig.missing_entities),
         "negation_flips": sig.negation_flips,
+        "negation_close": sig.negation_close,
+        "novel_polarity": sig.novel_polarity,
+        "polarity_words": list(sig.polarity_words),
         "antonym_hits": sig.antonym_hits,
         "antonym_pairs": list(sig.antonym_pairs),
     }
@@ -314,14 +317,19 @@ class LexicalNLI:
 
     Divergence per hypothesis sentence is a noisy-OR of weighted signals -- uncovered content
     words, unsupported numbers (thousands separators, decimals, %, currency, units, multipliers,
-    written numbers), unsupported capitalised entities, negation-parity flips and antonyms against
-    the best-aligned premise sentence -- and the response divergence is their ``aggregation``
+    written numbers), unsupported capitalised entities, negation-parity flips (graded by alignment)
+    and antonyms against the best-aligned premise sentence, polarity cues ("not", "fails",
+    "incorrectly", "only", ...) absent from the premise -- and the response divergence is their ``aggregation``
     (``"max"`` default, ``"mean"``, ``"mean_max"``). Every signal is reported per sentence in
     :attr:`NLIScore.signals`. Cost: linear in premise + hypothesis length, microseconds per
     sentence pair.
 
     Args:
-        w_uncovered, w_numeric, w_entity, w_negation, w_antonym: signal weights in [0, 1].
+        w_uncovered, w_numeric, w_entity, w_negation, w_negation_weak, w_polarity, w_antonym,
+            w_novel: signal weights in [0, 1]; q_entity, q_polarity: per-item strengths in [0, 1];
+            negation_alignment: alignment in [0, 1] from which a negation flip weighs
+            ``w_negation`` instead of ``w_negation_weak``. Defaults and how they were chosen
+            (design files only): docs/scoring.md.
         aggregation: ``"max"``, ``"mean"`` or ``"mean_max"``.
 
     Raises:

@@ -9,7 +9,13 @@
 //   - entity mismatch: capitalised words of the hypothesis absent from the premise (each one
 //     counts: 1 - (1 - q_entity)^missing);
 //   - negation flip: the hypothesis sentence and its best-aligned premise sentence disagree in
-//     negation parity ("not", "no", "never", "n't", ...);
+//     negation parity ("not", "no", "never", "n't", ...); weighted w_negation when the sentence is
+//     closely aligned (alignment >= negation_alignment: the negation then applies to the shared
+//     content), w_negation_weak when it is only loosely aligned (alignment in [0.5, that));
+//   - novel polarity: polarity cues of the sentence -- negations and failure / error / exclusion
+//     words ("not", "never", "without", "fails", "incorrectly", "refused", "except", "instead",
+//     "only", ...) -- that occur nowhere in the premise (each one counts:
+//     1 - (1 - q_polarity)^novel_polarity);
 //   - antonym: the hypothesis uses a word whose antonym appears in the aligned premise sentence
 //     while the word itself does not;
 //   - novel bigrams: share of the sentence's word bigrams (stems, stopwords included) that never
@@ -31,11 +37,18 @@ namespace director_fast {
 enum class LexicalAggregation { Mean = 0, Max = 1, MeanMax = 2 };
 
 struct LexicalConfig {
+  // Defaults chosen on the design data only (WiCE claim dev, SummEdits 'evaluation' split, SICK
+  // trial; see docs/scoring.md): the 2026-11-30 revision raised w_numeric / w_entity 0.6 -> 0.7,
+  // split w_negation 0.6 into 0.9 (close alignment) / 0.35 (loose) and added w_polarity 0.7.
   double w_uncovered = 0.85;  // weight of (1 - coverage)
-  double w_numeric = 0.6;     // weight of "some number of the sentence is unsupported"
-  double w_entity = 0.6;      // weight of the entity signal 1 - (1 - q_entity)^missing_entities
+  double w_numeric = 0.7;     // weight of "some number of the sentence is unsupported"
+  double w_entity = 0.7;      // weight of the entity signal 1 - (1 - q_entity)^missing_entities
   double q_entity = 0.85;     // strength of one unsupported entity
-  double w_negation = 0.6;    // weight of a negation-parity flip
+  double w_negation = 0.9;    // weight of a negation-parity flip on a closely aligned sentence
+  double w_negation_weak = 0.35;     // weight of a flip on a loosely aligned sentence
+  double negation_alignment = 0.8;   // alignment from which a flip counts as close
+  double w_polarity = 0.7;    // weight of 1 - (1 - q_polarity)^novel_polarity
+  double q_polarity = 0.7;    // strength of one polarity cue absent from the premise
   double w_antonym = 0.5;     // weight of an antonym hit
   double w_novel = 0.0;       // weight of the share of word bigrams absent from the premise
   LexicalAggregation aggregation = LexicalAggregation::Max;
@@ -52,12 +65,15 @@ struct LexicalSignals {
   int entities = 0;                 // capitalised (entity-like) words in the hypothesis sentence
   int entity_mismatches = 0;
   int negation_flips = 0;           // 0 or 1
+  int negation_close = 0;           // 1 when the flip is on a closely aligned sentence
+  int novel_polarity = 0;           // distinct polarity cues of the sentence absent from the premise
   int antonym_hits = 0;
   int bigrams = 0;                  // word bigrams of the hypothesis sentence
   int novel_bigrams = 0;            // of which absent from the premise
   std::vector<std::string> missing_numbers;   // surface forms (UTF-8) of unsupported numbers
   std::vector<std::string> missing_entities;  // lower-cased unsupported entity words
   std::vector<std::string> antonym_pairs;     // "hyp_word/premise_word"
+  std::vector<std::string> polarity_words;    // canonical novel polarity cues ("not", "fail", ...)
 };
 
 struct LexicalSentence {
