@@ -407,10 +407,10 @@ class LexicalSignals:
     def missing_numbers(self) -> list[str]:
         ...
     @property
-    def negation_flips(self) -> int:
+    def negation_close(self) -> int:
         ...
     @property
-    def negation_close(self) -> int:
+    def negation_flips(self) -> int:
         ...
     @property
     def novel_bigrams(self) -> int:
