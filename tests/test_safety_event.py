@@ -7,6 +7,7 @@ import json
 import math
 import re
 import threading
+from collections.abc import Mapping
 
 import jsonschema
 import pytest
@@ -242,6 +243,46 @@ def test_hostile_payloads_raise_only_validation_errors(junk):
 def test_hostile_payload_shapes(junk):
     with pytest.raises(ValidationError):
         validate_safety_event_payload(junk)
+
+
+class _RaisingEqKey(str):
+    """A str subclass with a field name's hash whose comparison raises."""
+
+    def __eq__(self, other):
+        raise RuntimeError("hostile __eq__")
+
+    __hash__ = str.__hash__
+
+
+class _HostileMapping(Mapping):
+    def __getitem__(self, key):
+        raise KeyError(key)
+
+    def __iter__(self):
+        raise OSError("hostile __iter__")
+
+    def __len__(self):
+        return 16
+
+    def __repr__(self):
+        raise TypeError("hostile __repr__")
+
+
+@pytest.mark.parametrize("field", ["event_id", "attributes", "schema_version"])
+def test_payload_code_that_raises_becomes_a_validation_error(field):
+    # exceptions raised by the payload's own code never escape the validators
+    ev = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="warn",
+                                          halt_reason="r", tenant_safe_explanation="e")
+    p = {(_RaisingEqKey(k) if k == field else k): v for k, v in ev.to_dict().items()}
+    with pytest.raises(ValidationError, match=r"SafetyEvent\.payload: could not be read \(RuntimeError"):
+        validate_safety_event_payload(p)
+    sig = director_safety_signal_from_event(ev, producer_id="p", framework="f")
+    t = {(_RaisingEqKey(k) if k == "framework" else k): v for k, v in sig.to_transport_dict().items()}
+    with pytest.raises(ValidationError, match=r"DirectorSafetySignal\.payload: could not be read"):
+        validate_director_safety_signal(t)
+    for fn in (validate_safety_event_payload, validate_director_safety_signal):
+        with pytest.raises(ValidationError, match="could not be read"):
+            fn(_HostileMapping())
 
 
 def test_nan_inf_huge_numbers_and_deep_nesting():

@@ -193,3 +193,40 @@ def test_validated_payload_is_not_aliased():
 
 def test_schema_checks():
     jsonschema.Draft202012Validator.check_schema(DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA)
+
+
+def test_from_json_limit_is_in_utf8_bytes():
+    wire = seed_signal().to_json()
+    pad = MAX_SIGNAL_JSON_BYTES - len(wire.encode())
+    # whitespace padding up to exactly the limit is accepted, one byte more is not
+    assert DirectorSafetySignal.from_json(wire + " " * pad).to_json() == wire
+    with pytest.raises(ValidationError, match="bytes"):
+        DirectorSafetySignal.from_json(wire + " " * (pad + 1))
+    # a str with fewer code points than the limit but more UTF-8 bytes (3 bytes each) is refused
+    big = "\u20ac" * (MAX_SIGNAL_JSON_BYTES // 3 + 1)
+    assert len(big) < MAX_SIGNAL_JSON_BYTES
+    with pytest.raises(ValidationError, match="bytes"):
+        DirectorSafetySignal.from_json(big)
+
+
+def test_signal_of_an_event_subclass_uses_its_to_dict():
+    from director_fast.core.safety_event import SafetyEvent
+
+    class TaggedEvent(SafetyEvent):
+        __slots__ = ()
+
+        def to_dict(self):
+            d = super().to_dict()
+            d["attributes"] = {**d["attributes"], "tagged": "yes"}
+            return d
+
+    base = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="warn",
+                                            halt_reason="r", tenant_safe_explanation="e")
+    ev = TaggedEvent(**{f: getattr(base, f) for f in base.__dataclass_fields__})
+    sig = director_safety_signal_from_event(ev, producer_id="p", framework="f")
+    assert sig.to_transport_dict()["event"]["attributes"] == {"tagged": "yes"}
+    assert json.loads(sig.to_json())["event"]["attributes"] == {"tagged": "yes"}
+    assert sig.to_json() == json.dumps(sig.to_transport_dict(), sort_keys=True, separators=(",", ":"))
+    # the exact class still takes the C++ writers, with the same bytes as the Python reference
+    plain = director_safety_signal_from_event(base, producer_id="p", framework="f")
+    assert plain.to_json() == plain._to_json_py()

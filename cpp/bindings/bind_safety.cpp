@@ -1435,10 +1435,19 @@ PyObject* py_signal_transport_dict(PyObject*, PyObject* const* args, Py_ssize_t 
 
 // ---- methods installed on the classes -------------------------------------------------------
 PyObject* meth_event_to_dict(PyObject* self, PyObject*) { return event_to_dict(self); }
+// An event of a SafetyEvent subclass may override to_dict(): the signal is then written by the
+// Python reference methods (which call event.to_dict()); the C++ writers read the exact class.
+bool event_is_subclass(PyObject* sig) {
+  if (!g.signal_ready || !PyObject_TypeCheck(sig, g.signal_cls)) return false;
+  PyObject* ev = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(sig) + g.signal_descr[S_EVENT]);
+  return ev != nullptr && Py_TYPE(ev) != g.event_cls && PyObject_TypeCheck(ev, g.event_cls);
+}
 PyObject* meth_signal_to_json(PyObject* self, PyObject*) {
+  if (event_is_subclass(self)) return PyObject_CallMethod(self, "_to_json_py", nullptr);
   return py_signal_to_json(nullptr, &self, 1);
 }
 PyObject* meth_signal_transport_dict(PyObject* self, PyObject*) {
+  if (event_is_subclass(self)) return PyObject_CallMethod(self, "_to_transport_dict_py", nullptr);
   return py_signal_transport_dict(nullptr, &self, 1);
 }
 

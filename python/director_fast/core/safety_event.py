@@ -39,6 +39,7 @@ shared between threads; all functions are stateless.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -552,6 +553,31 @@ def validate_safety_event_payload(payload: Mapping[str, Any]) -> SafetyEvent:
     return _validate_payload_py(payload)
 
 
+def _foreign_errors_as_validation(kind: str):
+    """Decorator for the Python validation paths: an exception raised by the payload's own code
+    (a ``str`` subclass key whose ``__eq__`` raises while it is compared with a field name, a
+    ``Mapping`` whose ``__getitem__`` or ``keys`` raises, a ``__repr__`` that raises while an error
+    message is built) becomes a :class:`ValidationError` naming the payload. ``ValidationError`` and
+    ``MemoryError`` pass through unchanged."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(payload):
+            try:
+                return fn(payload)
+            except (ValidationError, MemoryError):
+                raise
+            except Exception as exc:
+                raise ValidationError(
+                    f"{kind}.payload: could not be read ({type(exc).__name__} raised by the payload's own code)"
+                ) from exc
+
+        return checked
+
+    return wrap
+
+
+@_foreign_errors_as_validation("SafetyEvent")
 def _validate_payload_py(payload: Mapping[str, Any]) -> SafetyEvent:
     """Python path of :func:`validate_safety_event_payload` (error reporting, unusual types)."""
     if type(payload) is not dict and not isinstance(payload, Mapping):

@@ -49,6 +49,7 @@ from director_fast.core.safety_event import (
     SAFETY_EVENT_JSON_SCHEMA,
     SAFETY_EVENT_SCHEMA_VERSION,
     SafetyEvent,
+    _foreign_errors_as_validation,
     _safe_string,
     utc_timestamp,
     validate_safety_event_payload,
@@ -294,7 +295,8 @@ class DirectorSafetySignal:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "DirectorSafetySignal":
-        """Parse JSON text (at most :data:`MAX_SIGNAL_JSON_BYTES`) and validate it.
+        """Parse JSON text (at most :data:`MAX_SIGNAL_JSON_BYTES` bytes; a ``str`` is measured in UTF-8
+        bytes) and validate it.
 
         Raises:
             ValidationError: oversized, malformed or non-standard JSON (NaN/Infinity, excessive
@@ -302,8 +304,12 @@ class DirectorSafetySignal:
         """
         if not isinstance(text, (str, bytes, bytearray)):
             raise _type_err("from_json", "str or bytes", text)
-        if len(text) > MAX_SIGNAL_JSON_BYTES:
-            raise _err("from_json", f"input longer than {MAX_SIGNAL_JSON_BYTES}")
+        size = len(text)
+        if isinstance(text, str) and size * 4 > MAX_SIGNAL_JSON_BYTES and size <= MAX_SIGNAL_JSON_BYTES:
+            # the limit is in UTF-8 bytes; a str of more than a quarter of it may exceed it
+            size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_SIGNAL_JSON_BYTES:
+            raise _err("from_json", f"input longer than {MAX_SIGNAL_JSON_BYTES} bytes (UTF-8)")
         try:
             payload = json.loads(text, parse_constant=_reject_constant)
         except RecursionError:
@@ -366,6 +372,7 @@ def validate_director_safety_signal(payload: Mapping[str, Any]) -> DirectorSafet
     return _validate_signal_py(payload)
 
 
+@_foreign_errors_as_validation("DirectorSafetySignal")
 def _validate_signal_py(payload: Mapping[str, Any]) -> DirectorSafetySignal:
     """Python path of :func:`validate_director_safety_signal` (error reporting, unusual types)."""
     if type(payload) is not dict and not isinstance(payload, Mapping):
@@ -428,6 +435,9 @@ def _validate_signal_py(payload: Mapping[str, Any]) -> DirectorSafetySignal:
     )
 
 
+#: the Python to_json, kept as the reference and for events of a SafetyEvent subclass (whose
+#: to_dict() may be overridden; the C++ writers read the fields of the exact class only)
+DirectorSafetySignal._to_json_py = DirectorSafetySignal.__dict__["to_json"]  # type: ignore[attr-defined]
 _core._safety_setup_signal(DirectorSafetySignal, DIRECTOR_SAFETY_PROTOCOL_SCHEMA_REF)
 _signal_post_init_fast = _core._safety_signal_post_init
 _signal_build_fast = _core._safety_signal_build
