@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -211,7 +212,7 @@ const std::unordered_map<std::string, std::string>& units() {
 
 struct Token {
   std::string low;      // lower-cased surface (words) or the canonical number text
-  std::string surface;  // original text
+  std::string surface;  // original text (numbers only)
   std::string stem;
   int sentence = 0;
   bool cap = false;           // first letter upper-case ASCII
@@ -291,6 +292,7 @@ namespace {
 // Tokenise one text into words and numbers with sentence ids; merges multipliers and units.
 std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sentences_out) {
   std::vector<Token> toks;
+  toks.reserve(text.size() / 5 + 4);  // ~one token per 5-6 bytes of English text
   const auto spans = lexical_sentence_spans(text);
   int sid = 0;
   for (const auto& [a, b] : spans) {
@@ -399,8 +401,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
           i = j > i ? j : i + 3;
           continue;
         }
-        Token t;
-        t.surface = w;
+        Token t;  // surface text only for numbers (what a mismatch reports)
         t.sentence = sid;
         t.sentence_initial = first_word;
         t.cap = is_ascii_upper(w[0]);
@@ -419,7 +420,6 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
           if (low == "wo") low = "will";
           Token neg;
           neg.low = "n't";
-          neg.surface = "n't";
           neg.sentence = sid;
           neg.negation = true;
           if (!low.empty()) {
@@ -443,6 +443,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
         t.negation = negations().count(low) > 0;
         auto wit = written_numbers().find(low);
         if (wit != written_numbers().end()) {
+          t.surface = w;
           t.number = true;
           t.written = true;
           t.value = t.mantissa = wit->second.value;
@@ -516,7 +517,6 @@ std::string number_key(double v) {
 }
 
 std::string token_key(const Token& t) { return t.number ? number_key(t.value) : (t.stem.empty() ? t.low : t.stem); }
-std::string bigram_key(const Token& a, const Token& b) { return token_key(a) + '\x1f' + token_key(b); }
 
 struct NumberRef {
   double value;
@@ -528,43 +528,105 @@ struct NumberRef {
 
 struct LexicalPremise::Impl {
   std::vector<std::string> sentences;
-  std::unordered_map<std::string, std::vector<int>> index;  // stem / number key -> sentence ids
-  std::vector<int> negation_counts;                         // per sentence
+  // Every distinct token key (stem, lower-cased word or canonical number text) gets a dense id.
+  // The sentences holding key `id` as an index key are post_sid[post_off[id] .. post_off[id+1])
+  // (sorted; empty for a key that only occurs in bigrams, e.g. "n't"), and a bigram is the pair of
+  // its keys' ids, kept in a sorted vector. One hash lookup per token, no per-key or per-bigram
+  // allocations (the key texts never contain '\x1f', so a pair of ids is exactly the former
+  // "a\x1fb" string key).
+  std::unordered_map<std::string, int> ids;
+  std::vector<int> post_off;  // size: number of ids + 1
+  std::vector<int> post_sid;
+  std::vector<int> negation_counts;  // per sentence
   std::vector<NumberRef> numbers;
-  std::unordered_set<std::string> bigrams;
-  std::unordered_set<std::string> polarity;                 // canonical polarity cues present
+  std::vector<std::uint64_t> bigrams;        // (id(a) << 32) | id(b), sorted, unique
+  std::unordered_set<std::string> polarity;  // canonical polarity cues present
   int tokens = 0;
+
+  int intern(const std::string& key) {
+    return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
+  }
 
   explicit Impl(std::string_view text) {
     std::vector<Token> toks = tokenize(text, &sentences);
     tokens = static_cast<int>(toks.size());
     negation_counts.assign(sentences.size(), 0);
-    auto add = [&](const std::string& key, int sid) {
-      auto& v = index[key];
-      if (v.empty() || v.back() != sid) v.push_back(sid);
-    };
-    for (const Token& t : toks) {
-      if (t.negation) ++negation_counts[t.sentence];
+    ids.reserve(toks.size());
+    std::vector<std::uint64_t> pairs;  // (id << 32) | sentence, in token order
+    pairs.reserve(toks.size() + 8);
+    std::vector<int> key_id(toks.size(), -1);  // id of token_key(t), for bigrams
+    for (std::size_t i = 0; i < toks.size(); ++i) {
+      const Token& t = toks[i];
+      if (t.negation) ++negation_counts[static_cast<std::size_t>(t.sentence)];
       if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
         numbers.push_back({t.value, t.mantissa, t.unit});
-        add(number_key(t.value), t.sentence);
+        const int id = intern(number_key(t.value));
+        pairs.push_back(pack(id, t.sentence));
+        key_id[i] = id;
       }
-      if (!t.stem.empty() && !t.consumed) add(t.stem, t.sentence);
+      if (!t.stem.empty() && !t.consumed) {
+        const int id = intern(t.stem);
+        pairs.push_back(pack(id, t.sentence));
+        if (!t.number) key_id[i] = id;
+      }
     }
+    bigrams.reserve(toks.size());
     const Token* prev = nullptr;
-    for (const Token& t : toks) {
+    int prev_id = -1;
+    for (std::size_t i = 0; i < toks.size(); ++i) {
+      const Token& t = toks[i];
       if (t.consumed) continue;
-      if (prev && prev->sentence == t.sentence) bigrams.insert(bigram_key(*prev, t));
+      const int id = key_id[i] >= 0 ? key_id[i] : intern(token_key(t));
+      if (prev && prev->sentence == t.sentence) bigrams.push_back(pack(prev_id, id));
       prev = &t;
+      prev_id = id;
     }
+    std::sort(bigrams.begin(), bigrams.end());
+    bigrams.erase(std::unique(bigrams.begin(), bigrams.end()), bigrams.end());
+    // postings in CSR form: sort the (id, sentence) pairs, drop repeats
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    post_off.assign(ids.size() + 1, 0);
+    post_sid.reserve(pairs.size());
+    for (std::uint64_t p : pairs) {
+      ++post_off[(p >> 32) + 1];
+      post_sid.push_back(static_cast<int>(p & 0xffffffffu));
+    }
+    for (std::size_t i = 1; i < post_off.size(); ++i) post_off[i] += post_off[i - 1];
   }
 
-  bool has(const std::string& key) const { return index.count(key) > 0; }
+  static std::uint64_t pack(int a, int b) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+  }
+  int id_of(const std::string& key) const {
+    auto it = ids.find(key);
+    return it == ids.end() ? -1 : it->second;
+  }
+  struct Span {
+    const int* first = nullptr;
+    const int* last = nullptr;
+    bool empty() const { return first == last; }
+    const int* begin() const { return first; }
+    const int* end() const { return last; }
+  };
+  // Sentences holding `key` as an index key (sorted; empty when none).
+  Span posting(const std::string& key) const {
+    const int id = id_of(key);
+    if (id < 0) return {};
+    const int* base = post_sid.data();
+    return {base + post_off[static_cast<std::size_t>(id)], base + post_off[static_cast<std::size_t>(id) + 1]};
+  }
+  bool has(const std::string& key) const { return !posting(key).empty(); }
   bool in_sentence(const std::string& key, int sid) const {
-    auto it = index.find(key);
-    if (it == index.end()) return false;
-    return std::binary_search(it->second.begin(), it->second.end(), sid);
+    const Span v = posting(key);
+    return std::binary_search(v.begin(), v.end(), sid);
+  }
+  bool has_bigram(const Token& a, const Token& b) const {
+    const int ia = id_of(token_key(a));
+    if (ia < 0) return false;
+    const int ib = id_of(token_key(b));
+    return ib >= 0 && std::binary_search(bigrams.begin(), bigrams.end(), pack(ia, ib));
   }
   bool number_supported(const Token& t) const {
     for (const auto& p : numbers) {
@@ -671,9 +733,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     // alignment: premise sentence sharing most keys
     std::fill(counts.begin(), counts.end(), 0);
     for (const auto& k : keys) {
-      auto it = P.index.find(k);
-      if (it == P.index.end()) continue;
-      for (int sid : it->second) ++counts[static_cast<std::size_t>(sid)];
+      for (int sid : P.posting(k)) ++counts[static_cast<std::size_t>(sid)];
     }
     int best = -1, best_count = 0;
     for (std::size_t i = 0; i < counts.size(); ++i)
@@ -739,7 +799,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
         if (t->consumed) continue;
         if (prev) {
           ++sig.bigrams;
-          if (!P.bigrams.count(bigram_key(*prev, *t))) ++sig.novel_bigrams;
+          if (!P.has_bigram(*prev, *t)) ++sig.novel_bigrams;
         }
         prev = t;
       }
