@@ -68,10 +68,28 @@ _ASSIGN = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
+_TOKEN_ASSIGN = re.compile(
+    r"(?<![A-Za-z0-9])token\s{0,8}[:=]\s{0,8}(?=[^\s,;]{0,63}[^\s,;0-9])",
+    re.IGNORECASE | re.ASCII,
+)
+_TOKEN_COMPOUND = frozenset(
+    {"accesstoken", "accesstokens", "authtoken", "authtokens", "apitoken", "apitokens", "bearertoken",
+     "refreshtoken", "refreshtokens", "idtoken", "sessiontoken", "oauthtoken", "csrftoken", "xsrftoken",
+     "githubtoken", "slacktoken"}
+)
+_KEY_COMPOUND = frozenset(
+    {"secretkey", "secretkeys", "accesskey", "accesskeys", "privatekeys", "sshkey", "sshkeys", "signingkey",
+     "encryptionkey", "masterkey", "clientkey"}
+)
+_PROMPT_COMPOUND = frozenset(
+    {"rawprompt", "systemprompt", "systemprompts", "userprompt", "userprompts", "privateprompt", "fullprompt",
+     "hiddenprompt", "originalprompt", "inputprompt", "secretprompt"}
+)
 _REF = frozenset({"id", "ids", "ref", "refs", "reference", "name", "arn"})
 _CREDENTIAL = frozenset(
     {"password", "passwords", "passwd", "passphrase", "secret", "secrets", "credential",
-     "credentials", "apikey", "apikeys", "privatekey", "bearer", "jwt", "jwts", "cookie", "cookies"}
+     "credentials", "apikey", "apikeys", "privatekey", "bearer", "jwt", "jwts", "cookie", "cookies",
+     "clientsecret", "clientsecrets"}
 )
 _KEY_QUAL = frozenset(
     {"private", "api", "secret", "access", "ssh", "signing", "encryption", "client", "master"}
@@ -137,6 +155,11 @@ def _word_violation(words: list[str], key: bool) -> str | None:
         if w in _CREDENTIAL:
             if nxt not in _REF:
                 return f"credential word {w!r} (R1)"
+        elif w in _TOKEN_COMPOUND:
+            return f"credential token {w!r} (R3)"
+        elif w in _KEY_COMPOUND:
+            if nxt not in _REF:
+                return f"credential key {w!r} (R2)"
         elif w == "key" or w == "keys":
             if prev in _KEY_QUAL and nxt not in _REF:
                 return f"credential key {prev!r} {w!r} (R2)"
@@ -147,7 +170,10 @@ def _word_violation(words: list[str], key: bool) -> str | None:
                 nxt in _TOKEN_POS_AFTER or nxt.isdigit() or prev in _TOKEN_POS_BEFORE or prev.isdigit()
             ):
                 return "bare 'token' that is not a text position (R3)"
-        if w in _PROMPT_WORDS:
+        if w in _PROMPT_COMPOUND:
+            if not key or nxt not in _PROMPT_META:
+                return f"{'key naming prompt content' if key else 'private prompt content'} {w!r} (R4)"
+        elif w in _PROMPT_WORDS:
             if key:
                 if nxt not in _PROMPT_META:
                     return f"key naming prompt content {w!r} (R4)"
@@ -185,6 +211,8 @@ def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
         return "credential-shaped or payload-shaped value (R8)"
     if role != "key" and _ASSIGN.search(text):
         return "prompt assignment (R4)"
+    if _TOKEN_ASSIGN.search(text):
+        return "credential token assignment (R3)"
     return _word_violation(_words(text), role == "key")
 
 

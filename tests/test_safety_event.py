@@ -24,6 +24,7 @@ from director_fast.core.safety_event import (
     validate_safety_event_payload,
 )
 from director_fast.core.safety_protocol import (
+    DirectorSafetySignal,
     director_safety_signal_from_event,
     validate_director_safety_signal,
 )
@@ -313,11 +314,26 @@ def test_nan_inf_huge_numbers_and_deep_nesting():
 
 
 def test_integer_scores_keep_their_json_form():
-    p = base_payload()
-    p["threshold"] = 1
-    p["observed_score"] = 0
-    ev = validate_safety_event_payload(p)
-    assert ev.to_dict()["threshold"] == 1 and type(ev.to_dict()["threshold"]) is int
+    # deliberate difference: director-ai's validator turns 1 into 1.0, so re-serialising a
+    # validated payload changes its bytes (and digest); ours keeps the number as sent, so a
+    # signature over the producer's bytes still verifies after validation
+    ev = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="warn",
+                                          halt_reason="r", tenant_safe_explanation="e", threshold=1,
+                                          observed_score=0, latency_ms=12)
+    for payload in (ev.to_dict(), dict(ev.to_dict()), json.loads(json.dumps(ev.to_dict()))):
+        v = validate_safety_event_payload(payload)
+        assert (v.threshold, v.observed_score, v.latency_ms) == (1, 0, 12) and type(v.threshold) is int
+        assert v.to_dict() == ev.to_dict()
+    sig = director_safety_signal_from_event(ev, producer_id="p", framework="f")
+    assert DirectorSafetySignal.from_json(sig.to_json()).digest() == sig.digest()
+
+
+def test_huge_integers_are_refused():
+    for field, value in (("causal_contribution", 10**20), ("token_offset", 2**63)):
+        with pytest.raises(ValidationError, match=field):
+            HaltTraceAttribution(**{field: value})
+    assert HaltTraceAttribution(token_offset=2**63 - 1).token_offset == 2**63 - 1
+    assert HaltTraceAttribution(causal_contribution=2**53).causal_contribution == 2**53
 
 
 def test_schema_is_a_valid_draft_2020_12_schema():

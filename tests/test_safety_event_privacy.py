@@ -30,6 +30,15 @@ CASES = [
     ("key", "token_id", False, "R3"), ("key", "max_tokens", False, "R3"), ("text", "stopped after 5 tokens", False, "R3"),
     ("text", "token 17 crossed the limit", False, "R3"), ("text", "latency per token", False, "R3"),
     ("key", "tokenizer", False, "R3"), ("key", "prompt_tokens", False, "R3"),
+    # R3 assignment form (any role) and run-together qualifier + token
+    ("text", "retry 2 token=hunter2hunter2", True, "R3"), ("text", "v1 token: hunter2", True, "R3"),
+    ("text", "max token=abc", True, "R3"), ("text", "TOKEN = s3cr3t", True, "R3"),
+    ("key", "accesstoken", True, "R3"), ("key", "refreshtoken", True, "R3"), ("text", "AUTHTOKEN", True, "R3"),
+    ("text", "token: 5", False, "R3"), ("text", "token=17, then stopped", False, "R3"),
+    ("text", "tokens=512", False, "R3"), ("text", "token_offset=5", False, "R3"),
+    # R1 / R2 run-together words
+    ("key", "clientsecret", True, "R1"), ("key", "secretkey", True, "R2"), ("key", "accesskey", True, "R2"),
+    ("key", "secretkey_id", False, "R2"), ("text", "turkey", False, "R2"),
     # R4 private prompts
     ("text", "system prompt follows", True, "R4"), ("key", "prompt", True, "R4"), ("key", "prompt_text", True, "R4"),
     ("key", "user_prompt", True, "R4"), ("text", "prompt: tell me", True, "R4"), ("text", "prompt=hi", True, "R4"),
@@ -37,6 +46,8 @@ CASES = [
     ("text", "Response quality degrading; rephrase the prompt.", False, "R4"), ("key", "prompt_id", False, "R4"),
     ("key", "prompt_hash", False, "R4"), ("text", "prompt injection suspected", False, "R4"),
     ("text", "promptly", False, "R4"),
+    ("key", "systemprompt", True, "R4"), ("text", "rawprompt follows", True, "R4"),
+    ("key", "systemprompt_id", False, "R4"),
     # R5 raw payloads
     ("key", "raw_text", True, "R5"), ("text", "raw prompt", True, "R5"), ("key", "raw", True, "R5"),
     ("key", "rawResponse", True, "R5"), ("text", "raw sensor dump", True, "R5"),

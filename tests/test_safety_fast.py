@@ -17,6 +17,7 @@ import math
 import os
 import re
 import threading
+from collections.abc import Mapping
 
 import pytest
 from hypothesis import given, settings
@@ -608,3 +609,133 @@ def test_verified_cache_survives_churn():
         bad = f"raw prompt {i}"
         assert _role_outcome("attr_value", good) == "ok"
         assert _role_outcome("halt_reason", bad)[0] == "TenantSafetyError"
+
+
+# ---- hostile inputs found by review (str-subclass keys, subclasses, raising dunders) -----------
+_UAF_SCRIPT = r'''
+from director_fast.core.safety_event import SafetyEvent, validate_safety_event_payload
+from director_fast.core.safety_protocol import director_safety_signal_from_event, validate_director_safety_signal
+d = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="halt",
+    halt_reason="r", tenant_safe_explanation="e").to_dict()
+calls = [0]
+keep = []
+class K(str):
+    __hash__ = str.__hash__
+    def __eq__(self, o):
+        calls[0] += 1
+        if calls[0] == 2:
+            d["attributes"] = {}
+            d["evidence_refs"] = ["b"]
+            keep.extend(bytearray(b"\xff" * 3000) for _ in range(200))
+            keep.append(["INJECTED"])
+        return str.__eq__(self, o)
+d[K("schema_version")] = d.pop("schema_version")
+d["attributes"] = {f"k{i}": f"v{i}" for i in range(40)}
+d["evidence_refs"] = ["a"]
+ev = validate_safety_event_payload(d)
+assert ev.evidence_refs in (("a",), ("b",)), ev.evidence_refs
+assert len(ev.attributes) in (0, 40)
+p = director_safety_signal_from_event(ev, producer_id="p").to_transport_dict()
+io = p["interoperability"]
+io["severity"] = "".join(["term", "inal"])
+calls[0] = 0
+class K2(str):
+    __hash__ = str.__hash__
+    def __eq__(self, o):
+        calls[0] += 1
+        if calls[0] == 2:
+            io["severity"] = "advisory"
+            keep.append("".join(["term", "inal"]))
+        return str.__eq__(self, o)
+io[K2("evidence_ref_count")] = io.pop("evidence_ref_count")
+try:
+    validate_director_safety_signal(p)
+except ValueError:
+    pass
+print("survived")
+'''
+
+
+def test_str_subclass_keys_that_mutate_the_payload_do_not_crash():
+    # a key whose __eq__ replaces values during the lookups used to free values the C++ path
+    # held as borrowed references (segfault / injected values); keys must be exact str there
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _UAF_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "survived" in out.stdout, out.stderr[-2000:]
+
+
+def test_trace_subclass_with_property_fields_is_checked_through_the_property():
+    class T(HaltTraceAttribution):
+        __slots__ = ()
+
+        @property
+        def fact_source(self):
+            return "password=hunter2"
+
+    t = object.__new__(T)
+    for name, val in dict(fact_source="kb://a", retrieval_path="r", scorer_path="s", token_offset=1,
+                          threshold=0.5, causal_contribution=0.1).items():
+        getattr(HaltTraceAttribution, name).__set__(t, val)
+    with pytest.raises(ValidationError, match="fact_source"):
+        se.SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="halt",
+                                            halt_reason="r", tenant_safe_explanation="e", trace_attribution=t)
+
+
+def test_keyboard_interrupt_from_payload_code_propagates():
+    d = se.SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="halt",
+                                            halt_reason="r", tenant_safe_explanation="e").to_dict()
+
+    class K(str):
+        __hash__ = str.__hash__
+
+        def __eq__(self, o):
+            raise KeyboardInterrupt
+
+    d[K("schema_version")] = d.pop("schema_version")
+    with pytest.raises(KeyboardInterrupt):
+        se.validate_safety_event_payload(d)
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise RuntimeError("repr")
+
+    def __float__(self):
+        raise RuntimeError("float")
+
+
+class _BadClass:
+    @property
+    def __class__(self):
+        raise RuntimeError("__class__")
+
+
+class _BadMap(Mapping):
+    def __getitem__(self, k):
+        raise RuntimeError("getitem")
+
+    def __iter__(self):
+        raise RuntimeError("iter")
+
+    def __len__(self):
+        raise RuntimeError("len")
+
+
+@pytest.mark.parametrize("make_bad", [_BadRepr, _BadClass, _BadMap])
+@pytest.mark.parametrize("field", ["threshold", "halt_reason", "attributes", "evidence_refs", "trace_attribution",
+                                   "event_id"])
+def test_builders_raise_only_validation_errors_on_hostile_arguments(make_bad, field):
+    bad = make_bad()
+    kw = dict(hook_id="h", hook_scope="agent", policy_decision="halt", halt_reason="r", tenant_safe_explanation="e")
+    kw[field] = bad
+    with pytest.raises(ValidationError):
+        se.SafetyEvent.from_policy_decision(**kw)
+    ev = se.SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="halt",
+                                             halt_reason="r", tenant_safe_explanation="e")
+    for extra in ({"extensions": bad}, {"producer_id": bad}):
+        with pytest.raises(ValidationError):
+            sp.director_safety_signal_from_event(ev, **{"producer_id": "p", **extra})
+    with pytest.raises(ValidationError):
+        sp.director_safety_signal_from_event(bad, producer_id="p")

@@ -358,7 +358,8 @@ bool event_values_ok(PyObject* const* in, Values& out) {
     if (!is_str(k) || !is_attr_key(k) || !is_str(val) || slen(val) > 512) return false;
   }
   PyObject* trace = in[E_TRACE];
-  if (trace != Py_None && !PyObject_TypeCheck(trace, g.trace_cls)) return false;
+  // a subclass may override the fields with properties: only the exact class is read by slot
+  if (trace != Py_None && Py_TYPE(trace) != g.trace_cls) return false;
   // control characters and tenant-safety rules
   if (!text_ok(reason, false) || !text_ok(expl, false) || !text_ok(in[E_HOOK_ID], false))
     return false;
@@ -410,8 +411,13 @@ PyObject* build(PyTypeObject* tp, const Py_ssize_t* descr, PyObject* const* valu
   return obj;
 }
 
+// Only an ordinary Exception (raised by the input's own code during a fast path) is cleared so that
+// the Python path can report it; MemoryError, KeyboardInterrupt, SystemExit propagate.
+bool clearable_error() {
+  return PyErr_ExceptionMatches(PyExc_Exception) && !PyErr_ExceptionMatches(PyExc_MemoryError);
+}
 PyObject* decline() {
-  if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_MemoryError)) PyErr_Clear();
+  if (PyErr_Occurred() && clearable_error()) PyErr_Clear();
   if (PyErr_Occurred()) return nullptr;
   Py_RETURN_NONE;
 }
@@ -630,7 +636,7 @@ PyObject* py_event_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   for (PyObject* o : in) Py_XDECREF(o);
   if (ok) Py_RETURN_TRUE;
   if (PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_MemoryError)) return nullptr;
+    if (!clearable_error()) return nullptr;
     PyErr_Clear();
   }
   Py_RETURN_FALSE;
@@ -639,9 +645,22 @@ PyObject* py_event_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 // Borrowed item of a dict by interned key (nullptr when missing).
 inline PyObject* item(PyObject* d, PyObject* key) { return PyDict_GetItemWithError(d, key); }
 
+// Every key of dict `d` is an exact str. Lookups in such a dict compare exact strs only and run no
+// Python code; a str-subclass key's __eq__ could otherwise mutate the dict (and free values
+// already read as borrowed references) in the middle of the lookups.
+bool all_keys_exact_str(PyObject* d) {
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(d, &pos, &k, &v))
+    if (!PyUnicode_CheckExact(k)) return false;
+  return true;
+}
+
+// d is a dict with exactly the N (interned) keys, all exact strs (see all_keys_exact_str).
 template <std::size_t N>
 bool exact_keys(PyObject* d, PyObject* const (&keys)[N]) {
   if (!PyDict_CheckExact(d) || PyDict_GET_SIZE(d) != static_cast<Py_ssize_t>(N)) return false;
+  if (!all_keys_exact_str(d)) return false;
   for (PyObject* k : keys)
     if (item(d, k) == nullptr) return false;
   return true;
@@ -866,7 +885,7 @@ PyObject* py_signal_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs
   for (PyObject* o : in) Py_XDECREF(o);
   if (ok) Py_RETURN_TRUE;
   if (PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_MemoryError)) return nullptr;
+    if (!clearable_error()) return nullptr;
     PyErr_Clear();
   }
   Py_RETURN_FALSE;
@@ -913,6 +932,12 @@ PyObject* signal_from_payload(PyObject* d) {
   if (!PyDict_CheckExact(ev_payload)) return nullptr;
   PyObject* event = event_from_payload(ev_payload);
   if (event == nullptr) return nullptr;
+  // rebuilding the event may have run Python code (the trace helper): check interop again
+  // before its values are read as borrowed references
+  if (!exact_keys(interop, g.interop_keys)) {
+    Py_DECREF(event);
+    return nullptr;
+  }
   PyObject* result = nullptr;
   PyObject* policy = slot_get(g.event_descr[E_POLICY], event);
   PyObject* scope = slot_get(g.event_descr[E_HOOK_SCOPE], event);
@@ -1519,7 +1544,7 @@ PyObject* py_signal_methods(PyObject*, PyObject* const*, Py_ssize_t nargs) {
 
 PyObject* pass_on(PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_MemoryError)) return nullptr;
+    if (!clearable_error()) return nullptr;
     PyErr_Clear();
   }
   return PyObject_Vectorcall(fallback, args, static_cast<std::size_t>(nargs), kwnames);

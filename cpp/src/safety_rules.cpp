@@ -32,7 +32,11 @@ enum : std::uint32_t {
   kKeyWord = 1u << 18,      // key, keys
   kTokenWord = 1u << 19,    // token, tokens
   kRaw = 1u << 20,          // raw
-  kTrigger = kCredential | kPromptWord | kMedia | kSensor | kKeyWord | kTokenWord | kRaw,
+  kTokenCompound = 1u << 21,   // R3 run-together credential tokens (accesstoken)
+  kKeyCompound = 1u << 22,     // R2 run-together credential keys (secretkey)
+  kPromptCompound = 1u << 23,  // R4 run-together private prompts (systemprompt)
+  kTrigger = kCredential | kPromptWord | kMedia | kSensor | kKeyWord | kTokenWord | kRaw |
+             kTokenCompound | kKeyCompound | kPromptCompound,
 };
 
 struct SetDef {
@@ -44,7 +48,7 @@ constexpr SetDef kSets[] = {
     {kRef, "id ids ref refs reference name arn"},
     {kCredential,
      "password passwords passwd passphrase secret secrets credential credentials apikey apikeys "
-     "privatekey bearer jwt jwts cookie cookies"},
+     "privatekey bearer jwt jwts cookie cookies clientsecret clientsecrets"},
     {kKeyQual, "private api secret access ssh signing encryption client master"},
     {kTokenQual,
      "access auth api bearer refresh id session oauth csrf xsrf personal security service github "
@@ -81,6 +85,17 @@ constexpr SetDef kSets[] = {
     {kKeyWord, "key keys"},
     {kTokenWord, "token tokens"},
     {kRaw, "raw"},
+    // qualifier + token / key / prompt written as one word (the tokenizer splits only at
+    // non-letters and case changes, so "accesstoken" is one word, unlike access_token)
+    {kTokenCompound,
+     "accesstoken accesstokens authtoken authtokens apitoken apitokens bearertoken refreshtoken "
+     "refreshtokens idtoken sessiontoken oauthtoken csrftoken xsrftoken githubtoken slacktoken"},
+    {kKeyCompound,
+     "secretkey secretkeys accesskey accesskeys privatekeys sshkey sshkeys signingkey "
+     "encryptionkey masterkey clientkey"},
+    {kPromptCompound,
+     "rawprompt systemprompt systemprompts userprompt userprompts privateprompt fullprompt "
+     "hiddenprompt originalprompt inputprompt secretprompt"},
 };
 
 constexpr std::size_t kMaxWordLen = 16;  // longer words are in no set
@@ -278,8 +293,10 @@ constexpr StartPairs make_start_pairs() {
   StartPairs p{};
   constexpr std::string_view shape = "ey da xo sk rk gh gl gi ak as ai";
   constexpr std::string_view assign = "pr co tr";
+  constexpr std::string_view token = "to";
   for (std::size_t i = 0; i + 1 < shape.size(); i += 3) p.bits[shape[i] - 'a'][shape[i + 1] - 'a'] |= 1;
   for (std::size_t i = 0; i + 1 < assign.size(); i += 3) p.bits[assign[i] - 'a'][assign[i + 1] - 'a'] |= 2;
+  p.bits[token[0] - 'a'][token[1] - 'a'] |= 4;
   return p;
 }
 constexpr StartPairs kStartPairs = make_start_pairs();
@@ -298,6 +315,27 @@ bool assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
     const std::size_t j = i + w.size();
     const std::size_t ws = run(s, n, j, is_ascii_space, 9);
     if (ws <= 8 && j + ws < n && (s[j + ws] == ':' || s[j + ws] == '=')) return true;
+  }
+  return false;
+}
+
+// R3 (any role) at s[i], i not preceded by a letter or digit: a credential assignment
+// token\s{0,8}[:=]\s{0,8} followed by a value whose first 64 characters of [^\s,;] hold a
+// non-digit ("token=hunter2" is a credential; "token: 5" is a position). ASCII \s.
+template <typename CharT>
+bool token_assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
+  if (!ieq(s, n, i, "token")) return false;
+  std::size_t j = i + 5;
+  const std::size_t ws = run(s, n, j, is_ascii_space, 9);
+  if (ws > 8 || j + ws >= n || (s[j + ws] != ':' && s[j + ws] != '=')) return false;
+  j += ws + 1;
+  const std::size_t ws2 = run(s, n, j, is_ascii_space, 9);
+  if (ws2 > 8) return false;
+  j += ws2;
+  for (std::size_t k = 0; k < 64 && j + k < n; ++k) {
+    const std::uint32_t c = s[j + k];
+    if (is_ascii_space(c) || c == ',' || c == ';') return false;
+    if (!is_digit(c)) return true;
   }
   return false;
 }
@@ -325,6 +363,7 @@ class Words {
   Words(const CharT* s, std::size_t n, bool key) : s_(s), n_(n), key_(key) {}
   bool shape = false;   // an R8 shape was found
   bool assign = false;  // an R4 assignment was found (text role)
+  bool token_assign = false;  // an R3 token assignment was found (any role)
   bool next(Word& w) {
     while (i_ < n_) {
       const std::uint32_t c = s_[i_];
@@ -338,6 +377,8 @@ class Words {
         if ((pair & 1) && !shape) shape = shape_at(s_, n_, i_);
         if ((pair & 2) && !key_ && !assign && (i_ == 0 || !is_digit(s_[i_ - 1])))
           assign = assign_at(s_, n_, i_);
+        if ((pair & 4) && !token_assign && (i_ == 0 || !is_digit(s_[i_ - 1])))
+          token_assign = token_assign_at(s_, n_, i_);
       }
       if (is_lower(c)) {
         end = i_ + run(s_, n_, i_, is_lower);
@@ -401,6 +442,10 @@ std::string word_rule(const Word& prev, const Word& w, const Word& nxt, bool key
   } else if (w.flags & kKeyWord) {
     if ((prev.flags & kKeyQual) && !(nxt.flags & kRef))
       return "credential key " + quoted(prev.view()) + " " + quoted(wt) + " (R2)";
+  } else if (w.flags & kTokenCompound) {
+    return "credential token " + quoted(wt) + " (R3)";
+  } else if (w.flags & kKeyCompound) {
+    if (!(nxt.flags & kRef)) return "credential key " + quoted(wt) + " (R2)";
   } else if (w.flags & kTokenWord) {
     if (prev.flags & kTokenQual)
       return "credential token " + quoted(prev.view()) + " " + quoted(wt) + " (R3)";
@@ -408,7 +453,12 @@ std::string word_rule(const Word& prev, const Word& w, const Word& nxt, bool key
                            (prev.flags & kTokenPosBefore) || prev.digits))
       return "bare 'token' that is not a text position (R3)";
   }
-  if (w.flags & kPromptWord) {
+  if (w.flags & kPromptCompound) {
+    if (!key || !(nxt.flags & kPromptMeta)) {
+      return std::string(key ? "key naming prompt content " : "private prompt content ") + quoted(wt) +
+             " (R4)";
+    }
+  } else if (w.flags & kPromptWord) {
     if (key) {
       if (!(nxt.flags & kPromptMeta)) return "key naming prompt content " + quoted(wt) + " (R4)";
     } else if ((prev.flags & kPromptQual) || (nxt.flags & kContentAfter)) {
@@ -441,6 +491,7 @@ template <typename CharT>
 std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   static const std::string kShape = "credential-shaped or payload-shaped value (R8)";
   static const std::string kAssign = "prompt assignment (R4)";
+  static const std::string kTokenAssign = "credential token assignment (R3)";
   if (n >= 200 && b64_run_200(s, n)) return kShape;
   // One pass: words in a window prev / cur / nxt (only trigger words fire a rule, and only then
   // are the neighbours looked up) while the tokenizer runs the shape / assignment checks.
@@ -456,7 +507,7 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   if (words.next(*cur)) {
     bool has_next = words.next(*nx);
     for (;;) {
-      if (why.empty() && !words.assign && words.maybe_trigger(*cur)) {
+      if (why.empty() && !words.assign && !words.token_assign && words.maybe_trigger(*cur)) {
         words.resolve(*cur);
         if (cur->flags & kTrigger) {
           if (has_next) words.resolve(*nx);
@@ -480,6 +531,7 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   }
   if (words.shape) return kShape;
   if (words.assign) return kAssign;
+  if (words.token_assign) return kTokenAssign;
   return why;
 }
 

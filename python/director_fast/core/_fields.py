@@ -9,8 +9,9 @@ Kinds (``F.kind``):
 ========  ==========================================================================
 ``str``   a ``str`` (``max_len`` code points at most when given)
 ``bool``  a ``bool`` (``numpy.bool_`` is accepted and converted)
-``int``   an ``int`` (not ``bool``; numpy integers and integral floats are converted)
-``float`` a finite real (not ``bool``); numpy reals are converted to ``float``
+``int``   an ``int`` in the 64-bit range (not ``bool``; numpy integers and integral floats are converted)
+``float`` a finite real (not ``bool``); numpy reals are converted to ``float``; an ``int`` is kept
+          as given when within +-2**53 (exactly representable), refused beyond
 ``obj``   an instance of ``F.cls`` (a dict is accepted by ``from_dict`` only)
 ``lobj``  a ``list`` of ``F.cls`` instances
 ``lfloat`` a ``list`` of finite reals (each within ``lo``/``hi``)
@@ -73,6 +74,10 @@ class F:
         self.choices = choices
 
 
+_MAX_EXACT_INT = 2**53  # ints in float fields: beyond this they are not exact floats
+_MIN_INT64, _MAX_INT64 = -(2**63), 2**63 - 1  # every int field is a 64-bit integer
+
+
 def _short(value: Any) -> str:
     try:
         text = repr(value)
@@ -98,6 +103,8 @@ def _number(where: str, value: Any, lo: float | None, hi: float | None) -> float
         else:  # ints are exact and finite; compare bounds without converting (no overflow)
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise ValidationError(f"{where}: must be in [{lo}, {hi}], got {_short(value)}")
+            if not -_MAX_EXACT_INT <= value <= _MAX_EXACT_INT:
+                raise ValidationError(f"{where}: an integer beyond +-2**53 is not a usable real number, got {_short(value)}")
             return value
     if not math.isfinite(value):
         raise ValidationError(f"{where}: must be finite, got {value!r}")
@@ -122,7 +129,9 @@ def _integer(where: str, value: Any, lo: float | None, hi: float | None) -> int:
             except TypeError as exc:
                 raise _type_err(where, "an integer", value) from exc
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ValidationError(f"{where}: must be in [{lo}, {hi if hi is not None else 'inf'}], got {value}")
+        raise ValidationError(f"{where}: must be in [{lo}, {hi if hi is not None else 'inf'}], got {_short(value)}")
+    if not _MIN_INT64 <= value <= _MAX_INT64:
+        raise ValidationError(f"{where}: outside the 64-bit integer range, got {_short(value)}")
     return value
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from director_fast.core._fields import FieldTypeError
+from director_fast.core._fields import FieldTypeError, _short
 from director_fast import _core
 from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text
 from director_fast.core.types import HaltEvidence, HaltTraceAttribution
@@ -208,9 +208,39 @@ def _err(where: str, msg: str) -> ValidationError:
     return ValidationError(f"SafetyEvent.{where}: {msg}")
 
 
+def _foreign_errors_as_validation(kind: str, what: str = "payload"):
+    """Decorator for the Python validation paths: an exception raised by the input's own code (a
+    ``str`` subclass key whose ``__eq__`` raises while it is compared with a field name, a
+    ``Mapping`` whose ``__getitem__`` or ``keys`` raises, a ``__repr__``, ``__str__``, ``__len__``
+    or ``__class__`` that raises while a value is inspected) becomes a :class:`ValidationError`
+    naming ``kind.what``. ``ValidationError`` and ``MemoryError`` pass through unchanged, and so do
+    anything that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``) and the
+    ``TypeError`` of a call with wrong arguments (raised before the function's body runs)."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (ValidationError, MemoryError):
+                raise
+            except Exception as exc:
+                tb = exc.__traceback__
+                if tb is not None and tb.tb_next is None:
+                    raise  # the call itself failed (wrong arguments): fn's body never ran
+                raise ValidationError(
+                    f"{kind}.{what}: could not be read ({type(exc).__name__} raised by the input's own code)"
+                ) from exc
+
+        return checked
+
+    return wrap
+
+
 def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
-    text = repr(value) if not isinstance(value, (str, bytes, list, dict, tuple)) else type(value).__name__
-    return FieldTypeError(f"SafetyEvent.{where}: expected {expected}, got {type(value).__name__} {text[:40]}")
+    tp = type(value)
+    text = _short(value) if tp not in (str, bytes, list, dict, tuple) else tp.__name__
+    return FieldTypeError(f"SafetyEvent.{where}: expected {expected}, got {tp.__name__} {text[:40]}")
 
 
 def _opt_number(where: str, value: Any, hi: float) -> Any:
@@ -277,6 +307,7 @@ class SafetyEvent:
     attributes: Mapping[str, str] = field(default_factory=dict)
     schema_version: str = SAFETY_EVENT_SCHEMA_VERSION
 
+    @_foreign_errors_as_validation("SafetyEvent", "fields")
     def __post_init__(self) -> None:  # noqa: C901 - one flat pass, run when the C++ check declines
         if _post_init_fast(self):
             return  # every check below passed in C++ (attributes already copied)
@@ -427,6 +458,7 @@ class SafetyEvent:
         )
 
     @classmethod
+    @_foreign_errors_as_validation("SafetyEvent", "arguments")
     def from_policy_decision(
         cls,
         *,
@@ -551,30 +583,6 @@ def validate_safety_event_payload(payload: Mapping[str, Any]) -> SafetyEvent:
     if ev is not None:
         return ev
     return _validate_payload_py(payload)
-
-
-def _foreign_errors_as_validation(kind: str):
-    """Decorator for the Python validation paths: an exception raised by the payload's own code
-    (a ``str`` subclass key whose ``__eq__`` raises while it is compared with a field name, a
-    ``Mapping`` whose ``__getitem__`` or ``keys`` raises, a ``__repr__`` that raises while an error
-    message is built) becomes a :class:`ValidationError` naming the payload. ``ValidationError`` and
-    ``MemoryError`` pass through unchanged."""
-
-    def wrap(fn):
-        @functools.wraps(fn)
-        def checked(payload):
-            try:
-                return fn(payload)
-            except (ValidationError, MemoryError):
-                raise
-            except Exception as exc:
-                raise ValidationError(
-                    f"{kind}.payload: could not be read ({type(exc).__name__} raised by the payload's own code)"
-                ) from exc
-
-        return checked
-
-    return wrap
 
 
 @_foreign_errors_as_validation("SafetyEvent")

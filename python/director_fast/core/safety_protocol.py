@@ -159,7 +159,7 @@ def _err(where: str, msg: str) -> ValidationError:
 
 
 def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
-    return FieldTypeError(f"DirectorSafetySignal.{where}: expected {expected}, got {type(value).__name__}")
+    return FieldTypeError(f"DirectorSafetySignal.{where}: expected {expected}, got {type(value).__name__}")  # no repr()
 
 
 def _name_field(where: str, value: Any, max_len: int) -> None:
@@ -197,6 +197,7 @@ class DirectorSafetySignal:
     schema_ref: str = DIRECTOR_SAFETY_PROTOCOL_SCHEMA_REF
     extensions: Mapping[str, str] = field(default_factory=dict)
 
+    @_foreign_errors_as_validation("DirectorSafetySignal", "fields")
     def __post_init__(self) -> None:
         if _signal_post_init_fast(self):
             return  # every check below passed in C++ (extensions already copied)
@@ -323,6 +324,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+@_foreign_errors_as_validation("DirectorSafetySignal", "arguments")
 def director_safety_signal_from_event(
     event: SafetyEvent,
     *,

@@ -13,12 +13,16 @@ Rules (``R1``..``R8``; each has an accepted near-miss and a rejected case in
 ``tests/test_safety_event_privacy.py``):
 
 R1 credential words, any role: ``password(s)``, ``passwd``, ``passphrase``, ``secret(s)``,
-   ``credential(s)``, ``apikey``, ``privatekey``, ``bearer``, ``jwt``, ``cookie(s)`` -- unless the
+   ``credential(s)``, ``apikey``, ``privatekey``, ``clientsecret``, ``bearer``, ``jwt``, ``cookie(s)`` --
+   unless the
    next word makes it a reference (``id``, ``ids``, ``ref``, ``refs``, ``reference``, ``name``,
    ``arn``). Rejects ``secret=xyz``, ``client_secret``; accepts ``secretary``, ``secret_id``.
 R2 key pairs, any role: ``private``/``api``/``secret``/``access``/``ssh``/``signing``/
    ``encryption``/``client``/``master`` followed by ``key(s)`` (unless a reference word follows).
-   Rejects ``api_key``, ``Private Key``; accepts ``key_id``, ``api_key_id``, ``primary key``.
+   The same pairs written as one word (``secretkey``, ``accesskey``, ``sshkey``, ``signingkey``,
+   ``encryptionkey``, ``masterkey``, ``clientkey``) are rejected on their own.
+   Rejects ``api_key``, ``Private Key``, ``secretkey``; accepts ``key_id``, ``api_key_id``,
+   ``primary key``, ``secretkey_id``.
 R3 tokens, any role: ``token`` / ``tokens`` directly after a credential qualifier (``access``,
    ``auth``, ``api``, ``bearer``, ``refresh``, ``id``, ``session``, ``oauth``, ``csrf``, ``xsrf``,
    ``personal``, ``security``, ``service``, ``github``, ``slack``, ``jwt``, ``identity``) is
@@ -26,8 +30,14 @@ R3 tokens, any role: ``token`` / ``tokens`` directly after a credential qualifie
    ``index``, ``count``, ``position``, ``id``, ``budget``, ``limit``, ``usage``, ``length``, ...
    or a number) or a counting word precedes (``per``, ``each``, ``every``, ``first``, ``last``,
    ``next``, ``max``, ``min`` or a number). Plural ``tokens`` without a qualifier is a count.
-   Rejects ``token``, ``access_token``, ``auth_token``, ``api_token``, ``accessToken``; accepts
-   ``token_offset``, ``token_index``, ``token_count``, ``max_tokens``, ``5 tokens``.
+   Qualifier + token written as one word (``accesstoken``, ``authtoken``, ``apitoken``,
+   ``refreshtoken``, ``bearertoken``, ``idtoken``, ``sessiontoken``, ``oauthtoken``, ``csrftoken``...)
+   is rejected. Assignment form, any role and whatever the neighbours: ``token`` then ``:`` or
+   ``=`` (at most 8 ASCII spaces around it) then a value whose first 64 characters before a space,
+   ``,`` or ``;`` hold a non-digit (``token=hunter2``; ``token: 5`` is a position).
+   Rejects ``token``, ``access_token``, ``auth_token``, ``api_token``, ``accessToken``,
+   ``accesstoken``, ``retry 2 token=hunter2``; accepts ``token_offset``, ``token_index``,
+   ``token_count``, ``max_tokens``, ``5 tokens``, ``token: 5``.
 R4 private prompts, text role: ``prompt(s)``/``completion(s)``/``transcript(s)`` preceded by a
    content qualifier (``raw``, ``private``, ``system``, ``user``, ``full``, ``original``,
    ``hidden``, ``secret``, ``input``, ``customer``, ``verbatim``, ``confidential``,
@@ -35,8 +45,11 @@ R4 private prompts, text role: ``prompt(s)``/``completion(s)``/``transcript(s)``
    ``value``, ``data``, ``string``, ``dump``), or followed by ``:`` / ``=`` (an assignment).
    Key role: any of those words unless followed by a metadata word (``id``, ``ref``, ``hash``,
    ``digest``, ``version``, ``count``, ``tokens``, ``length``, ``template``...).
-   Rejects ``system prompt``, ``prompt_text``, ``prompt: hi``, key ``prompt``; accepts
-   ``rephrase the prompt``, key ``prompt_id``, ``prompt_tokens``.
+   Qualifier + prompt written as one word (``systemprompt``, ``rawprompt``, ``userprompt``,
+   ``privateprompt``, ``fullprompt``, ``hiddenprompt``, ``originalprompt``, ``inputprompt``,
+   ``secretprompt``) is rejected in text, and as a key unless a metadata word follows.
+   Rejects ``system prompt``, ``systemprompt``, ``prompt_text``, ``prompt: hi``, key ``prompt``;
+   accepts ``rephrase the prompt``, key ``prompt_id``, ``prompt_tokens``, ``systemprompt_id``.
 R5 raw payloads, any role: ``raw`` followed by a content noun (``prompt``, ``completion``,
    ``payload``, ``text``, ``content``, ``response``, ``output``, ``input``, ``data``, ``body``,
    ``message``, ``bytes``, ``audio``, ``image``, ``video``, ``frame``, ``reading``, ``media``,
