@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from director_fast.core.scorer import CoherenceScorer, SentenceScore
 from director_fast.core.types import CoherenceScore, EvidenceChunk
@@ -212,3 +214,25 @@ def test_questions_and_requests_are_not_premises():
     assert ok and c.h_logical == 0.5 and c.h_factual < 0.5
     ok2, c2 = s.review("Acme was founded in 2003.", "Acme was founded in 1998 in Oslo.")
     assert c2.h_logical > 0.5 and c2.score < c.score
+
+
+_DECL_WORDS = ["Tell", "what", "WHY", "Acme", "please,", "(Explain", '"Who', "[list:", "can;", "Is", "is.", "K\u212aelvin",
+               "\u212aan", "Über", "ſhow", "names", "x", "?", "1998", "\u00a0", "\u2028"]
+_DECL_SEPS = [" ", ". ", "? ", "! ", "\n", "\n\n", "  ", "\t", ".\u3000", "... ", ".\u00a0", "?\"", "", "; "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_DECL_WORDS), st.sampled_from(_DECL_SEPS)), max_size=14).map(
+    lambda parts: "".join(w + sep for w, sep in parts)) | st.text(max_size=80))
+def test_declarative_part_matches_the_python_reference(text):
+    from director_fast.core.scorer import _declarative_part_py, declarative_part
+
+    assert declarative_part(text) == _declarative_part_py(text)
+
+
+def test_declarative_part_request_words_match_the_python_list():
+    from director_fast.core.scorer import _REQUEST_WORDS, declarative_part
+
+    for w in sorted(_REQUEST_WORDS):
+        assert declarative_part(f"{w.title()} it now. Acme sells tea.") == "Acme sells tea.", w
+    assert declarative_part("Tellers count cash. Whatever happens, tea.") == "Tellers count cash. Whatever happens, tea."

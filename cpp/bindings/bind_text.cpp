@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "director_fast/declarative.hpp"
 #include "director_fast/errors.hpp"
 #include "director_fast/hashing_embedder.hpp"
 #include "director_fast/offsets.hpp"
@@ -161,6 +162,18 @@ void bind_text(py::module_& m) {
           }
           return spans_to_list(spans);
         }, py::arg("text"));
+
+  m.def("declarative_part", [](const py::handle& text) {
+          std::u32string u = to_u32(text, "text");
+          std::u32string out;
+          {
+            py::gil_scoped_release release;
+            out = declarative_part(u);
+          }
+          return from_u32(out);
+        }, py::arg("text"),
+        "The sentences of `text` that assert something (questions and requests dropped), joined "
+        "with one space; see director_fast.core.scorer.declarative_part.");
 
   m.def("chunk_tokens",
         [](const py::handle& starts_obj, const py::handle& ends_obj, const std::vector<std::pair<int64_t, int64_t>>& sents,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -69,7 +70,33 @@ const std::unordered_map<std::string, std::string>& polarity_cues() {
   return m;
 }
 
+const std::unordered_set<std::string>& negations();
+struct WrittenNumber;
+const std::unordered_map<std::string, WrittenNumber>& written_numbers();
+
+// Cheap pre-test before the hash lookups of the short word lists (negations, polarity cues,
+// written numbers): can a word of this first byte and length be in one of them? Most content
+// words fail it. (first byte, length capped at 31) -> bit.
+class ListedShapes {
+ public:
+  ListedShapes();
+  bool maybe(const std::string& low) const {
+    if (low.empty()) return false;
+    const std::size_t n = low.size() < 31 ? low.size() : 31;
+    return (bits_[static_cast<unsigned char>(low[0])] >> n) & 1u;
+  }
+  void add(const std::string& w) {
+    const std::size_t n = w.size() < 31 ? w.size() : 31;
+    bits_[static_cast<unsigned char>(w[0])] |= 1u << n;
+  }
+
+ private:
+  std::uint32_t bits_[256] = {};
+};
+const ListedShapes& listed_shapes();
+
 const std::string* polarity_key(const std::string& low) {
+  if (!listed_shapes().maybe(low)) return nullptr;
   auto it = polarity_cues().find(low);
   return it == polarity_cues().end() ? nullptr : &it->second;
 }
@@ -89,9 +116,14 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool ends_with(const std::string& s, const char* suf) {
-  const std::size_t n = std::char_traits<char>::length(suf);
-  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
+template <std::size_t N>
+bool ends_with(const std::string& s, const char (&suf)[N]) {
+  constexpr std::size_t n = N - 1;  // a string literal's length
+  if (s.size() < n) return false;
+  const char* tail = s.data() + (s.size() - n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (tail[i] != suf[i]) return false;
+  return true;
 }
 
 // A light suffix stripper (not Porter): applied identically to both sides, so only its
@@ -179,6 +211,16 @@ const std::unordered_map<std::string, WrittenNumber>& written_numbers() {
       {"half", {0.5, false}},   {"double", {2, false}},    {"twice", {2, false}},
       {"triple", {3, false}}};
   return m;
+}
+
+ListedShapes::ListedShapes() {
+  for (const auto& w : negations()) add(w);
+  for (const auto& kv : polarity_cues()) add(kv.first);
+  for (const auto& kv : written_numbers()) add(kv.first);
+}
+const ListedShapes& listed_shapes() {
+  static const ListedShapes s;
+  return s;
 }
 
 const std::unordered_map<std::string, double>& multipliers() {
@@ -440,8 +482,9 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
           continue;
         }
         t.low = low;
-        t.negation = negations().count(low) > 0;
-        auto wit = written_numbers().find(low);
+        const bool listed = listed_shapes().maybe(low);
+        t.negation = listed && negations().count(low) > 0;
+        auto wit = listed ? written_numbers().find(low) : written_numbers().end();
         if (wit != written_numbers().end()) {
           t.surface = w;
           t.number = true;
@@ -511,9 +554,11 @@ bool is_entity(const Token& t) {
 
 std::string number_key(double v) {
   // Canonical text of a value: 12 significant digits, so 2500 == 2,500 == 2.5 thousand.
+  // (std::to_chars general / precision 12 is printf's "%.12g", without the locale and varargs)
   char buf[64];
-  std::snprintf(buf, sizeof buf, "#%.12g", v);
-  return buf;
+  buf[0] = '#';
+  const auto r = std::to_chars(buf + 1, buf + sizeof buf, v, std::chars_format::general, 12);
+  return std::string(buf, r.ptr);
 }
 
 std::string token_key(const Token& t) { return t.number ? number_key(t.value) : (t.stem.empty() ? t.low : t.stem); }
@@ -524,6 +569,96 @@ struct NumberRef {
   std::string unit;
 };
 
+// Open-addressing set of 64-bit keys (never ~0): one allocation, no per-key nodes.
+class FlatSet64 {
+ public:
+  void reserve(std::size_t n) {
+    std::size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    slots_.assign(cap, kEmpty);
+  }
+  void insert(std::uint64_t k) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = index(k);
+    while (slots_[i] != kEmpty) {
+      if (slots_[i] == k) return;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = k;
+    ++size_;
+  }
+  bool contains(std::uint64_t k) const {
+    if (slots_.empty()) return false;
+    for (std::size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] == k) return true;
+      if (slots_[i] == kEmpty) return false;
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  std::size_t index(std::uint64_t k) const {
+    return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ULL) >> 17) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<std::uint64_t> old;
+    old.swap(slots_);
+    reserve(old.size() < 16 ? 16 : old.size());
+    size_ = 0;
+    for (std::uint64_t k : old)
+      if (k != kEmpty) insert(k);
+  }
+  std::vector<std::uint64_t> slots_;
+  std::size_t size_ = 0;
+};
+
+// String -> dense id, open addressing over an owned key list: no per-key nodes.
+class Interner {
+ public:
+  void reserve(std::size_t n) {
+    std::size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    slots_.assign(cap, -1);
+    keys_.reserve(n);
+  }
+  std::size_t size() const { return keys_.size(); }
+  int intern(const std::string& key) {
+    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    std::size_t i = index(key);
+    while (slots_[i] >= 0) {
+      if (keys_[static_cast<std::size_t>(slots_[i])] == key) return slots_[i];
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = static_cast<int>(keys_.size());
+    keys_.push_back(key);
+    return slots_[i];
+  }
+  int find(const std::string& key) const {
+    if (slots_.empty()) return -1;
+    for (std::size_t i = index(key);; i = (i + 1) & (slots_.size() - 1)) {
+      const int v = slots_[i];
+      if (v < 0) return -1;
+      if (keys_[static_cast<std::size_t>(v)] == key) return v;
+    }
+  }
+
+ private:
+  std::size_t index(const std::string& key) const {
+    return std::hash<std::string>{}(key) & (slots_.size() - 1);
+  }
+  void grow() {
+    const std::size_t cap = slots_.size() < 16 ? 16 : slots_.size();
+    slots_.assign(2 * cap, -1);
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      std::size_t i = index(keys_[k]);
+      while (slots_[i] >= 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = static_cast<int>(k);
+    }
+  }
+  std::vector<std::string> keys_;
+  std::vector<int> slots_;
+};
+
 }  // namespace
 
 struct LexicalPremise::Impl {
@@ -531,28 +666,24 @@ struct LexicalPremise::Impl {
   // Every distinct token key (stem, lower-cased word or canonical number text) gets a dense id.
   // The sentences holding key `id` as an index key are post_sid[post_off[id] .. post_off[id+1])
   // (sorted; empty for a key that only occurs in bigrams, e.g. "n't"), and a bigram is the pair of
-  // its keys' ids, kept in a sorted vector. One hash lookup per token, no per-key or per-bigram
+  // its keys' ids in a flat hash set. One hash lookup per token and no per-key or per-bigram
   // allocations (the key texts never contain '\x1f', so a pair of ids is exactly the former
   // "a\x1fb" string key).
-  std::unordered_map<std::string, int> ids;
+  Interner ids;
   std::vector<int> post_off;  // size: number of ids + 1
   std::vector<int> post_sid;
   std::vector<int> negation_counts;  // per sentence
   std::vector<NumberRef> numbers;
-  std::vector<std::uint64_t> bigrams;        // (id(a) << 32) | id(b), sorted, unique
+  FlatSet64 bigrams;                         // (id(a) << 32) | id(b)
   std::unordered_set<std::string> polarity;  // canonical polarity cues present
   int tokens = 0;
-
-  int intern(const std::string& key) {
-    return ids.try_emplace(key, static_cast<int>(ids.size())).first->second;
-  }
 
   explicit Impl(std::string_view text) {
     std::vector<Token> toks = tokenize(text, &sentences);
     tokens = static_cast<int>(toks.size());
     negation_counts.assign(sentences.size(), 0);
     ids.reserve(toks.size());
-    std::vector<std::uint64_t> pairs;  // (id << 32) | sentence, in token order
+    std::vector<std::pair<int, int>> pairs;  // (id, sentence), in token order
     pairs.reserve(toks.size() + 8);
     std::vector<int> key_id(toks.size(), -1);  // id of token_key(t), for bigrams
     for (std::size_t i = 0; i < toks.size(); ++i) {
@@ -561,13 +692,13 @@ struct LexicalPremise::Impl {
       if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
         numbers.push_back({t.value, t.mantissa, t.unit});
-        const int id = intern(number_key(t.value));
-        pairs.push_back(pack(id, t.sentence));
+        const int id = ids.intern(number_key(t.value));
+        pairs.emplace_back(id, t.sentence);
         key_id[i] = id;
       }
       if (!t.stem.empty() && !t.consumed) {
-        const int id = intern(t.stem);
-        pairs.push_back(pack(id, t.sentence));
+        const int id = ids.intern(t.stem);
+        pairs.emplace_back(id, t.sentence);
         if (!t.number) key_id[i] = id;
       }
     }
@@ -577,32 +708,35 @@ struct LexicalPremise::Impl {
     for (std::size_t i = 0; i < toks.size(); ++i) {
       const Token& t = toks[i];
       if (t.consumed) continue;
-      const int id = key_id[i] >= 0 ? key_id[i] : intern(token_key(t));
-      if (prev && prev->sentence == t.sentence) bigrams.push_back(pack(prev_id, id));
+      const int id = key_id[i] >= 0 ? key_id[i] : ids.intern(token_key(t));
+      if (prev && prev->sentence == t.sentence) bigrams.insert(pack(prev_id, id));
       prev = &t;
       prev_id = id;
     }
-    std::sort(bigrams.begin(), bigrams.end());
-    bigrams.erase(std::unique(bigrams.begin(), bigrams.end()), bigrams.end());
-    // postings in CSR form: sort the (id, sentence) pairs, drop repeats
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    post_off.assign(ids.size() + 1, 0);
+    // postings in CSR form by a counting sort on the id (stable: the sentences of one id stay in
+    // token order, i.e. non-decreasing), repeats of a sentence dropped
+    const std::size_t nid = ids.size();
+    std::vector<int> count(nid + 1, 0);
+    for (const auto& [id, sid] : pairs) ++count[static_cast<std::size_t>(id) + 1];
+    for (std::size_t i = 1; i <= nid; ++i) count[i] += count[i - 1];
+    std::vector<int> placed(pairs.size());
+    std::vector<int> fill(count.begin(), count.end() - 1);
+    for (const auto& [id, sid] : pairs) placed[static_cast<std::size_t>(fill[static_cast<std::size_t>(id)]++)] = sid;
+    post_off.assign(nid + 1, 0);
     post_sid.reserve(pairs.size());
-    for (std::uint64_t p : pairs) {
-      ++post_off[(p >> 32) + 1];
-      post_sid.push_back(static_cast<int>(p & 0xffffffffu));
+    for (std::size_t id = 0; id < nid; ++id) {
+      const int a = count[id], b = count[id + 1];
+      for (int k = a; k < b; ++k)
+        if (k == a || placed[static_cast<std::size_t>(k)] != placed[static_cast<std::size_t>(k) - 1])
+          post_sid.push_back(placed[static_cast<std::size_t>(k)]);
+      post_off[id + 1] = static_cast<int>(post_sid.size());
     }
-    for (std::size_t i = 1; i < post_off.size(); ++i) post_off[i] += post_off[i - 1];
   }
 
   static std::uint64_t pack(int a, int b) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
   }
-  int id_of(const std::string& key) const {
-    auto it = ids.find(key);
-    return it == ids.end() ? -1 : it->second;
-  }
+  int id_of(const std::string& key) const { return ids.find(key); }
   struct Span {
     const int* first = nullptr;
     const int* last = nullptr;
@@ -626,7 +760,7 @@ struct LexicalPremise::Impl {
     const int ia = id_of(token_key(a));
     if (ia < 0) return false;
     const int ib = id_of(token_key(b));
-    return ib >= 0 && std::binary_search(bigrams.begin(), bigrams.end(), pack(ia, ib));
+    return ib >= 0 && bigrams.contains(pack(ia, ib));
   }
   bool number_supported(const Token& t) const {
     for (const auto& p : numbers) {

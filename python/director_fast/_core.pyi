@@ -563,6 +563,10 @@ def canonical_json(obj, /):
     """
 def chunk_tokens(token_starts: typing.Any, token_ends: typing.Any, sentences: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]], text_length: typing.SupportsInt | typing.SupportsIndex, max_tokens: typing.SupportsInt | typing.SupportsIndex, overlap: typing.SupportsInt | typing.SupportsIndex, one_per_sentence: bool) -> list:
     ...
+def declarative_part(text: typing.Any) -> str:
+    """
+    The sentences of `text` that assert something (questions and requests dropped), joined with one space; see director_fast.core.scorer.declarative_part.
+    """
 def lexical_sentence_spans(text: str) -> list[tuple[int, int]]:
     """
     Sentence spans [start, end) in UTF-8 bytes.

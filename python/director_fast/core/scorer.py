@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from director_fast import _core
 from director_fast.core.types import ClaimAttribution, CoherenceScore, EvidenceChunk, ScoringEvidence
 from director_fast._validate import check_text
 from director_fast.errors import ConfigError, InputTypeError
@@ -71,7 +72,20 @@ def declarative_part(prompt: str) -> str:
     requests (starting with a request or question word such as "Tell", "Explain", "What") are
     dropped, since an answer neither follows from nor contradicts them. Returns ``""`` when
     nothing declarative remains; the prompt is then treated like an empty one (h_logical = 0.5).
-    Sentences are split with :func:`director_fast.text.split_sentences`."""
+    Sentences are split with :func:`director_fast.text.split_sentences`, each kept one is
+    stripped of whitespace, and they are joined with one space.
+
+    Runs in C++ (``_core.declarative_part``, GIL released); :func:`_declarative_part_py` is the
+    reference the tests compare it with.
+
+    Raises:
+        InputTypeError: ``prompt`` is not a str. ValidationError: a lone surrogate.
+    """
+    return _core.declarative_part(prompt)
+
+
+def _declarative_part_py(prompt: str) -> str:
+    """Python reference of :func:`declarative_part`."""
     from director_fast.text import split_sentences
 
     if not prompt.strip():
