@@ -25,7 +25,7 @@ _STEMS = (
     "completion", "transcript", "raw", "image", "photo", "picture", "video", "audio", "screenshot",
     "recording", "selfie", "biometric", "media", "sensor", "lidar", "telemetry", "eyj", "sk-", "sk_",
     "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github", "glpat", "xox", "akia", "asia", "aiza",
-    "data:", "begin",
+    "data:", "begin", "authorization",
 )
 
 
@@ -67,6 +67,19 @@ _ASSIGN = re.compile(
     r"(?<![A-Za-z0-9])(?:prompt|prompts|completion|completions|transcript)\s{0,8}[:=]",
     re.IGNORECASE | re.ASCII,
 )
+
+_BASIC_AUTH = re.compile(
+    r"(?<![A-Za-z0-9])authorization\s{0,8}[:=]\s{0,8}basic\s{1,8}([A-Za-z0-9+/]+)",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+def _basic_auth(text: str) -> bool:
+    """HTTP Basic credentials: a run of >= 8 base64 characters after "Authorization: Basic" with
+    at least one character that is not a lower-case letter (prose like "basic understanding" is
+    not a credential)."""
+    return any(len(m.group(1)) >= 8 and re.search("[^a-z]", m.group(1)) for m in _BASIC_AUTH.finditer(text))
+
 
 _TOKEN_ASSIGN = re.compile(
     r"(?<![A-Za-z0-9])token\s{0,8}[:=]\s{0,8}(?=[^\s,;]{0,63}[^\s,;0-9])",
@@ -207,7 +220,7 @@ def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
     if len(text) < 200 and not _PREFILTER_LC.search(text.lower()):
         return None  # no stem and too short for a base64 run: no rule can fire
     m = _SHAPES.search(text)
-    if m is not None:
+    if m is not None or _basic_auth(text):
         return "credential-shaped or payload-shaped value (R8)"
     if role != "key" and _ASSIGN.search(text):
         return "prompt assignment (R4)"

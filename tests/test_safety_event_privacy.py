@@ -69,6 +69,9 @@ CASES = [
     ("text", "eyJ is a prefix", False, "R8"), ("text", "task-abcdefghijklmnopqrstuvwx", False, "R8"),
     ("text", "sk-short", False, "R8"), ("text", "kb://physics#1", False, "R8"), ("text", "data: none", False, "R8"),
     ("text", "A" * 199, False, "R8"),
+    ("text", "Authorization: Basic dXNlcjpwYXNz", True, "R8"), ("key", "authorization:basic QWxhZGRpbjpvcGVu", True, "R8"),
+    ("text", "Authorization: basic understanding required", False, "R8"),
+    ("text", "authorization: basic abc", False, "R8"), ("text", "authorization basic dXNlcjpwYXNz", False, "R8"),
 ]
 
 

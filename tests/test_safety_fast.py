@@ -37,7 +37,7 @@ VOCAB = sorted(
      for obj in [getattr(oracle, name)] if isinstance(obj, frozenset) for w in obj}
     | {"key", "keys", "token", "tokens", "raw", "Token", "API", "KEY", "accessToken", "HTTPServer",
        "eyJhbGciOi", "eyJzdWIiOi", "sk-", "sk_live_", "ghp_", "github_pat_", "glpat-", "xoxb-",
-       "AKIA", "AIza", "data:", ";base64,", "-----BEGIN ", "PRIVATE KEY", "RSA ", "12", "5",
+       "AKIA", "AIza", "data:", ";base64,", "Authorization", "authorization:", "Basic", "dXNlcjpwYXNz", "-----BEGIN ", "PRIVATE KEY", "RSA ", "12", "5",
        "abcdefghijklmnop", "ABCDEFGHIJKLMNOP0123", "ſk-", "K", "İ", "ı"}
 )
 SEPS = [" ", "_", "-", ".", ":", "=", "/", "  ", "\t", "\u00a0", "\u3000", "é", "", ";", ",", "+", "1", "A", "x",

@@ -232,7 +232,31 @@ bool pem_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   return false;
 }
 
-// A letter-initial shape (JWT, data: URI, key prefix) matching at s[i].
+// HTTP Basic credentials: authorization\s{0,8}[:=]\s{0,8}basic\s{1,8} then a run of >= 8
+// characters of [A-Za-z0-9+/] holding at least one that is not a lower-case letter (base64 of
+// "user:password"; "Authorization: basic understanding" is prose). ASCII case-insensitive.
+template <typename CharT>
+bool basic_auth_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
+  if (!ieq(s, n, i, "authorization")) return false;
+  std::size_t j = i + 13;
+  const std::size_t ws = run(s, n, j, is_ascii_space, 9);
+  if (ws > 8 || j + ws >= n || (s[j + ws] != ':' && s[j + ws] != '=')) return false;
+  j += ws + 1;
+  const std::size_t ws2 = run(s, n, j, is_ascii_space, 9);
+  if (ws2 > 8 || !ieq(s, n, j + ws2, "basic")) return false;
+  j += ws2 + 5;
+  const std::size_t ws3 = run(s, n, j, is_ascii_space, 9);
+  if (ws3 < 1 || ws3 > 8) return false;
+  j += ws3;
+  // a credential is short; only its first 200 characters are looked at (linear time)
+  const std::size_t r = run(s, n, j, is_b64std, 200);
+  if (r < 8) return false;
+  for (std::size_t k = 0; k < r; ++k)
+    if (!is_lower(s[j + k])) return true;
+  return false;
+}
+
+// A letter-initial shape (JWT, data: URI, key prefix, Basic credentials) matching at s[i].
 template <typename CharT>
 bool shape_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   const std::uint32_t lc = lower(s[i]);
@@ -267,10 +291,12 @@ bool shape_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
                run(s, n, i + 5, is_b64url, 12) >= 12;
       }
       return false;
+    case 'a':
+      if ((i == 0 || !is_alnum(s[i - 1])) && basic_auth_at(s, n, i)) return true;
+      [[fallthrough]];
     case 's':
     case 'r':
     case 'g':
-    case 'a':
       if (!url_start) return false;
       for (std::string_view p : kKeyPrefixes) {
         if (static_cast<unsigned char>(p[0]) == lc && ieq(s, n, i, p) &&
@@ -291,7 +317,7 @@ struct StartPairs {
 };
 constexpr StartPairs make_start_pairs() {
   StartPairs p{};
-  constexpr std::string_view shape = "ey da xo sk rk gh gl gi ak as ai";
+  constexpr std::string_view shape = "ey da xo sk rk gh gl gi ak as ai au";
   constexpr std::string_view assign = "pr co tr";
   constexpr std::string_view token = "to";
   for (std::size_t i = 0; i + 1 < shape.size(); i += 3) p.bits[shape[i] - 'a'][shape[i + 1] - 'a'] |= 1;

@@ -71,7 +71,9 @@ R7 sensor payloads: key role: ``sensor(s)``/``lidar``/``telemetry`` unless a met
 R8 credential shapes, any role (whatever the words): JWTs (``eyJ...`` ``.`` ``...`` ``.``), PEM
    private-key headers, well-known API-key prefixes (``sk-``, ``sk_live_``, ``ghp_``,
    ``github_pat_``, ``glpat-``, ``xox?-``, ``AKIA``, ``AIza``...) followed by >= 12 key
-   characters, ``data:...;base64,`` URIs and base64 runs of >= 200 characters. Shapes and the R4
+   characters, ``data:...;base64,`` URIs, base64 runs of >= 200 characters, and HTTP Basic
+   credentials (``Authorization: Basic`` then >= 8 base64 characters, not all lower-case letters:
+   ``Authorization: Basic dXNlcjpwYXNz`` is rejected, "authorization: basic understanding" is not). Shapes and the R4
    assignment form are matched ASCII case-insensitively (a non-ASCII letter never completes one).
 
 The rules run in C++ (``cpp/src/safety_rules.cpp``): one pass for the shapes, one for the
