@@ -277,3 +277,31 @@ def test_chunk_errors() -> None:
 def test_normalize_terms() -> None:
     assert T.normalize_terms("Capital of Country_42's?") == ["capital", "of", "country_42"]
     assert T.normalize_terms("ÉCOLE’s café") == ["école", "café"]
+
+
+@pytest.mark.parametrize("bad", [3.5, [1.5], [True], None, "x", [10**30], np.array([1.5]),
+                                 np.array([2**64 - 1], dtype=np.uint64), [[1, 2]]])
+def test_offset_converters_refuse_non_integers(bad):
+    # numpy would truncate 3.5 to 3 and pybind would raise its own TypeError/OverflowError
+    with pytest.raises(InputTypeError, match="offsets"):
+        T.utf8_to_cp("abc", bad)
+
+
+def test_offset_converters_out_of_range_ints_are_index_errors():
+    for v in (10**30, -(10**30), 4, -1):
+        with pytest.raises(DirectorIndexError):
+            T.cp_to_utf8("abc", v)
+    assert T.cp_to_utf8("aé", np.array([0, 1, 2], dtype=np.uint8)).tolist() == [0, 1, 3]
+
+
+@pytest.mark.parametrize("kw", [dict(max_tokens=10**30), dict(max_tokens=4, overlap=2.0),
+                                dict(max_tokens=4, overlap=10**30)])
+def test_chunk_budgets_must_be_int64(kw):
+    with pytest.raises(ConfigError):
+        T.chunk_by_tokens("abc def", [(0, 3), (4, 7)], **kw)
+
+
+@pytest.mark.parametrize("sentences", [[(0.5, 3)], [(0, 10**30)], ["ab"], [(0, 3, 5)]])
+def test_chunk_sentences_must_be_int_pairs(sentences):
+    with pytest.raises(InputTypeError, match="sentences"):
+        T.chunk_by_tokens("abc def", [(0, 3), (4, 7)], 4, sentences=sentences)

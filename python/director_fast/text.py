@@ -19,7 +19,7 @@ from typing import Any, Union
 import numpy as np
 
 from director_fast import _core
-from director_fast.errors import ConfigError, InputTypeError
+from director_fast.errors import ConfigError, DirectorIndexError, InputTypeError
 
 __all__ = [
     "OffsetMap",
@@ -57,14 +57,40 @@ OffsetMap.__doc__ = """Position tables of one text for exact offset conversion.
     """
 
 
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+
+
+def _int_array(values: Any, what: str, ndim: int) -> np.ndarray:
+    """``values`` as a C-contiguous int64 array with ``ndim`` dimensions (``(n, 2)`` when ``ndim``
+    is 2). Integers only: floats, bools, None, strings and ints beyond the int64 range raise
+    InputTypeError naming ``what`` (numpy would otherwise truncate 3.5 to 3 silently)."""
+    shape = "a 1-D sequence of ints" if ndim == 1 else "a sequence of (start, end) int pairs or an (n, 2) int array"
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InputTypeError(f"{what} must be {shape}") from exc
+    if arr.size == 0:
+        arr = np.zeros((0,) if ndim == 1 else (0, 2), dtype=np.int64)
+    elif arr.dtype.kind == "u":
+        if int(arr.max()) > _I64_MAX:
+            raise InputTypeError(f"{what}: a value exceeds the int64 range")
+    elif arr.dtype.kind != "i":
+        raise InputTypeError(f"{what} must be {shape} (integers only), got dtype {arr.dtype}")
+    if arr.ndim != ndim or (ndim == 2 and arr.shape[1] != 2):
+        raise InputTypeError(f"{what} must be {shape}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
 def _convert(text: str, offsets: Offsets, method: str) -> Any:
     om = OffsetMap(text)
-    if isinstance(offsets, (int, np.integer)) and not isinstance(offsets, bool):
-        return getattr(om, method)(int(offsets))
-    arr = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64))
-    if arr.ndim != 1:
+    if isinstance(offsets, (int, np.integer)) and not isinstance(offsets, (bool, np.bool_)):
+        v = int(offsets)
+        if not _I64_MIN <= v <= _I64_MAX:
+            raise DirectorIndexError(f"offset {v} is outside the text")
+        return getattr(om, method)(v)
+    if isinstance(offsets, (str, bytes)):
         raise InputTypeError("offsets must be an int or a 1-D sequence of ints")
-    return getattr(om, method + "_array")(arr)
+    return getattr(om, method + "_array")(_int_array(offsets, "offsets", 1))
 
 
 def cp_to_utf8(text: str, offsets: Offsets) -> Any:
@@ -184,11 +210,7 @@ class TextChunk:
 def _offsets_arrays(text: str, offsets: Any, unit: str) -> tuple[np.ndarray, np.ndarray]:
     if hasattr(offsets, "offsets") and not isinstance(offsets, np.ndarray):
         offsets = offsets.offsets  # a tokenizers.Encoding
-    arr = np.asarray(offsets, dtype=np.int64)
-    if arr.size == 0:
-        arr = arr.reshape(0, 2)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InputTypeError("offsets must be a sequence of (start, end) pairs or an (n, 2) int array")
+    arr = _int_array(offsets, "offsets", 2)
     starts = np.ascontiguousarray(arr[:, 0])
     ends = np.ascontiguousarray(arr[:, 1])
     if unit == "cp":
@@ -204,10 +226,16 @@ def _chunks(text: str, offsets: Any, max_tokens: int, overlap: int,
             sentences: Sequence[tuple[int, int]] | None, unit: str, one: bool) -> list[TextChunk]:
     if not isinstance(text, str):
         raise InputTypeError("text must be a str")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
-        raise ConfigError("max_tokens must be an int", field="max_tokens")
+    for name, v in (("max_tokens", max_tokens), ("overlap", overlap)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigError(f"{name} must be an int", field=name)
+        if not _I64_MIN <= v <= _I64_MAX:
+            raise ConfigError(f"{name}: outside the int64 range", field=name)
     starts, ends = _offsets_arrays(text, offsets, unit)
-    sents = list(split_sentences(text) if sentences is None else sentences)
+    if sentences is None:
+        sents = split_sentences(text)
+    else:
+        sents = [tuple(p) for p in _int_array(sentences, "sentences", 2).tolist()]
     raw = _core.chunk_tokens(starts, ends, sents, len(text), max_tokens, overlap, one)
     nonempty = np.cumsum(np.concatenate([[0], (ends > starts).astype(np.int64)]))
     return [
