@@ -80,3 +80,32 @@ def test_async_adapters():
 
     a, b, c = asyncio.run(run())
     assert a == b == c == ["Paris is ", "the capital."]
+
+
+def test_wrong_stream_shapes_raise_instead_of_yielding_nothing():
+    import pytest
+
+    from director_fast.errors import InputTypeError
+
+    for bad in (["Paris is ", "the capital."], ANTHROPIC_EVENTS, [b"x"], [42]):
+        with pytest.raises(InputTypeError, match="openai_text_deltas"):
+            list(openai_text_deltas(bad))
+    for bad in (["Paris"], OPENAI_CHUNKS, [None]):
+        with pytest.raises(InputTypeError, match="anthropic_text_deltas"):
+            list(anthropic_text_deltas(bad))
+
+    async def agen(items):
+        for x in items:
+            yield x
+
+    async def run():
+        return [t async for t in aopenai_text_deltas(agen(["raw text"]))]
+
+    with pytest.raises(InputTypeError):
+        asyncio.run(run())
+
+
+def test_legacy_openai_completion_chunks():
+    chunks = [{"choices": [{"index": 0, "text": "Paris ", "finish_reason": None}]},
+              {"choices": [{"index": 0, "text": "is big.", "finish_reason": "stop"}]}]
+    assert list(openai_text_deltas(chunks)) == ["Paris ", "is big."]

@@ -11,11 +11,19 @@
 
 ``close()``/``aclose()`` of the adapter closes the underlying stream (so a halting guard stops
 the model). Pass ``on_event=callback`` to observe the skipped events.
+
+An item of the wrong shape -- a plain ``str`` or ``bytes``, an OpenAI item without ``choices``,
+an Anthropic event without ``type`` (e.g. the other provider's stream, or raw text) -- raises
+:class:`~director_fast.errors.InputTypeError` naming the item's position instead of being skipped:
+a guard fed the wrong adapter would otherwise see an empty response and approve it. Legacy
+OpenAI completion chunks (``choices[i].text`` instead of ``delta``) are read too.
 """
 
 from __future__ import annotations
 
 from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+
+from director_fast.errors import InputTypeError
 
 __all__ = [
     "openai_text_deltas",
@@ -31,20 +39,34 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
+_MISSING = object()
+
+
+def _shape_error(item: Any, what: str, adapter: str) -> InputTypeError:
+    return InputTypeError(
+        f"{adapter}: stream item of type {type(item).__name__} is not {what}; "
+        "use the adapter that matches the client's stream"
+    )
+
+
 def _openai_text(chunk: Any, index: int) -> str | None:
-    for choice in _get(chunk, "choices", None) or ():
+    choices = _MISSING if isinstance(chunk, (str, bytes)) else _get(chunk, "choices", _MISSING)
+    if choices is _MISSING:
+        raise _shape_error(chunk, "an OpenAI chat-completion chunk (no 'choices')", "openai_text_deltas")
+    for choice in choices or ():
         if (_get(choice, "index", 0) or 0) != index:
             continue
         delta = _get(choice, "delta", None)
-        if delta is None:
-            return None
-        text = _get(delta, "content", None)
+        text = _get(choice, "text", None) if delta is None else _get(delta, "content", None)
         return text if isinstance(text, str) and text else None
     return None
 
 
 def _anthropic_text(event: Any) -> str | None:
-    if _get(event, "type", None) != "content_block_delta":
+    kind = _MISSING if isinstance(event, (str, bytes)) else _get(event, "type", _MISSING)
+    if kind is _MISSING:
+        raise _shape_error(event, "an Anthropic message stream event (no 'type')", "anthropic_text_deltas")
+    if kind != "content_block_delta":
         return None
     delta = _get(event, "delta", None)
     if delta is None or _get(delta, "type", None) != "text_delta":
