@@ -232,19 +232,29 @@ bool pem_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   return false;
 }
 
+constexpr std::size_t kNoMatch = static_cast<std::size_t>(-1);
+
+// The assignment operator after a word ending at j: \s{0,8} then ':' or '=' (ASCII \s), then,
+// when `spaces_after`, \s{0,8} more. Returns the index after it, or kNoMatch.
+template <typename CharT>
+std::size_t after_assignment(const CharT* s, std::size_t n, std::size_t j, bool spaces_after) noexcept {
+  const std::size_t ws = run(s, n, j, is_ascii_space, 9);
+  if (ws > 8 || j + ws >= n || (s[j + ws] != ':' && s[j + ws] != '=')) return kNoMatch;
+  j += ws + 1;
+  if (!spaces_after) return j;
+  const std::size_t ws2 = run(s, n, j, is_ascii_space, 9);
+  return ws2 > 8 ? kNoMatch : j + ws2;
+}
+
 // HTTP Basic credentials: authorization\s{0,8}[:=]\s{0,8}basic\s{1,8} then a run of >= 8
 // characters of [A-Za-z0-9+/] holding at least one that is not a lower-case letter (base64 of
 // "user:password"; "Authorization: basic understanding" is prose). ASCII case-insensitive.
 template <typename CharT>
 bool basic_auth_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   if (!ieq(s, n, i, "authorization")) return false;
-  std::size_t j = i + 13;
-  const std::size_t ws = run(s, n, j, is_ascii_space, 9);
-  if (ws > 8 || j + ws >= n || (s[j + ws] != ':' && s[j + ws] != '=')) return false;
-  j += ws + 1;
-  const std::size_t ws2 = run(s, n, j, is_ascii_space, 9);
-  if (ws2 > 8 || !ieq(s, n, j + ws2, "basic")) return false;
-  j += ws2 + 5;
+  std::size_t j = after_assignment(s, n, i + 13, true);
+  if (j == kNoMatch || !ieq(s, n, j, "basic")) return false;
+  j += 5;
   const std::size_t ws3 = run(s, n, j, is_ascii_space, 9);
   if (ws3 < 1 || ws3 > 8) return false;
   j += ws3;
@@ -338,9 +348,7 @@ bool assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   if (lc != 'p' && lc != 'c' && lc != 't') return false;
   for (std::string_view w : kAssignWords) {
     if (!ieq(s, n, i, w)) continue;
-    const std::size_t j = i + w.size();
-    const std::size_t ws = run(s, n, j, is_ascii_space, 9);
-    if (ws <= 8 && j + ws < n && (s[j + ws] == ':' || s[j + ws] == '=')) return true;
+    if (after_assignment(s, n, i + w.size(), false) != kNoMatch) return true;
   }
   return false;
 }
@@ -351,13 +359,8 @@ bool assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
 template <typename CharT>
 bool token_assign_at(const CharT* s, std::size_t n, std::size_t i) noexcept {
   if (!ieq(s, n, i, "token")) return false;
-  std::size_t j = i + 5;
-  const std::size_t ws = run(s, n, j, is_ascii_space, 9);
-  if (ws > 8 || j + ws >= n || (s[j + ws] != ':' && s[j + ws] != '=')) return false;
-  j += ws + 1;
-  const std::size_t ws2 = run(s, n, j, is_ascii_space, 9);
-  if (ws2 > 8) return false;
-  j += ws2;
+  const std::size_t j = after_assignment(s, n, i + 5, true);
+  if (j == kNoMatch) return false;
   for (std::size_t k = 0; k < 64 && j + k < n; ++k) {
     const std::uint32_t c = s[j + k];
     if (is_ascii_space(c) || c == ',' || c == ';') return false;
