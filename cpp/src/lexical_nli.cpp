@@ -70,10 +70,6 @@ const std::unordered_map<std::string, std::string>& polarity_cues() {
   return m;
 }
 
-const std::unordered_set<std::string>& negations();
-struct WrittenNumber;
-const std::unordered_map<std::string, WrittenNumber>& written_numbers();
-
 // Cheap pre-test before the hash lookups of the short word lists (negations, polarity cues,
 // written numbers): can a word of this first byte and length be in one of them? Most content
 // words fail it. (first byte, length capped at 31) -> bit.
