@@ -217,6 +217,7 @@ def test_questions_and_requests_are_not_premises():
 
 
 _DECL_WORDS = ["Tell", "what", "WHY", "Acme", "please,", "(Explain", '"Who', "[list:", "can;", "Is", "is.", "K\u212aelvin",
+               "Summarize:", "Continue.", "go!", "Answer:", '"Rewrite:"', "summarize:.", "Let's",
                "\u212aan", "Über", "ſhow", "names", "x", "?", "1998", "\u00a0", "\u2028"]
 _DECL_SEPS = [" ", ". ", "? ", "! ", "\n", "\n\n", "  ", "\t", ".\u3000", "... ", ".\u00a0", "?\"", "", "; "]
 
@@ -236,3 +237,26 @@ def test_declarative_part_request_words_match_the_python_list():
     for w in sorted(_REQUEST_WORDS):
         assert declarative_part(f"{w.title()} it now. Acme sells tea.") == "Acme sells tea.", w
     assert declarative_part("Tellers count cash. Whatever happens, tea.") == "Tellers count cash. Whatever happens, tea."
+
+
+def test_declarative_part_keeps_material_after_a_request_colon():
+    from director_fast.core.scorer import declarative_part
+
+    assert declarative_part("Summarize: Acme was founded in 1998 in Oslo.") == "Acme was founded in 1998 in Oslo."
+    assert declarative_part("Continue.") == "" and declarative_part("Go on!") == ""
+    assert declarative_part("Answer: what is the capital?") == ""
+    ok, c = CoherenceScorer().review("Summarize: Acme was founded in 1998 in Oslo.", "Acme was founded in 2005 in Paris.")
+    assert not ok and c.h_logical > 0.5
+
+
+def test_generic_prompt_falls_back_to_response_retrieval():
+    s = CoherenceScorer(knowledge=["Acme was founded in 1998."])
+    for prompt in ("Tell me more.", "Any updates?", ""):
+        ok, c = s.review(prompt, "Acme was founded in 2005.")
+        assert not ok and c.h_factual > 0.5 and c.evidence.chunks, prompt
+        ok, c = s.review(prompt, "Acme was founded in 1998.")
+        assert ok and c.h_factual < 0.5, prompt
+    # a prompt that retrieves facts still drives retrieval (the question's facts, not the answer's)
+    s2 = CoherenceScorer(knowledge=["Paris is the capital of France.", "Berlin is the capital of Germany."])
+    ok, c = s2.review("What is the capital of France?", "Berlin is the capital of Germany.")
+    assert c.evidence.chunks[0].text == "Paris is the capital of France."

@@ -15,7 +15,10 @@ constexpr std::string_view kRequestWords[] = {
     "tell", "describe", "explain", "summarize", "summarise", "list", "give", "write", "show",
     "compare", "name", "provide", "please", "can", "could", "would", "will", "do", "does", "did",
     "is", "are", "was", "were", "what", "who", "whom", "whose", "when", "where", "why", "how",
-    "which", "find", "answer", "translate", "define"};
+    "which", "find", "answer", "translate", "define", "continue", "elaborate", "expand", "rewrite",
+    "rephrase", "paraphrase", "complete", "generate", "create", "draft", "respond", "reply", "say",
+    "help", "check", "verify", "classify", "extract", "analyze", "analyse", "discuss", "outline",
+    "suggest", "recommend", "calculate", "solve", "go", "let"};
 
 bool is_request_word(const std::string& w) {
   for (std::string_view r : kRequestWords)
@@ -56,8 +59,17 @@ std::u32string declarative_part(std::u32string_view text) {
       }
       word += static_cast<char>(c >= U'A' && c <= U'Z' ? c + 32 : c);
     }
-    while (!word.empty() && (word.back() == ',' || word.back() == ':' || word.back() == ';')) word.pop_back();
-    if (ascii && is_request_word(word)) continue;
+    const bool colon = !word.empty() && word.back() == ':';
+    while (!word.empty() && (word.back() == ',' || word.back() == ':' || word.back() == ';' ||
+                             word.back() == '.' || word.back() == '!'))
+      word.pop_back();
+    if (ascii && is_request_word(word)) {
+      // "Summarize: <material>": the request is dropped, the material after it is kept
+      if (!colon) continue;
+      a = e;
+      while (a < b && is_py_space(text[a])) ++a;
+      if (a == b) continue;
+    }
     if (!out.empty()) out += U' ';
     out.append(text.substr(a, b - a));
   }

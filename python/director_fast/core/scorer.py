@@ -64,13 +64,17 @@ def _check_unit(value: Any, name: str) -> float:
 _REQUEST_WORDS = frozenset(
     "tell describe explain summarize summarise list give write show compare name provide please "
     "can could would will do does did is are was were what who whom whose when where why how which "
-    "find answer translate define".split())
+    "find answer translate define continue elaborate expand rewrite rephrase paraphrase complete "
+    "generate create draft respond reply say help check verify classify extract analyze analyse "
+    "discuss outline suggest recommend calculate solve go let".split())
 
 
 def declarative_part(prompt: str) -> str:
     """The sentences of ``prompt`` that assert something: questions (ending in ``?``) and
-    requests (starting with a request or question word such as "Tell", "Explain", "What") are
-    dropped, since an answer neither follows from nor contradicts them. Returns ``""`` when
+    requests (starting with a request or question word such as "Tell", "Explain", "What",
+    "Continue") are dropped, since an answer neither follows from nor contradicts them; a request
+    word followed by a colon keeps what follows it ("Summarize: Acme was founded in 1998." keeps
+    "Acme was founded in 1998."). Returns ``""`` when
     nothing declarative remains; the prompt is then treated like an empty one (h_logical = 0.5).
     Sentences are split with :func:`director_fast.text.split_sentences`, each kept one is
     stripped of whitespace, and they are joined with one space.
@@ -95,8 +99,13 @@ def _declarative_part_py(prompt: str) -> str:
         sent = prompt[a:b].strip()
         if not sent or sent.endswith("?"):
             continue
-        first = sent.split(None, 1)[0].strip("\"'([{").lower().rstrip(",:;")
-        if first in _REQUEST_WORDS:
+        first_raw = sent.split(None, 1)[0]
+        first = first_raw.strip("\"'([{").lower()
+        if first.rstrip(",:;.!") in _REQUEST_WORDS:
+            # "Summarize: <material>": the request is dropped, the material after it is kept
+            rest = sent[len(first_raw):].strip() if first.endswith(":") else ""
+            if rest:
+                kept.append(rest)
             continue
         kept.append(sent)
     return " ".join(kept)
@@ -228,7 +237,8 @@ class CoherenceScorer:
     def retrieve(self, query: str, *, tenant_id: str = "", k: int | None = None) -> tuple[list[EvidenceChunk], str]:
         """Evidence for ``query`` in ``tenant_id``: ``(chunks, retrieval_path)``.
 
-        :meth:`score` queries with the prompt when it is not blank, else with the response.
+        :meth:`score` queries with the prompt when it is not blank, and with the response when
+        the prompt is blank or retrieves nothing.
         Lists of facts are searched lexically (IDF-weighted word overlap; punctuation, case and
         possessives never block a match); ``distance = 1 - overlap`` in [0, 1]. Only facts that
         share at least one word with the query are returned.
@@ -305,9 +315,14 @@ class CoherenceScorer:
 
     def _factual(self, prompt: str, response: str, tenant_id: str):
         # Retrieval is driven by the question when there is one (a wrong answer must not pull in
-        # the facts that would make it look supported), else by the response itself.
-        query = prompt if prompt.strip() else response
-        chunks, path = self.retrieve(query, tenant_id=tenant_id)
+        # the facts that would make it look supported), else -- blank prompt, or a prompt that
+        # matches no fact ("Tell me more.") -- by the response itself, so that a generic
+        # follow-up prompt cannot turn every answer into "no evidence, neutral 0.5".
+        chunks, path = [], "none"
+        if prompt.strip():
+            chunks, path = self.retrieve(prompt, tenant_id=tenant_id)
+        if not chunks:
+            chunks, path = self.retrieve(response, tenant_id=tenant_id)
         if not chunks:
             return _NEUTRAL, chunks, path, None, []
         premise = "\n".join(c.text for c in chunks)
