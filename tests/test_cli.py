@@ -70,6 +70,20 @@ def test_resume_does_not_rescore(tmp_path):
         run_guard(other, resume=True, progress=False)
 
 
+def test_resume_with_other_options_rescores(tmp_path):
+    out = tmp_path / "res.jsonl"
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(open(sample_path(), encoding="utf-8").read().splitlines()[:4]) + "\n")
+    run_guard(data, out=out, options=GuardOptions(threshold=0.5), progress=False)
+    for opts in (GuardOptions(threshold=0.3), GuardOptions(threshold=0.5, stream=True),
+                 GuardOptions(threshold=0.5, tenant_id="t"), GuardOptions(threshold=0.5, top_k=1)):
+        s = run_guard(data, out=out, options=opts, resume=True, progress=False)
+        fresh = run_guard(data, options=opts, progress=False)
+        assert s.resumed == 0 and s.to_dict()["approved"] == fresh.to_dict()["approved"], opts
+    again = run_guard(data, out=out, options=GuardOptions(threshold=0.5, top_k=1), resume=True, progress=False)
+    assert again.resumed == 4
+
+
 def test_bad_input_names_the_line_and_skip_bad(tmp_path, capsys):
     data = tmp_path / "bad.jsonl"
     good = open(sample_path(), encoding="utf-8").readline().strip()
@@ -101,3 +115,13 @@ def test_tokenize_for_stream_roundtrip():
 def test_console_script_entry_point():
     r = subprocess.run([sys.executable, "-m", "director_fast.cli", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "guard" in r.stdout
+
+
+def test_stream_needs_response_with_context(tmp_path, capsys):
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_text("Acme was founded in 1998.")
+    assert cli.main(["stream", "--context", str(ctx)]) == 2
+    assert "--response" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0 and "director-fast" in capsys.readouterr().out

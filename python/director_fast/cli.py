@@ -45,6 +45,15 @@ def _cmd_guard(a: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("director_fast")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
 def _cmd_demo(a: argparse.Namespace) -> int:
     from director_fast.jobs import sample_path
 
@@ -57,8 +66,12 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 def _cmd_stream(a: argparse.Namespace) -> int:
     from director_fast.jobs import GuardOptions, _default_scorer_factory, sample_path, tokenize_for_stream
+    from director_fast.errors import ValidationError
     from director_fast.stream_guard import stream_guard
 
+    if not a.response and (a.context or a.question):
+        raise ValidationError("stream: --context / --question need --response (the text to stream); "
+                              "without any of them the bundled sample is used")
     if a.response:
         response = Path(a.response).read_text(encoding="utf-8")
         context = Path(a.context).read_text(encoding="utf-8") if a.context else ""
@@ -127,6 +140,7 @@ def _cmd_export(a: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="director-fast", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     g = sub.add_parser("guard", help="score every record of a JSONL file")
@@ -143,18 +157,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.set_defaults(fn=_cmd_guard)
 
     d = sub.add_parser("demo", help="guard --stream on the bundled sample")
-    d.add_argument("--out")
-    d.add_argument("--backend", default="lexical")
-    d.add_argument("--json", action="store_true")
-    d.add_argument("--no-progress", action="store_true")
+    d.add_argument("--out", help="JSONL results, one line per record")
+    d.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
+    d.add_argument("--json", action="store_true", help="print the summary as JSON")
+    d.add_argument("--no-progress", action="store_true", help="no progress bar")
     d.set_defaults(fn=_cmd_demo)
 
     s = sub.add_parser("stream", help="replay one response and show where and why it halts")
-    s.add_argument("--context")
-    s.add_argument("--response")
-    s.add_argument("--question")
-    s.add_argument("--backend", default="lexical")
-    s.add_argument("--threshold", type=float, default=None)
+    s.add_argument("--context", help="file with the source text (evidence); needs --response")
+    s.add_argument("--response", help="file with the response to stream (default: a bundled sample record)")
+    s.add_argument("--question", help="the prompt / question (text); needs --response")
+    s.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
+    s.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
     s.set_defaults(fn=_cmd_stream)
 
     b = sub.add_parser("bench", help="side-by-side benchmarks against director-ai")

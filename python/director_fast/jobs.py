@@ -137,25 +137,31 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
             yield lineno, rec
 
 
-def record_fingerprint(rec: dict[str, Any]) -> str:
-    """SHA-256 (first 16 hex digits) of the record's context, question and response: a result
-    line is reused on --resume only when both its line number and this fingerprint match."""
+def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None) -> str:
+    """SHA-256 (first 16 hex digits) of the record's context, question and response and of the
+    options that change a result (backend, threshold, stream, tenant, top_k): a result line is
+    reused on --resume only when both its line number and this fingerprint match, so resuming
+    with other options scores again instead of reporting the earlier run's results."""
     h = hashlib.sha256()
     for key in ("context", "question", "response"):
         h.update(str(rec.get(key, "")).encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
+    if options is not None:
+        o = options
+        h.update(repr((o.backend, o.threshold, o.stream, o.tenant_id, o.top_k)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:16]
 
 
-def _done_lines(out_path: Path, records: list[tuple[int, dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+def _done_lines(out_path: Path, records: list[tuple[int, dict[str, Any]]],
+                options: GuardOptions) -> dict[int, dict[str, Any]]:
     """Finished results in ``out_path`` that belong to ``records`` (same line and fingerprint),
     keyed by line. Every other line -- torn or unparseable (an interrupted write), or from a
-    different input -- is dropped by rewriting the file atomically, so those records are scored
+    different input or other options -- is dropped by rewriting the file atomically, so those records are scored
     again and appends start on a clean line."""
     done: dict[int, dict[str, Any]] = {}
     if not out_path.exists():
         return done
-    want = {lineno: record_fingerprint(rec) for lineno, rec in records}
+    want = {lineno: record_fingerprint(rec, options) for lineno, rec in records}
     kept: list[str] = []
     dropped = 0
     with open(out_path, encoding="utf-8") as f:
@@ -202,7 +208,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
         print(f"skipping bad record: {msg}", file=log)
 
     records = list(read_records(data, skip_bad=opts.skip_bad, on_bad=bad))
-    done = _done_lines(out_path, records) if (out_path is not None and resume) else {}
+    done = _done_lines(out_path, records, opts) if (out_path is not None and resume) else {}
     if out_path is not None and not resume and out_path.exists():
         out_path.unlink()
     fout = open(out_path, "a", encoding="utf-8") if out_path is not None else None
@@ -270,7 +276,7 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
     result: dict[str, Any] = {
         "line": lineno,
         "id": rec.get("orig_id", ""),
-        "fingerprint": record_fingerprint(rec),
+        "fingerprint": record_fingerprint(rec, opts),
         "score": round(float(cs.score), 6),
         "approved": bool(approved),
         "warning": bool(cs.warning),
