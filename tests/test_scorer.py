@@ -260,3 +260,21 @@ def test_generic_prompt_falls_back_to_response_retrieval():
     s2 = CoherenceScorer(knowledge=["Paris is the capital of France.", "Berlin is the capital of Germany."])
     ok, c = s2.review("What is the capital of France?", "Berlin is the capital of Germany.")
     assert c.evidence.chunks[0].text == "Paris is the capital of France."
+
+
+def test_director_ai_switches_use_nli_and_onnx_path(tmp_path):
+    assert not CoherenceScorer(use_nli=False).model_backed
+    for kw, field in ((dict(use_nli=True), "use_nli"), (dict(require_model_backed_nli=True), "require_model_backed_nli"),
+                      (dict(use_nli="yes"), "use_nli"), (dict(nli_model="x", onnx_path="y"), "onnx_path")):
+        with pytest.raises(ConfigError) as exc:
+            CoherenceScorer(**kw)
+        assert exc.value.field == field
+    pytest.importorskip("onnxruntime")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _tiny_onnx import build_tiny_nli
+
+    build_tiny_nli(tmp_path)
+    assert CoherenceScorer(use_nli=True, onnx_path=str(tmp_path)).model_backed
+    assert CoherenceScorer(require_model_backed_nli=True, nli_model=str(tmp_path)).model_backed
+    with pytest.raises(ConfigError, match="contradicts"):
+        CoherenceScorer(use_nli=False, nli_model=str(tmp_path))

@@ -130,6 +130,12 @@ class CoherenceScorer:
             tenant never sees another tenant's facts); or an object with
             ``retrieve(query, k=..., tenant=...) -> list[EvidenceChunk]`` (the knowledge base).
         ground_truth_store: director-ai's name for ``knowledge``.
+        use_nli: director-ai's switch. ``None`` (default): the model when ``nli`` / ``nli_model``
+            is given, else the lexical heuristic. ``False``: the lexical heuristic (a model given
+            as well is a ConfigError). ``True``: a model is required -- ConfigError when none is
+            given (nothing is ever downloaded).
+        require_model_backed_nli: ``True`` raises ConfigError unless an NLI model is loaded.
+        onnx_path: director-ai's name for ``nli_model`` (an ONNX NLI directory).
         top_k: evidence chunks retrieved per query (>= 1).
         cache_size: entries of the per-sentence cache used by :meth:`score_sentence` (>= 0).
 
@@ -158,6 +164,9 @@ class CoherenceScorer:
         ground_truth_store: Any | None = None,
         top_k: int = 3,
         cache_size: int = 4096,
+        use_nli: bool | None = None,
+        require_model_backed_nli: bool = False,
+        onnx_path: str | None = None,
     ) -> None:
         self.threshold = _check_unit(threshold, "threshold")
         self.soft_limit = (_check_unit(soft_limit, "soft_limit") if soft_limit is not None
@@ -180,11 +189,26 @@ class CoherenceScorer:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be an int >= 0, got {cache_size!r}", "cache_size")
         self._cache_size = cache_size
+        if onnx_path is not None:
+            if nli_model is not None:
+                raise ConfigError("give either nli_model or onnx_path, not both", "onnx_path")
+            nli_model = onnx_path
         if nli is not None and nli_model is not None:
             raise ConfigError("give either nli or nli_model, not both", "nli_model")
+        for name, flag in (("use_nli", use_nli), ("require_model_backed_nli", require_model_backed_nli)):
+            if flag is not None and not isinstance(flag, bool):
+                raise ConfigError(f"{name} must be a bool", name)
+        if use_nli is False and (nli is not None or nli_model is not None):
+            raise ConfigError("use_nli=False contradicts the nli / nli_model given", "use_nli")
         if nli_model is not None:
             nli = NLIModel.from_pretrained(nli_model)
         self.nli = nli if nli is not None else LexicalNLI()
+        if (use_nli or require_model_backed_nli) and not getattr(self.nli, "model_backed", False):
+            raise ConfigError(
+                "an NLI model was required (use_nli=True / require_model_backed_nli=True) but none is "
+                "loaded: pass nli=NLIModel.from_pretrained(DIR) or nli_model=DIR (nothing is downloaded; "
+                "`director-fast export-nli` makes such a directory)",
+                "use_nli" if use_nli else "require_model_backed_nli")
         for attr in ("score", "score_detailed"):
             if not callable(getattr(self.nli, attr, None)):
                 raise ConfigError(f"nli backend must have a callable {attr}()", "nli")
