@@ -245,3 +245,35 @@ def test_callback_errors_halt_with_safety_event(name):
     (ev,) = session.safety_events
     assert ev.halt_reason == "callback_timeout" and ev.threshold is None
     assert ev.hook_id == "streaming.kernel" and ev.policy_decision == "halt"
+
+
+def test_check_halt_per_score_api():
+    from director_fast.core.streaming import StreamingKernel
+
+    k = StreamingKernel(hard_limit=0.3, window_size=3, window_threshold=0.55, trend_window=3, trend_threshold=0.15)
+    assert [k.check_halt(x) for x in (0.9, 0.9, 0.9)] == [False, False, False]
+    assert k.check_halt(0.2) is True            # hard limit
+    assert k.check_halt(0.9) is False           # history continues after a True: (0.9+0.2+0.9)/3 >= 0.55
+    k.reset_state()
+    assert [k.check_halt(x) for x in (0.5, 0.5, 0.5)] == [False, False, True]  # window mean 0.5 < 0.55
+    k.reset_state()
+    # trend: 0.95, 0.8, 0.65 -> slope -0.15, projected drop 0.3 > 0.15
+    assert [k.check_halt(x) for x in (0.95, 0.8, 0.65)] == [False, False, True]
+    for bad in (float("nan"), 1.5, -0.1, "0.5", None, True):
+        with pytest.raises(ScoreError):
+            k.check_halt(bad)
+    assert len(k._check_window) == 3  # invalid scores leave the history unchanged
+
+
+def test_check_halt_matches_director_ai():
+    D = pytest.importorskip("director_ai.core").StreamingKernel
+    from director_fast.core.streaming import StreamingKernel
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        kw = dict(hard_limit=float(rng.choice([0.3, 0.5])), window_size=int(rng.integers(2, 9)),
+                  window_threshold=float(rng.choice([0.5, 0.55, 0.7])), trend_window=int(rng.integers(2, 7)),
+                  trend_threshold=float(rng.choice([0.05, 0.15, 0.3])))
+        ours, anchor = StreamingKernel(**kw), D(**kw)
+        for x in np.round(rng.uniform(0.2, 1.0, 40), 3):
+            assert ours.check_halt(float(x)) == anchor.check_halt(float(x)), (kw, x)

@@ -11,13 +11,16 @@ carries a :class:`SafetyEvent`. ``halt_reason`` holds the machine reason (``"har
 
 from __future__ import annotations
 
+import threading
 from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from director_fast.core.halt import HaltConfig, HaltReason
 from director_fast.core.safety_event import SafetyEvent
 from director_fast.core.types import HaltEvidence
+from director_fast.errors import ScoreError
 
 __all__ = ["TokenEvent", "StreamSession", "StreamingKernel"]
 
@@ -211,6 +214,10 @@ class StreamingKernel:
         self.on_halt = on_halt
         self.streaming_debug = streaming_debug
         self._active = True
+        # check_halt() state (director-ai's per-score API), kept across calls until reset_state()
+        self._check_lock = threading.Lock()
+        self._check_window: deque[float] = deque(maxlen=self.config.window_size)
+        self._check_trend: deque[float] = deque(maxlen=self.config.trend_window)
 
     # parameters readable as attributes, like the anchor
     def __getattr__(self, name: str) -> Any:
@@ -232,8 +239,60 @@ class StreamingKernel:
         self._active = True
 
     def reset_state(self) -> None:
-        """Re-arm the kernel (state is per stream anyway)."""
+        """Re-arm the kernel and clear the :meth:`check_halt` history (stream state is per
+        :meth:`stream_tokens` call anyway)."""
         self._active = True
+        with self._check_lock:
+            self._check_window.clear()
+            self._check_trend.clear()
+
+    def check_halt(self, score: float) -> bool:
+        """director-ai's per-score check: add ``score`` (finite, in [0, 1]) to this instance's
+        window and trend history (kept across calls until :meth:`reset_state`) and return True
+        when a halt condition holds for this update: ``score < hard_limit``, the mean of the last
+        ``window_size`` scores below ``window_threshold``, or the projected drop of the last
+        ``trend_window`` scores (least-squares slope x (n - 1), the halt kernel's trend statistic)
+        above ``trend_threshold``. Unlike a stream, the history continues after a True.
+
+        Raises:
+            ScoreError: ``score`` is not a finite number in [0, 1] (the history is unchanged).
+
+        Thread-safety: calls are serialised by a lock (one shared history per instance). For
+        streams use :meth:`stream_tokens` / :func:`~director_fast.stream_guard`, whose C++
+        kernel state is per stream.
+        """
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not (0.0 <= float(score) <= 1.0):
+            raise ScoreError(f"check_halt: score must be a finite number in [0, 1], got {score!r}")
+        x = float(score)
+        cfg = self.config
+        with self._check_lock:
+            self._check_window.append(x)
+            self._check_trend.append(x)
+            if x < cfg.hard_limit:
+                return True
+            # the same arithmetic, in the same order, as the C++ kernel (halt_kernel.cpp)
+            w = self._check_window
+            if len(w) >= cfg.window_size:
+                total = 0.0
+                for y in w:
+                    total += y
+                if total / len(w) < cfg.window_threshold:
+                    return True
+            t = self._check_trend
+            if len(t) >= cfg.trend_window:
+                n = len(t)
+                xbar = (n - 1) / 2.0
+                sy = 0.0
+                for y in t:
+                    sy += y
+                ybar = sy / n
+                num = den = 0.0
+                for i, y in enumerate(t):
+                    num += (i - xbar) * (y - ybar)
+                    den += (i - xbar) * (i - xbar)
+                if -(num / den) * (n - 1) > cfg.trend_threshold:
+                    return True
+        return False
 
     def stream_tokens(
         self,
