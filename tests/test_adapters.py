@@ -109,3 +109,17 @@ def test_legacy_openai_completion_chunks():
     chunks = [{"choices": [{"index": 0, "text": "Paris ", "finish_reason": None}]},
               {"choices": [{"index": 0, "text": "is big.", "finish_reason": "stop"}]}]
     assert list(openai_text_deltas(chunks)) == ["Paris ", "is big."]
+
+
+def test_adapters_refuse_non_iterables():
+    import pytest
+
+    from director_fast.errors import InputTypeError
+
+    for fn in (openai_text_deltas, anthropic_text_deltas):
+        for bad in (None, 3, "text"):
+            with pytest.raises(InputTypeError, match="stream"):
+                fn(bad)
+    for fn in (aopenai_text_deltas, aanthropic_text_deltas):
+        with pytest.raises(InputTypeError, match="stream"):
+            fn([OPENAI_CHUNKS[0]])  # a sync list given to the async adapter

@@ -579,3 +579,16 @@ def test_non_finite_row_values_confirm_nothing(bad):
     assert c.verdict != "confirmed"
     c = one('It earns inf [ref:revenue="inf"].', [{"revenue": bad}])
     assert c.verdict != "confirmed"
+
+
+def test_row_keys_and_value_types_are_checked():
+    import numpy as np
+
+    from director_fast.errors import InputTypeError
+
+    with pytest.raises(InputTypeError, match=r"rows\[0\]: variable names must be str"):
+        check_citations('v [ref:1="2"].', [{1: 2}])
+    with pytest.raises(InputTypeError, match="object is not understood"):
+        check_citations('Revenue was 5 [ref:revenue="5"].', [{"revenue": object()}])
+    got = check_citations('Revenue was 5 [ref:revenue="5"].', [{"revenue": np.int64(5)}])
+    assert got.checks[0].verdict == "confirmed"

@@ -190,7 +190,8 @@ def test_review_batch_with_model_matches_review(tmp_path):
     kb = {"t": ["the cat sits in the park.", "the dog runs in the park.", "paris is the capital of france."]}
     s = CoherenceScorer(nli_model=str(tmp_path), knowledge=kb)
     items = [("where is the cat", "the cat is not in the park."), ("", "the dog runs."),
-             ("capital of france", "berlin is the capital of france."), ("nothing matches", "yes")]
+             ("capital of france", "berlin is the capital of france."), ("nothing matches", "yes"),
+             ("zzz qqq", "the dog runs in the park.")]  # prompt retrieves nothing: the response does
     batched = s.review_batch(items, tenant_id="t")
     for (p, a), (ok, c) in zip(items, batched):
         ok2, c2 = s.review(p, a, tenant_id="t")

@@ -414,3 +414,24 @@ def test_incremental_any_tokenisation(parts, seps, cuts, bad, release):
 
     aout, asess = asyncio.run(arun())
     assert aout == out and asess.halt_index == s.halt_index and asess.halt_reason == s.halt_reason
+
+
+def test_token_sources_of_the_wrong_type_are_refused():
+    for bad in (None, 5, "a whole text", b"bytes"):
+        with pytest.raises(InputTypeError, match="tokens"):
+            df.stream_guard(bad, lambda t: 0.9)
+        with pytest.raises(InputTypeError, match="tokens"):
+            df.astream_guard(bad, lambda t: 0.9)
+    assert list(df.stream_guard(iter(["a ", "b"]), lambda t: 0.9)) == ["a ", "b"]
+
+
+def test_replay_accepts_a_mapping_config_and_names_unknown_fields():
+    import numpy as np
+
+    s = np.array([0.9, 0.2])
+    assert df.replay(s, None, {"hard_limit": 0.3}).halted
+    with pytest.raises(ConfigError) as exc:
+        df.replay(s, None, {"bogus": 1})
+    assert exc.value.field == "bogus"
+    with pytest.raises(InputTypeError):
+        df.replay(s, None, 3)

@@ -78,6 +78,8 @@ def _anthropic_text(event: Any) -> str | None:
 class _SyncAdapter:
     def __init__(self, stream: Iterable[Any], extract: Callable[[Any], str | None],
                  on_event: Callable[[Any], None] | None) -> None:
+        if not hasattr(stream, "__iter__") or isinstance(stream, (str, bytes)):
+            raise InputTypeError(f"stream must be an iterable of chunks / events, got {type(stream).__name__}")
         self._stream = stream
         self._it = iter(stream)
         self._extract = extract
@@ -106,6 +108,8 @@ class _SyncAdapter:
 class _AsyncAdapter:
     def __init__(self, stream: AsyncIterable[Any], extract: Callable[[Any], str | None],
                  on_event: Callable[[Any], None] | None) -> None:
+        if not hasattr(stream, "__aiter__"):
+            raise InputTypeError(f"stream must be an async iterable of chunks / events, got {type(stream).__name__}")
         self._stream = stream
         self._it = stream.__aiter__()
         self._extract = extract

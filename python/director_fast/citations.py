@@ -71,6 +71,7 @@ Row values may be ``str``, ``int``, ``float``, ``Decimal``, ``bool`` (surface ``
 
 from __future__ import annotations
 
+import numbers
 import re
 import unicodedata
 from bisect import bisect_right
@@ -688,7 +689,12 @@ def _surfaces(v: Any) -> list[str]:
         return [s for x in v for s in _surfaces(x)]
     if isinstance(v, (set, frozenset)):
         return sorted(s for x in v for s in _surfaces(x))
-    return [str(v)]
+    if isinstance(v, numbers.Number) and not isinstance(v, complex):  # numpy scalars, Fraction
+        return _surfaces(float(v)) if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) \
+            else [str(int(v))]
+    raise InputTypeError(
+        f"rows: a value of type {type(v).__name__} is not understood (str, int, float, Decimal, bool, "
+        "None, list / tuple / set of them, or {'value': ...})")
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -844,7 +850,8 @@ def check_citations(
 
     Raises:
         InputTypeError: ``answer`` is not a ``str``, ``rows`` is not an iterable of mappings
-            (the message names the offending index), or ``id_fields`` is not a sequence of str.
+            with ``str`` keys (the message names the offending index), a row value is of a type
+            not listed in the module docs, or ``id_fields`` is not a sequence of str.
         ConfigError: ``max_observed`` is not a non-negative integer (``field="max_observed"``).
 
     Never raises on malformed markers: they are reported as ``unverifiable`` with ``problem``.
@@ -862,6 +869,9 @@ def check_citations(
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
             raise InputTypeError(f"rows[{i}] must be a mapping, got {type(r).__name__}")
+        for k in r:
+            if not isinstance(k, str):
+                raise InputTypeError(f"rows[{i}]: variable names must be str, got {type(k).__name__} {k!r:.40}")
     if id_fields is not None:
         if isinstance(id_fields, (str, bytes)) or not all(isinstance(f, str) for f in id_fields):
             raise InputTypeError("id_fields must be a sequence of str")

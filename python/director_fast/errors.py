@@ -40,6 +40,7 @@ __all__ = [
     "DirectorKeyError",
     "StorageError",
     "StreamHalted",
+    "FieldTypeError",
 ]
 
 
@@ -97,3 +98,12 @@ class StreamHalted(DirectorFastError):
     def __init__(self, message: str, session: Any = None) -> None:
         super().__init__(message)
         self.session = session
+
+
+class FieldTypeError(ValidationError, InputTypeError):
+    """A field or payload member of the wrong type.
+
+    Both a :class:`ValidationError` (hence ``ValueError``) and an :class:`InputTypeError` (hence
+    ``TypeError``): validators promise to raise only ``ValueError`` subclasses, constructors
+    conventionally raise ``TypeError``.
+    """

@@ -503,10 +503,24 @@ def _check_token(tok: Any, index: int) -> str:
     return tok
 
 
+def _check_token_source(tokens: Any, *, asynchronous: bool) -> None:
+    """``tokens`` must be an iterable of str tokens (or an async iterable for the async guard);
+    a whole ``str`` is refused (it would stream one character per token)."""
+    if isinstance(tokens, (str, bytes, bytearray)):
+        raise InputTypeError(
+            f"tokens must be an iterable of str tokens, not a {type(tokens).__name__} "
+            "(split the text, e.g. director_fast.jobs.tokenize_for_stream(text), or pass [text])")
+    ok = hasattr(tokens, "__iter__") or (asynchronous and hasattr(tokens, "__aiter__"))
+    if not ok:
+        kind = "an iterable or async iterable" if asynchronous else "an iterable"
+        raise InputTypeError(f"tokens must be {kind} of str tokens, got {type(tokens).__name__}")
+
+
 class StreamGuard:
     """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`."""
 
     def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
+        _check_token_source(tokens, asynchronous=False)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._it: Iterator[str] | None = None
@@ -809,6 +823,7 @@ class AsyncStreamGuard:
     """
 
     def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
+        _check_token_source(tokens, asynchronous=True)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._it: AsyncIterator[str] | None = None

@@ -30,21 +30,14 @@ from dataclasses import MISSING, fields
 from collections.abc import Mapping
 from typing import Any
 
-from director_fast.errors import InputTypeError, ValidationError
+from director_fast.errors import FieldTypeError, InputTypeError, ValidationError
 
 __all__ = ["F", "FieldTypeError", "MAX_JSON_DEPTH", "validate_fields", "dump_fields", "load_fields"]
 
 #: deepest nesting accepted in a free-form JSON field (``json`` kind).
 MAX_JSON_DEPTH = 32
 
-
-class FieldTypeError(ValidationError, InputTypeError):
-    """A field or payload member of the wrong type.
-
-    Both a :class:`~director_fast.errors.ValidationError` (hence ``ValueError``) and an
-    :class:`~director_fast.errors.InputTypeError` (hence ``TypeError``): validators promise to
-    raise only ``ValueError`` subclasses, constructors conventionally raise ``TypeError``.
-    """
+# FieldTypeError lives in director_fast.errors (public); re-exported here for the field helpers.
 
 
 class F:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, fields
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from director_fast import _core
-from director_fast.errors import ConfigError
+from director_fast.errors import ConfigError, InputTypeError
 
 __all__ = [
     "HaltReason",
@@ -219,7 +220,18 @@ def replay(scores: Any, sentence_end: Any = None, config: HaltConfig | None = No
         InputTypeError: wrong dtype, shape or layout (no silent copies are made).
         ScoreError: a read score is non-finite or outside [0, 1] (``.index`` names the token).
     """
-    cfg = config or HaltConfig()
+    if config is None:
+        cfg = HaltConfig()
+    elif isinstance(config, HaltConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        known = {f.name for f in fields(HaltConfig)}
+        for key in config:
+            if key not in known:
+                raise ConfigError(f"config: unknown HaltConfig field {key!r}", field=str(key))
+        cfg = HaltConfig(**config)
+    else:
+        raise InputTypeError(f"config must be a HaltConfig or a mapping of its fields, got {type(config).__name__}")
     kernel = cfg.new_kernel()
     n = scores.shape[0] if isinstance(scores, np.ndarray) else 0
     flags = np.zeros(n, dtype=np.uint8)

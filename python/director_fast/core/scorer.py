@@ -337,16 +337,21 @@ class CoherenceScorer:
         """h_factual in [0, 1]; 0.5 when no evidence is retrieved."""
         return self._factual(prompt, response, tenant_id)[0]
 
-    def _factual(self, prompt: str, response: str, tenant_id: str):
+    def _evidence_for(self, prompt: str, response: str, tenant_id: str) -> tuple[list[EvidenceChunk], str]:
         # Retrieval is driven by the question when there is one (a wrong answer must not pull in
         # the facts that would make it look supported), else -- blank prompt, or a prompt that
         # matches no fact ("Tell me more.") -- by the response itself, so that a generic
         # follow-up prompt cannot turn every answer into "no evidence, neutral 0.5".
-        chunks, path = [], "none"
+        chunks: list[EvidenceChunk] = []
+        path = "none"
         if prompt.strip():
             chunks, path = self.retrieve(prompt, tenant_id=tenant_id)
         if not chunks:
             chunks, path = self.retrieve(response, tenant_id=tenant_id)
+        return chunks, path
+
+    def _factual(self, prompt: str, response: str, tenant_id: str):
+        chunks, path = self._evidence_for(prompt, response, tenant_id)
         if not chunks:
             return _NEUTRAL, chunks, path, None, []
         premise = "\n".join(c.text for c in chunks)
@@ -444,6 +449,8 @@ class CoherenceScorer:
         With an NLI model every model call of the whole batch (logical, factual and per-chunk
         pairs) goes through one length-bucketed ``score_detailed_batch`` call.
         """
+        if not hasattr(items, "__iter__") or isinstance(items, (str, bytes)):
+            raise InputTypeError(f"items must be an iterable of (prompt, response) tuples, got {type(items).__name__}")
         items = list(items)
         for i, it in enumerate(items):
             if not (isinstance(it, tuple) and len(it) == 2):
@@ -455,8 +462,7 @@ class CoherenceScorer:
         requests: list[tuple[str, str]] = []
         plans = []
         for prompt, action in items:
-            query = prompt if prompt.strip() else action
-            chunks, _path = self.retrieve(query, tenant_id=tenant_id)
+            chunks, _path = self._evidence_for(prompt, action, tenant_id)
             li = None
             declarative = declarative_part(prompt)
             if declarative:
