@@ -45,8 +45,9 @@ def test_tenant_isolation(kb: KnowledgeBase) -> None:
     assert b[0].text == "The capital of country_42 is Secretville."
     assert all(r.source in ("secret", "physics") for r in b)
     assert kb.retrieve("capital", k=3, tenant="zzz") == []
-    everyone = kb.retrieve("Secretville", k=1)
+    everyone = kb.retrieve("Secretville", k=1, tenant=None)  # explicit opt-in: every tenant
     assert everyone[0].source == "secret"
+    assert all(r.source not in ("secret", "geo") for r in kb.retrieve("Secretville", k=5))  # default: tenant ""
 
 
 def test_add_chunks_documents_by_sentences(kb: KnowledgeBase) -> None:

@@ -191,10 +191,12 @@ class KnowledgeBase:
         return ids
 
     # ---- reading ----
-    def retrieve(self, query: str, k: int = 3, tenant: str | None = None) -> list[EvidenceChunk]:
-        """The ``k`` most relevant chunks for ``query`` (within ``tenant`` if given; ``None``
-        searches every tenant). Fewer come back when fewer exist. Raises InputTypeError for a
-        non-str query, ConfigError for k < 0."""
+    def retrieve(self, query: str, k: int = 3, tenant: str | None = "") -> list[EvidenceChunk]:
+        """The ``k`` most relevant chunks for ``query`` within ``tenant`` (default ``""``, the
+        tenant that :meth:`add` uses by default, so a call without a tenant never returns a named
+        tenant's chunks); ``tenant=None`` searches every tenant (an explicit opt-in, e.g. for an
+        operator's tool). Fewer come back when fewer exist. Raises InputTypeError for a non-str
+        query, ConfigError for k < 0."""
         if not isinstance(query, str):
             raise InputTypeError(f"query must be a str, got {type(query).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
