@@ -78,7 +78,13 @@ void bind_lexical(py::module_& m) {
            py::arg("text"))
       .def_property_readonly("sentence_count", &LexicalPremise::sentence_count)
       .def_property_readonly("token_count", &LexicalPremise::token_count)
-      .def("sentence", &LexicalPremise::sentence, py::arg("index"));
+      .def("sentence", &LexicalPremise::sentence, py::arg("index"))
+      .def("sentences", [](const LexicalPremise& p) {
+             py::tuple out(static_cast<std::size_t>(p.sentence_count()));
+             for (int i = 0; i < p.sentence_count(); ++i) out[static_cast<std::size_t>(i)] = py::str(p.sentence(i));
+             return out;
+           },
+           "All premise sentences as a tuple of str (one call instead of sentence(i) per index).");
 
   py::class_<LexicalNLI>(m, "LexicalNLI", "C++ lexical NLI heuristic. Immutable; thread-safe.")
       .def(py::init([](double w_uncovered, double w_numeric, double w_entity, double w_negation,

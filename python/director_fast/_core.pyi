@@ -473,6 +473,10 @@ class LexicalPremise:
         ...
     def sentence(self, index: typing.SupportsInt | typing.SupportsIndex) -> str:
         ...
+    def sentences(self) -> tuple:
+        """
+        All premise sentences as a tuple of str (one call instead of sentence(i) per index).
+        """
     @property
     def sentence_count(self) -> int:
         ...

@@ -380,7 +380,7 @@ class LexicalNLI:
         """Per-sentence divergences, aligned premise sentences and signals (see :class:`NLIScore`)."""
         prem = premise if isinstance(premise, _core.LexicalPremise) else self.prepare(premise)
         r = self._result(prem, hypothesis)
-        chunks = tuple(prem.sentence(i) for i in range(prem.sentence_count))
+        chunks = prem.sentences()
         sents = r.sentences
         chunk_scores = [math.nan] * len(chunks)
         for s in sents:
