@@ -78,7 +78,9 @@ class GuardSummary:
             "latency_ms_p50": round(percentile(self.latencies_ms, 50), 3) if self.latencies_ms else None,
             "latency_ms_p95": round(percentile(self.latencies_ms, 95), 3) if self.latencies_ms else None,
             "latency_ms_p99": round(percentile(self.latencies_ms, 99), 3) if self.latencies_ms else None,
-            "records_per_s": round(self.records / self.elapsed_s, 2) if self.elapsed_s > 0 else None,
+            # records scored in this run (resumed ones cost nothing and would inflate the rate)
+            "records_per_s": (round((self.records - self.resumed) / self.elapsed_s, 2)
+                              if self.elapsed_s > 0 and self.records > self.resumed else None),
         }
         if self.labels:
             m = binary_metrics(self.labels, self.flagged, self.risk)
@@ -119,8 +121,10 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
                 if not isinstance(rec, dict):
                     raise ValueError("a record must be a JSON object")
                 for key in ("context", "response"):
-                    if not isinstance(rec.get(key), str):
-                        raise ValueError(f"field {key!r} must be a string")
+                    if key not in rec:
+                        raise ValueError(f"field {key!r} is missing")
+                    if not isinstance(rec[key], str):
+                        raise ValueError(f"field {key!r} must be a string, got {type(rec[key]).__name__}")
                 if not rec["response"].strip():
                     raise ValueError("field 'response' is empty")
                 if not isinstance(rec.get("question", ""), str):

@@ -239,8 +239,9 @@ def _foreign_errors_as_validation(kind: str, what: str = "payload"):
 
 def _type_err(where: str, expected: str, value: Any) -> FieldTypeError:
     tp = type(value)
-    text = _short(value) if tp not in (str, bytes, list, dict, tuple) else tp.__name__
-    return FieldTypeError(f"SafetyEvent.{where}: expected {expected}, got {tp.__name__} {text[:40]}")
+    # containers and strings are named by type only (their repr could carry payload text)
+    shown = tp.__name__ if tp in (str, bytes, list, dict, tuple) else f"{tp.__name__} {_short(value)[:40]}"
+    return FieldTypeError(f"SafetyEvent.{where}: expected {expected}, got {shown}")
 
 
 def _opt_number(where: str, value: Any, hi: float) -> Any:
