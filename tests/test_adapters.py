@@ -123,3 +123,20 @@ def test_adapters_refuse_non_iterables():
     for fn in (aopenai_text_deltas, aanthropic_text_deltas):
         with pytest.raises(InputTypeError, match="stream"):
             fn([OPENAI_CHUNKS[0]])  # a sync list given to the async adapter
+
+
+def test_unknown_anthropic_event_types_and_non_dict_mappings():
+    from collections import UserDict
+    from types import MappingProxyType, SimpleNamespace
+
+    import pytest
+
+    from director_fast.errors import InputTypeError
+
+    responses_api = [SimpleNamespace(type="response.created"),
+                     SimpleNamespace(type="response.output_text.delta", delta="The answer is wrong.")]
+    with pytest.raises(InputTypeError, match="unknown event type"):
+        list(anthropic_text_deltas(responses_api))
+    assert list(anthropic_text_deltas([{"type": "error", "error": {}}] + ANTHROPIC_EVENTS)) == ["Paris is ", "the capital."]
+    assert list(openai_text_deltas([UserDict(c) for c in OPENAI_CHUNKS])) == ["Paris is ", "the capital."]
+    assert list(openai_text_deltas([MappingProxyType(c) for c in OPENAI_CHUNKS])) == ["Paris is ", "the capital."]

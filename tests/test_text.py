@@ -305,3 +305,16 @@ def test_chunk_budgets_must_be_int64(kw):
 def test_chunk_sentences_must_be_int_pairs(sentences):
     with pytest.raises(InputTypeError, match="sentences"):
         T.chunk_by_tokens("abc def", [(0, 3), (4, 7)], 4, sentences=sentences)
+
+
+def test_integer_inputs_in_every_form_are_accepted():
+    s = "abc def. ghi jk"
+    ref = T.chunk_by_tokens(s, [(0, 3), (4, 8)], 3, overlap=1)
+    assert T.chunk_by_tokens(s, [(0, 3), (4, 8)], np.int64(3), overlap=np.int32(1)) == ref
+    assert T.chunk_by_tokens(s, [(np.uint64(0), 3), (4, np.int8(8))], 3, overlap=1) == ref
+    assert T.chunk_by_tokens(s, ((a, b) for a, b in [(0, 3), (4, 8)]), 3, overlap=1) == ref
+    assert T.chunk_by_tokens(s, [(0, 3), (4, 8)], 3, sentences=zip([0, 9], [8, 15])) == \
+        T.chunk_by_tokens(s, [(0, 3), (4, 8)], 3, sentences=[(0, 8), (9, 15)])
+    assert T.cp_to_utf8(s, [np.uint64(1), 2]).tolist() == [1, 2]
+    with pytest.raises(InputTypeError):
+        T.chunk_by_tokens(s, np.zeros((3, 0), dtype=np.int64), 3)

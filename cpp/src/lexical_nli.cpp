@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -330,7 +331,9 @@ namespace {
 // Tokenise one text into words and numbers with sentence ids; merges multipliers and units.
 std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sentences_out) {
   std::vector<Token> toks;
-  toks.reserve(text.size() / 5 + 4);  // ~one token per 5-6 bytes of English text
+  // ~one token per 5-6 bytes of English text; capped (a token record is ~160 bytes, so an
+  // uncapped guess for a huge or blank text would reserve ~32 bytes per input byte)
+  toks.reserve(std::min<std::size_t>(text.size() / 5 + 4, 1u << 16));
   const auto spans = lexical_sentence_spans(text);
   int sid = 0;
   for (const auto& [a, b] : spans) {
@@ -565,6 +568,23 @@ struct NumberRef {
   std::string unit;
 };
 
+// Slot hashing for the flat tables below: the splitmix64 finalizer (Steele et al., "Fast
+// splittable pseudorandom number generators", OOPSLA 2014) over the key XOR a per-process random
+// seed. Keys are structured (two dense ids in one word; string hashes of attacker-chosen words),
+// so a plain multiplicative hash let crafted premises put every key in one probe run (quadratic
+// preparation); the seed keeps collisions from being computed offline. Lookups only: results do
+// not depend on the seed.
+std::uint64_t mix64(std::uint64_t x) noexcept {
+  static const std::uint64_t seed = [] {
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }();
+  x ^= seed;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 // Open-addressing set of 64-bit keys (never ~0): one allocation, no per-key nodes.
 class FlatSet64 {
  public:
@@ -593,9 +613,7 @@ class FlatSet64 {
 
  private:
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  std::size_t index(std::uint64_t k) const {
-    return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ULL) >> 17) & (slots_.size() - 1);
-  }
+  std::size_t index(std::uint64_t k) const { return static_cast<std::size_t>(mix64(k)) & (slots_.size() - 1); }
   void grow() {
     std::vector<std::uint64_t> old;
     old.swap(slots_);
@@ -640,7 +658,7 @@ class Interner {
 
  private:
   std::size_t index(const std::string& key) const {
-    return std::hash<std::string>{}(key) & (slots_.size() - 1);
+    return static_cast<std::size_t>(mix64(std::hash<std::string>{}(key))) & (slots_.size() - 1);
   }
   void grow() {
     const std::size_t cap = slots_.size() < 16 ? 16 : slots_.size();

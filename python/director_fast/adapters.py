@@ -13,7 +13,8 @@
 the model). Pass ``on_event=callback`` to observe the skipped events.
 
 An item of the wrong shape -- a plain ``str`` or ``bytes``, an OpenAI item without ``choices``,
-an Anthropic event without ``type`` (e.g. the other provider's stream, or raw text) -- raises
+an Anthropic event without ``type`` or with a type outside the Messages stream's closed set (e.g.
+the other provider's stream, OpenAI's Responses-API events, or raw text) -- raises
 :class:`~director_fast.errors.InputTypeError` naming the item's position instead of being skipped:
 a guard fed the wrong adapter would otherwise see an empty response and approve it. Legacy
 OpenAI completion chunks (``choices[i].text`` instead of ``delta``) are read too.
@@ -21,6 +22,7 @@ OpenAI completion chunks (``choices[i].text`` instead of ``delta``) are read too
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 
 from director_fast.errors import InputTypeError
@@ -34,12 +36,19 @@ __all__ = [
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):
         return obj.get(name, default)
     return getattr(obj, name, default)
 
 
 _MISSING = object()
+
+#: the event types of an Anthropic Messages stream (a closed set); any other type -- e.g. an
+#: OpenAI Responses-API event such as "response.output_text.delta" -- is the wrong stream
+_ANTHROPIC_EVENT_TYPES = frozenset({
+    "message_start", "message_delta", "message_stop", "content_block_start", "content_block_delta",
+    "content_block_stop", "ping", "error",
+})
 
 
 def _shape_error(item: Any, what: str, adapter: str) -> InputTypeError:
@@ -66,6 +75,10 @@ def _anthropic_text(event: Any) -> str | None:
     kind = _MISSING if isinstance(event, (str, bytes)) else _get(event, "type", _MISSING)
     if kind is _MISSING:
         raise _shape_error(event, "an Anthropic message stream event (no 'type')", "anthropic_text_deltas")
+    if kind not in _ANTHROPIC_EVENT_TYPES:
+        raise InputTypeError(
+            f"anthropic_text_deltas: unknown event type {str(kind)[:60]!r} (an Anthropic message stream "
+            f"has {sorted(_ANTHROPIC_EVENT_TYPES)}); use the adapter that matches the client's stream")
     if kind != "content_block_delta":
         return None
     delta = _get(event, "delta", None)

@@ -60,19 +60,52 @@ OffsetMap.__doc__ = """Position tables of one text for exact offset conversion.
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def _int_array(values: Any, what: str, ndim: int) -> np.ndarray:
     """``values`` as a C-contiguous int64 array with ``ndim`` dimensions (``(n, 2)`` when ``ndim``
-    is 2). Integers only: floats, bools, None, strings and ints beyond the int64 range raise
-    InputTypeError naming ``what`` (numpy would otherwise truncate 3.5 to 3 silently)."""
+    is 2). Integers only (Python or numpy, any width): floats, bools, None, strings and values
+    beyond the int64 range raise InputTypeError naming ``what`` (numpy would otherwise truncate 3.5
+    to 3 silently). Any iterable is accepted (lists, tuples, generators, ``zip``, arrays)."""
     shape = "a 1-D sequence of ints" if ndim == 1 else "a sequence of (start, end) int pairs or an (n, 2) int array"
-    try:
-        arr = np.asarray(values)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise InputTypeError(f"{what} must be {shape}") from exc
-    if arr.size == 0:
-        arr = np.zeros((0,) if ndim == 1 else (0, 2), dtype=np.int64)
-    elif arr.dtype.kind == "u":
-        if int(arr.max()) > _I64_MAX:
+    if isinstance(values, (str, bytes)):
+        raise InputTypeError(f"{what} must be {shape}")
+    if not isinstance(values, np.ndarray):
+        if not hasattr(values, "__iter__"):
+            raise InputTypeError(f"{what} must be {shape}, got {type(values).__name__}")
+        items = list(values)
+        if ndim == 2:
+            pairs = []
+            for p in items:
+                if isinstance(p, (str, bytes)) or not hasattr(p, "__iter__"):
+                    raise InputTypeError(f"{what} must be {shape}")
+                pairs.append(tuple(p))
+            items = pairs
+        try:
+            arr = np.asarray(items)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise InputTypeError(f"{what} must be {shape}") from exc
+        if arr.size and arr.dtype.kind not in "iu":
+            # numpy widens an int / uint64 mix to float64 and huge ints to object: check the
+            # elements themselves and build the int64 array exactly
+            leaves = [x for p in items for x in p] if ndim == 2 else items
+            if not all(_is_int(x) for x in leaves):
+                raise InputTypeError(f"{what} must be {shape} (integers only), got dtype {arr.dtype}")
+            if any(not _I64_MIN <= int(x) <= _I64_MAX for x in leaves):
+                raise InputTypeError(f"{what}: a value exceeds the int64 range")
+            arr = np.array([int(x) for x in leaves], dtype=np.int64)
+            if ndim == 2:
+                if any(len(p) != 2 for p in items):
+                    raise InputTypeError(f"{what} must be {shape}")
+                arr = arr.reshape(-1, 2)
+    else:
+        arr = values
+    if arr.size == 0 and arr.shape[:1] == (0,):
+        return np.zeros((0,) if ndim == 1 else (0, 2), dtype=np.int64)
+    if arr.dtype.kind == "u":
+        if arr.size and int(arr.max()) > _I64_MAX:
             raise InputTypeError(f"{what}: a value exceeds the int64 range")
     elif arr.dtype.kind != "i":
         raise InputTypeError(f"{what} must be {shape} (integers only), got dtype {arr.dtype}")
@@ -227,10 +260,11 @@ def _chunks(text: str, offsets: Any, max_tokens: int, overlap: int,
     if not isinstance(text, str):
         raise InputTypeError("text must be a str")
     for name, v in (("max_tokens", max_tokens), ("overlap", overlap)):
-        if isinstance(v, bool) or not isinstance(v, int):
+        if not _is_int(v):
             raise ConfigError(f"{name} must be an int", field=name)
-        if not _I64_MIN <= v <= _I64_MAX:
+        if not _I64_MIN <= int(v) <= _I64_MAX:
             raise ConfigError(f"{name}: outside the int64 range", field=name)
+    max_tokens, overlap = int(max_tokens), int(overlap)
     starts, ends = _offsets_arrays(text, offsets, unit)
     if sentences is None:
         sents = split_sentences(text)
