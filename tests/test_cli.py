@@ -125,3 +125,10 @@ def test_stream_needs_response_with_context(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--version"])
     assert exc.value.code == 0 and "director-fast" in capsys.readouterr().out
+
+
+def test_onnx_backend_needs_a_directory(tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text(open(sample_path(), encoding="utf-8").readline())
+    assert cli.main(["guard", "--data", str(data), "--backend", "onnx:", "--no-progress"]) == 2
+    assert "model directory" in capsys.readouterr().err

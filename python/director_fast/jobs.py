@@ -325,7 +325,10 @@ def _default_scorer_factory(opts: GuardOptions) -> Callable[..., Any]:
     if opts.backend.startswith("onnx:"):
         from director_fast.nli import NLIModel
 
-        nli = NLIModel.from_pretrained(opts.backend[5:])
+        model_dir = opts.backend[5:]
+        if not model_dir.strip():
+            raise ValidationError("backend 'onnx:' needs a model directory: onnx:DIR")
+        nli = NLIModel.from_pretrained(model_dir)
     elif opts.backend != "lexical":
         raise ValidationError(f"backend must be 'lexical' or 'onnx:DIR', got {opts.backend!r}")
 
