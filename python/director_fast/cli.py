@@ -24,10 +24,11 @@ __all__ = ["main"]
 
 def _print_summary(summary: dict, out: str | None) -> None:
     print("director-fast guard summary")
+    width = max(len(k) for k in [*summary, "per-record results"])
     for k, v in summary.items():
-        print(f"  {k:22s} {v}")
+        print(f"  {k:{width}s} {v}")
     if out:
-        print(f"  per-record results     {out}")
+        print(f"  {'per-record results':{width}s} {out}")
 
 
 def _cmd_guard(a: argparse.Namespace) -> int:
