@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from decimal import Decimal
 
 import pytest
@@ -20,6 +19,7 @@ from director_fast.citations import (
     strip_markers,
 )
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
+from _concurrency import run_threads
 
 COMPANIES = [
     {"name": "Acme", "city": "Cairo", "country": "Egypt", "revenue": 2500, "hq": "Giza"},
@@ -449,21 +449,13 @@ def test_no_rows_everything_unresolved():
 def test_thread_safety_same_result_across_threads():
     answer = 'Acme is in Cairo, Egypt [ref:city="Cairo, Egypt"]. Its revenue is 2,500 [ref:revenue="2,500"].'
     expected = check_citations(answer, COMPANIES)
-    results, errors = [], []
+    results = []
 
     def work():
-        try:
-            for _ in range(50):
-                results.append(check_citations(answer, COMPANIES))
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        for _ in range(50):
+            results.append(check_citations(answer, COMPANIES))
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors and len(results) == 200 and all(r == expected for r in results)
+    assert not run_threads(work) and len(results) == 200 and all(r == expected for r in results)
 
 
 # ------------------------------------------------------------------ properties

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from fractions import Fraction
 
 import pytest
@@ -19,6 +18,7 @@ from director_fast.confidence import (
     is_placeholder,
 )
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
+from _concurrency import run_threads
 
 WEAK = [
     None,
@@ -350,18 +350,10 @@ def test_report_to_dict():
 def test_thread_safety():
     args = {"city": "Lyon", "unit": "c", "user": {"email": "a@b.io"}}
     expected = evaluate_tool_call(OPENAI, args)
-    out, errors = [], []
+    out = []
 
     def work():
-        try:
-            for _ in range(200):
-                out.append(evaluate_tool_call(OPENAI, args))
-        except Exception as exc:  # pragma: no cover
-            errors.append(exc)
+        for _ in range(200):
+            out.append(evaluate_tool_call(OPENAI, args))
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors and len(out) == 800 and all(r == expected for r in out)
+    assert not run_threads(work) and len(out) == 800 and all(r == expected for r in out)

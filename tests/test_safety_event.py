@@ -6,7 +6,6 @@ import copy
 import json
 import math
 import re
-import threading
 from collections.abc import Mapping
 
 import jsonschema
@@ -31,6 +30,7 @@ from director_fast.core.safety_protocol import (
 from director_fast.core.tenant_safety import TenantSafetyError
 from director_fast.core.types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ValidationError
+from _concurrency import run_threads
 
 VALIDATOR = jsonschema.Draft202012Validator(SAFETY_EVENT_JSON_SCHEMA)
 
@@ -344,20 +344,11 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 
 def test_concurrent_construction_and_validation():
-    errors: list[BaseException] = []
     payloads = [e.to_dict() for e in emitted_events()]
 
     def work():
-        try:
-            for _ in range(30):
-                for p in payloads:
-                    assert validate_safety_event_payload(copy.deepcopy(p)).to_dict() == p
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        for _ in range(30):
+            for p in payloads:
+                assert validate_safety_event_payload(copy.deepcopy(p)).to_dict() == p
 
-    ts = [threading.Thread(target=work) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert errors == []
+    assert run_threads(work) == []

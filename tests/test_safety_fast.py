@@ -16,7 +16,6 @@ import json
 import math
 import os
 import re
-import threading
 from collections.abc import Mapping
 
 import pytest
@@ -30,6 +29,7 @@ from director_fast.core import safety_protocol as sp
 from director_fast.core import tenant_safety as ts
 from director_fast.core.types import HaltTraceAttribution
 from director_fast.errors import ValidationError
+from _concurrency import run_threads
 
 # ---- rules -------------------------------------------------------------------------------------
 VOCAB = sorted(
@@ -452,22 +452,13 @@ def test_utc_timestamp_is_now():
 
 def test_fast_paths_from_many_threads():
     payload = _signal_payload(True)
-    errors: list[BaseException] = []
 
     def work():
-        try:
-            for _ in range(300):
-                sig = sp.validate_director_safety_signal(payload)
-                assert sig.to_json() == _dumps(payload) and se.new_safety_event_id() != se.new_safety_event_id()
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        for _ in range(300):
+            sig = sp.validate_director_safety_signal(payload)
+            assert sig.to_json() == _dumps(payload) and se.new_safety_event_id() != se.new_safety_event_id()
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not run_threads(work)
 
 
 def test_every_latin1_code_point_at_every_position():

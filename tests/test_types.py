@@ -28,6 +28,7 @@ from director_fast.core.types import (
     ScoringEvidence,
 )
 from director_fast.errors import InputTypeError, ValidationError
+from _concurrency import run_threads
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 fin = st.floats(-1e6, 1e6, allow_nan=False)
@@ -248,20 +249,13 @@ def test_claim_helpers():
 
 
 def test_thread_safety_of_shared_instances():
-    import threading
-
     s = CoherenceScore(0.5, True, 0.1, 0.2, evidence=ScoringEvidence([EvidenceChunk("a", 0.1)], "", "", 0.1))
     out: list[bool] = []
 
     def work():
         out.append(all(CoherenceScore.from_dict(s.to_dict()) == s for _ in range(200)))
 
-    ts = [threading.Thread(target=work) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert out == [True] * 4
+    assert run_threads(work) == [] and out == [True] * 4
 
 
 @settings(max_examples=150, deadline=None)
