@@ -416,6 +416,17 @@ PyObject* build(PyTypeObject* tp, const Py_ssize_t* descr, PyObject* const* valu
 bool clearable_error() {
   return PyErr_ExceptionMatches(PyExc_Exception) && !PyErr_ExceptionMatches(PyExc_MemoryError);
 }
+// The result of a __post_init__ fast path: True when every check passed; False when one failed or
+// an ordinary exception was raised (cleared: the Python checks run and report it); NULL for the
+// errors that must propagate (see clearable_error).
+PyObject* checked_or_declined(bool ok) {
+  if (ok) Py_RETURN_TRUE;
+  if (PyErr_Occurred()) {
+    if (!clearable_error()) return nullptr;
+    PyErr_Clear();
+  }
+  Py_RETURN_FALSE;
+}
 PyObject* decline() {
   if (PyErr_Occurred() && clearable_error()) PyErr_Clear();
   if (PyErr_Occurred()) return nullptr;
@@ -634,12 +645,7 @@ PyObject* py_event_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   if (ok) ok = PyTuple_CheckExact(in[E_REFS]) && event_values_ok(in, out);
   if (ok) ok = slot_set(g.event_descr[E_ATTRS], self, out.v[E_ATTRS]) == 0;
   for (PyObject* o : in) Py_XDECREF(o);
-  if (ok) Py_RETURN_TRUE;
-  if (PyErr_Occurred()) {
-    if (!clearable_error()) return nullptr;
-    PyErr_Clear();
-  }
-  Py_RETURN_FALSE;
+  return checked_or_declined(ok);
 }
 
 // Borrowed item of a dict by interned key (nullptr when missing).
@@ -883,12 +889,7 @@ PyObject* py_signal_post_init(PyObject*, PyObject* const* args, Py_ssize_t nargs
   if (ok) ok = slot_set(g.signal_descr[S_EXT], self, ext) == 0;
   Py_XDECREF(ext);
   for (PyObject* o : in) Py_XDECREF(o);
-  if (ok) Py_RETURN_TRUE;
-  if (PyErr_Occurred()) {
-    if (!clearable_error()) return nullptr;
-    PyErr_Clear();
-  }
-  Py_RETURN_FALSE;
+  return checked_or_declined(ok);
 }
 
 // Signal transport dict -> new DirectorSafetySignal, or nullptr (declined).
