@@ -770,12 +770,8 @@ struct LexicalPremise::Impl {
     const Span v = posting(key);
     return std::binary_search(v.begin(), v.end(), sid);
   }
-  bool has_bigram(const Token& a, const Token& b) const {
-    const int ia = id_of(token_key(a));
-    if (ia < 0) return false;
-    const int ib = id_of(token_key(b));
-    return ib >= 0 && bigrams.contains(pack(ia, ib));
-  }
+  // Is the bigram of key ids (a, b) in the premise? (-1: a key the premise does not have.)
+  bool has_bigram(int a, int b) const { return a >= 0 && b >= 0 && bigrams.contains(pack(a, b)); }
   bool number_supported(const Token& t) const {
     for (const auto& p : numbers) {
       const bool unit_ok = t.unit.empty() || p.unit.empty() || t.unit == p.unit;
@@ -871,8 +867,10 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
         content.push_back(t->stem);
         keys.push_back(t->stem);
       }
-      if (t->number && !t->consumed && seen.insert(number_key(t->value)).second)
-        keys.push_back(number_key(t->value));
+      if (t->number && !t->consumed) {
+        std::string nk = number_key(t->value);
+        if (seen.insert(nk).second) keys.push_back(std::move(nk));
+      }
     }
     sig.content_words = static_cast<int>(content.size());
     for (const auto& c : content)
@@ -942,14 +940,17 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
       ++sig.novel_polarity;
     }
     {
-      const Token* prev = nullptr;
+      bool first = true;
+      int prev_id = -1;  // each token's key is looked up once, not once per bigram side
       for (const Token* t : st) {
         if (t->consumed) continue;
-        if (prev) {
+        const int id = P.id_of(token_key(*t));
+        if (!first) {
           ++sig.bigrams;
-          if (!P.has_bigram(*prev, *t)) ++sig.novel_bigrams;
+          if (!P.has_bigram(prev_id, id)) ++sig.novel_bigrams;
         }
-        prev = t;
+        first = false;
+        prev_id = id;
       }
     }
     const auto& c = config_;
