@@ -160,15 +160,22 @@ def _mutate(p: dict, key: str, value, drop: bool) -> dict:
        hostile_values, st.booleans(), st.booleans())
 def test_event_payload_fast_path_matches_python(key, value, drop, trace):
     p = _mutate(_event_payload(trace), key, value, drop)
-    fast = _core._safety_event_from_payload(p)
-    ref = _outcome(se._validate_payload_py, p)
+    _fast_agrees_with_python(p, _core._safety_event_from_payload, se._validate_payload_py,
+                             se.validate_safety_event_payload, _same_event)
+
+
+def _fast_agrees_with_python(p, fast_fn, python_fn, public_fn, same):
+    """The C++ payload validator either declines ``p`` or builds what the Python path builds, and
+    the public function gives the Python path's result or its exact error."""
+    fast = fast_fn(p)
+    ref = _outcome(python_fn, p)
     if fast is not None:
         assert ref[0] == "ok", f"fast path accepted what Python rejects: {ref}"
-        _same_event(fast, ref[1])
-    public = _outcome(se.validate_safety_event_payload, p)
+        same(fast, ref[1])
+    public = _outcome(public_fn, p)
     if ref[0] == "ok":
         assert public[0] == "ok"
-        _same_event(public[1], ref[1])
+        same(public[1], ref[1])
     else:
         assert public == ref
 
@@ -291,17 +298,8 @@ def test_signal_payload_fast_path_matches_python(key, value, drop, trace):
         p.pop(key, None)
     else:
         p[key] = value
-    fast = _core._safety_signal_from_payload(p)
-    ref = _outcome(sp._validate_signal_py, p)
-    if fast is not None:
-        assert ref[0] == "ok", f"fast path accepted what Python rejects: {ref}"
-        _same_signal(fast, ref[1])
-    public = _outcome(sp.validate_director_safety_signal, p)
-    if ref[0] == "ok":
-        assert public[0] == "ok"
-        _same_signal(public[1], ref[1])
-    else:
-        assert public == ref
+    _fast_agrees_with_python(p, _core._safety_signal_from_payload, sp._validate_signal_py,
+                             sp.validate_director_safety_signal, _same_signal)
 
 
 @settings(max_examples=400, deadline=None)
