@@ -53,14 +53,14 @@ from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterat
 
 from director_fast.core.halt import HaltConfig, HaltReason, format_reason, suggested_action
 from director_fast.core.safety_event import SafetyEvent
-from director_fast.core.streaming import (
+from director_fast.core.session import (
     _F_HALTED,
     _F_SCORED,
     _F_WARNING,
     StreamSession,
     TokenEvent,
 )
-from director_fast.core.types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
+from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
 
 __all__ = [

@@ -282,3 +282,27 @@ def load_fields(cls: Any, specs: tuple[F, ...], payload: Any) -> Any:
             value = [spec.cls.from_dict(v) for v in value]
         kwargs[spec.name] = value
     return cls(**kwargs)
+
+
+class _Base:
+    """to_dict/from_dict/validation derived from the class's ``_SPEC`` tuple."""
+
+    __slots__ = ()
+    _SPEC: tuple[F, ...] = ()
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict (nested members as dicts, lists copied)."""
+        return dump_fields(self, self._SPEC)
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> Any:
+        """Rebuild an instance from :meth:`to_dict` output.
+
+        Raises:
+            ValidationError: unknown or missing keys, out-of-range values.
+            FieldTypeError: a member of the wrong type (also a ``ValueError``).
+        """
+        return load_fields(cls, cls._SPEC, payload)

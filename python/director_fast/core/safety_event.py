@@ -49,7 +49,7 @@ from typing import Any
 from director_fast.core._fields import FieldTypeError, _short
 from director_fast import _core
 from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text
-from director_fast.core.types import HaltEvidence, HaltTraceAttribution
+from director_fast.core.evidence_types import HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ValidationError
 
 __all__ = [

@@ -20,13 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from director_fast.core._fields import F, FieldTypeError, dump_fields, load_fields, validate_fields
+from director_fast.core._fields import F, FieldTypeError, _Base, dump_fields, load_fields, validate_fields
+from director_fast.core.evidence_types import (
+    _UNIT,
+    CounterfactualFactChange,
+    CounterfactualHaltDiagnostic,
+    EvidenceChunk,
+    HaltEvidence,
+    HaltTraceAttribution,
+)
+from director_fast.core.safety_event import SafetyEvent, validate_safety_event_payload
 from director_fast.errors import ValidationError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from director_fast.core.safety_event import SafetyEvent
 
 __all__ = [
     "EvidenceChunk",
@@ -46,53 +52,6 @@ __all__ = [
 
 #: verdicts an :class:`InjectedClaim` may carry.
 INJECTION_VERDICTS = frozenset({"grounded", "drifted", "injected"})
-
-
-class _Base:
-    """to_dict/from_dict/validation derived from the class's ``_SPEC`` tuple."""
-
-    __slots__ = ()
-    _SPEC: tuple[F, ...] = ()
-
-    def __post_init__(self) -> None:
-        validate_fields(self, self._SPEC)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-safe dict (nested members as dicts, lists copied)."""
-        return dump_fields(self, self._SPEC)
-
-    @classmethod
-    def from_dict(cls, payload: Mapping[str, Any]) -> Any:
-        """Rebuild an instance from :meth:`to_dict` output.
-
-        Raises:
-            ValidationError: unknown or missing keys, out-of-range values.
-            FieldTypeError: a member of the wrong type (also a ``ValueError``).
-        """
-        return load_fields(cls, cls._SPEC, payload)
-
-
-_UNIT = {"lo": 0.0, "hi": 1.0}
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceChunk(_Base):
-    """A single chunk of retrieved evidence.
-
-    Attributes:
-        text: chunk text (code points).
-        distance: similarity distance, finite; lower = more relevant (L2 / cosine distances are
-            >= 0; an inner-product distance ``1 - <a, b>`` may be negative).
-        source: source identifier (``""`` when unknown).
-
-    Producer: the evidence index (``director_fast`` retrieval) and the scorer.
-    """
-
-    text: str
-    distance: float
-    source: str = ""
-
-    _SPEC = (F("text", "str"), F("distance", "float"), F("source", "str"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,129 +213,6 @@ class CoherenceScore(_Base):
 
 
 @dataclass(frozen=True, slots=True)
-class HaltTraceAttribution(_Base):
-    """Trace coordinates for a halt decision.
-
-    Attributes:
-        fact_source: source label(s) of the evidence behind the halt (``""`` when none).
-        retrieval_path: retrieval actually done for the halt evidence.
-        scorer_path: dotted path of the scorer that produced the scores.
-        token_offset: token index (>= 0) where the halt triggered; -1 when unknown.
-        threshold: the limit that was crossed, in [0, 1]; None for external halts (timeouts).
-        causal_contribution: absolute margin beyond the limit (finite, >= 0).
-
-    Strings are at most 512 code points (they travel inside SafetyEvents).
-    Producer: the streaming guard.
-    """
-
-    fact_source: str = ""
-    retrieval_path: str = ""
-    scorer_path: str = ""
-    token_offset: int = -1
-    threshold: float | None = None
-    causal_contribution: float = 0.0
-
-    _SPEC = (
-        F("fact_source", "str", max_len=512),
-        F("retrieval_path", "str", max_len=512),
-        F("scorer_path", "str", max_len=512),
-        F("token_offset", "int", lo=-1),
-        F("threshold", "float", optional=True, **_UNIT),
-        F("causal_contribution", "float", lo=0.0),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class CounterfactualFactChange(_Base):
-    """Candidate single-fact intervention.
-
-    Attributes:
-        fact_source, original_fact, proposed_fact: labels and texts of the branch.
-        required_score_delta: minimum score increase that prevents the halt (finite, >= 0).
-        prevented_halt: whether this branch satisfies the halt invariant.
-
-    Producer: reserved (no counterfactual producer in director_fast yet).
-    """
-
-    fact_source: str
-    original_fact: str
-    proposed_fact: str
-    required_score_delta: float
-    prevented_halt: bool
-
-    _SPEC = (
-        F("fact_source", "str"),
-        F("original_fact", "str"),
-        F("proposed_fact", "str"),
-        F("required_score_delta", "float", lo=0.0),
-        F("prevented_halt", "bool"),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class CounterfactualHaltDiagnostic(_Base):
-    """Answer to "what single fact change would have prevented this halt?".
-
-    Attributes:
-        question: the diagnostic question answered.
-        observed_score, threshold: in [0, 1].
-        best_change: first candidate that prevents the halt, or None.
-        candidates: all candidate branches.
-
-    Producer: reserved (no counterfactual producer in director_fast yet).
-    """
-
-    question: str
-    observed_score: float
-    threshold: float
-    best_change: CounterfactualFactChange | None
-    candidates: list[CounterfactualFactChange] = field(default_factory=list)
-
-    _SPEC = (
-        F("question", "str"),
-        F("observed_score", "float", **_UNIT),
-        F("threshold", "float", **_UNIT),
-        F("best_change", "obj", optional=True, cls=CounterfactualFactChange),
-        F("candidates", "lobj", cls=CounterfactualFactChange),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class HaltEvidence(_Base):
-    """Structured halt reason with evidence chunks.
-
-    Attributes:
-        reason: halt mechanism that triggered (e.g. ``hard_limit``).
-        last_score: coherence at the halt point, in [0, 1].
-        evidence_chunks: contradicting chunks.
-        nli_scores: NLI divergences at the halt point (each in [0, 1]), or None.
-        suggested_action: recommended, tenant-safe action.
-        trace_attribution: trace coordinates, or None.
-        counterfactual_diagnostic: reserved (None until a counterfactual producer exists).
-
-    Producer: the streaming guard.
-    """
-
-    reason: str
-    last_score: float
-    evidence_chunks: list[EvidenceChunk]
-    nli_scores: list[float] | None = None
-    suggested_action: str = ""
-    trace_attribution: HaltTraceAttribution | None = None
-    counterfactual_diagnostic: CounterfactualHaltDiagnostic | None = None
-
-    _SPEC = (
-        F("reason", "str"),
-        F("last_score", "float", **_UNIT),
-        F("evidence_chunks", "lobj", cls=EvidenceChunk),
-        F("nli_scores", "lfloat", optional=True, **_UNIT),
-        F("suggested_action", "str"),
-        F("trace_attribution", "obj", optional=True, cls=HaltTraceAttribution),
-        F("counterfactual_diagnostic", "obj", optional=True, cls=CounterfactualHaltDiagnostic),
-    )
-
-
-@dataclass(frozen=True, slots=True)
 class InjectedClaim(_Base):
     """Per-claim injection attribution.
 
@@ -496,8 +332,6 @@ class ReviewResult(_Base):
     )
 
     def __post_init__(self) -> None:
-        from director_fast.core.safety_event import SafetyEvent
-
         validate_fields(self, self._SPEC)
         events = self.safety_events
         if type(events) is not tuple:
@@ -523,8 +357,6 @@ class ReviewResult(_Base):
     @classmethod
     def from_dict(cls, payload: Mapping[str, Any]) -> "ReviewResult":
         """Inverse of :meth:`to_dict`; events go through ``validate_safety_event_payload``."""
-        from director_fast.core.safety_event import validate_safety_event_payload
-
         if not isinstance(payload, Mapping):
             raise FieldTypeError(f"ReviewResult.from_dict: expected a mapping, got {type(payload).__name__}")
         rest = dict(payload)

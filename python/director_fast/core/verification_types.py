@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from director_fast.core._fields import F, validate_fields
-from director_fast.core.types import _Base
+from director_fast.core._fields import _Base
 from director_fast.errors import ValidationError
 
 __all__ = [
