@@ -1,0 +1,1123 @@
+"""Split an assistant answer into units and say which ones carry checkable claims.
+
+:func:`split_claims` cuts an answer into :class:`ClaimUnit` s (code-point spans of the input) and
+gives each one a ``kind`` from :data:`CLAIM_KINDS`. Only ``claim`` units assert something about the
+world that evidence can support or contradict; the other kinds are chat furniture that a guardrail
+should not judge. The rules are deterministic, English-only and **fail closed**: anything they do
+not recognise is a ``claim``.
+
+Units
+-----
+* Sentences come from the project's one segmenter, :func:`director_fast.text.split_sentences`
+  (a newline always ends a sentence; a leading ``-``/``*``/``•`` bullet is already excluded).
+* Markdown, line by line: a list item (``- ``, ``* ``, ``+ ``, ``• ``, ``1. ``, ``1) ``, with an
+  optional ``[ ]``/``[x]`` checkbox) loses its marker and is split into its sentences; so is a
+  heading (``# ...``, its closing ``#`` run dropped) and a block quote (``> ``). A heading is
+  classified like any other unit, so a short heading such as ``# Opening hours`` is a ``claim``
+  (harmless: a verb-less heading is rarely contradicted, and it fails closed). A table row
+  (a line starting with ``|``) is **one** unit spanning the row between its outer pipes
+  (``| Mon | 9-17 |`` -> ``Mon | 9-17``); the separator row (``|---|:--:|``) is skipped. Lines
+  inside a fenced code block (```` ``` ```` or ``~~~``, closed by a fence of the same character at
+  least as long) are skipped with their fences. An *unclosed* fence is not a code block (only
+  the fence line itself is skipped): hiding the rest of the answer would fail open. Thematic
+  breaks (``---``, ``***``) and setext underlines (``===``) are skipped.
+* Clauses: ``;`` followed by whitespace always splits. ``and`` / ``but`` (with or without a
+  comma before) split only where that is safe: the left side (since the previous split) has a
+  finite verb from the closed list below or a ``n't`` form, and no subordinator or relative word
+  (``if unless whether provided because although though whenever which who whom whose that when
+  where while``); the split is not inside brackets or quotes; and the right side begins with a
+  subject -- a pronoun, ``there``, a determiner plus a noun, a bare noun phrase or a name, at
+  most five words, adverbs such as ``also`` allowed -- followed by a finite verb from a closed
+  list (``is are was were has have had can cannot will won't must may might should would could
+  does do did takes costs opens closes offers includes requires allows accepts ...``) or is a
+  contraction like ``it's`` / ``there's``. The conjunction itself belongs to neither unit::
+
+      "The shop opens at 08:30 and closes at 18:00."         -> one unit (no subject on the right)
+      "Refunds take 5 days, and gift cards are not refundable." -> "Refunds take 5 days" |
+                                                                 "gift cards are not refundable."
+      "The hotel and the spa are open."                      -> one unit (no verb on the left)
+
+* Answer particles opening a unit are stripped (``start`` moves forward): ``Yes,`` ``No,``
+  ``Sure,`` ``Certainly,`` ``Of course,`` ``Absolutely,`` ``Unfortunately,`` ``Actually,``
+  ``Well,`` ``OK,`` ``Okay,`` ``Good news:`` ``Great question:`` ``Sorry,`` ``I'm sorry, but``,
+  ``Hi Anna,`` ... (followed by ``,`` ``:`` or a dash), and a leading ``As an AI (assistant|
+  language model), `` prefix::
+
+      "No, the help desk is closed on public holidays." -> claim "the help desk is closed on
+                                                           public holidays." (start = 4)
+
+  A particle followed by ``!`` or ``.`` (``"Sure! the shop ..."``, ``"No. The desk ..."``) is
+  split off as its own ``pleasantry`` unit, as if the segmenter had ended a sentence there. A unit
+  that is *only* particles (``"Yes."``, ``"No."``, ``"Sure!"``) is a ``pleasantry``: it carries no
+  checkable content by itself. (A bare ``"No."`` answering a yes/no question does assert
+  something in context; a caller that needs it must pair it with the question itself.)
+  Emphasis marks around a particle belong to it (``"**Yes**, the shop is open."``).
+
+Kinds
+-----
+Tried in this order; the first that matches wins. A unit with a digit can only be a ``question``
+or a ``claim`` (a phone number, price or date is checkable).
+
+``pleasantry``
+    the unit is, after lower-casing and dropping punctuation and emoji, a sequence of phrases
+    from a closed list of chat phrases (``sure``, ``of course``, ``great question``, ``thanks
+    for reaching out``, ``hi there``, ``happy to help``, ``i hope this helps``, ``you're
+    welcome``, ``no problem``, ``have a great day``, ``enjoy your trip``, ``yes``, ``no`` ...),
+    greetings, thanks and farewells optionally followed by a capitalised name (``"Hi Anna!"``).
+    Whole-unit matching only: ``"Thanks to the new policy, refunds take 5 days."``, ``"Sure
+    Foods was founded in 1990."`` and ``"We hope to open in May 2026."`` are claims. A unit with
+    no letter and no digit at all (``"😊"``, ``"..."``) is also a pleasantry.
+``question``
+    the unit ends with ``?`` (after closing quotes, brackets and emphasis marks).
+``self_reference``
+    a statement about the assistant, not the world: ``"I am an AI assistant."``, ``"As an AI
+    language model, I cannot browse the internet."`` (the prefix is stripped; the rest is the
+    self-reference), ``"As an AI assistant."``, ``"I was trained by ..."``, ``"My name is
+    Ava."``, ``"I can't give medical advice."``. ``"I'm a virtual assistant for Example
+    Corp."`` is treated as self-reference too, although it names a company.
+``abstention``
+    the unit says the assistant lacks the information, without asserting a fact: ``"I don't
+    have information about that."``, ``"I'm sorry, I don't have any details on parking at the
+    clinic."``, ``"I couldn't find anything about pets in the documents."``, ``"The information
+    I have doesn't mention weekend opening."``, ``"There is no information about ..."``, ``"I'm
+    not sure."``, ``"I don't know."``. A unit with a digit, or with ``but`` / ``however`` /
+    ``although`` / ``which`` / ``, so`` ... followed by more words, is not an abstention (a
+    ``but`` clause with its own subject and verb is split off first, see Clauses).
+``offer``
+    an offer of further help or a pointer to someone to contact, with no digit, ``@``, URL or
+    domain name: ``"Let me know if you have other questions."``, ``"Feel free to ask if ..."``,
+    ``"Don't hesitate to reach out."``, ``"If you have any other questions, just ask."``, ``"I'd
+    be happy to help with anything else."``, ``"You may want to call reception to confirm."``,
+    ``"Please contact our support team for details."``. A contact pointer is an offer only when
+    what follows the contact is a short target plus nothing, or a deferral (``for details``,
+    ``to confirm``, ``if ...``, ``about ...``): ``"Please contact reception to book a massage."``
+    and ``"You can contact reception by email."`` stay claims.
+``claim``
+    everything else.
+
+Non-English text: when the text does not look like English (mostly non-Latin letters, or, from
+six words on, fewer than 12% of its words from a list of English function words), the English
+rules are not applied -- no particle stripping, no clause splitting -- every unit is a ``claim``
+and one WARNING per call is logged on the ``director_fast.claims`` logger.
+
+Cost: linear in the length of the text (one segmenter call, one pass per line and per unit; no
+regular expression with nested quantifiers). Thread-safety: pure functions over immutable
+tables; call from any number of threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from director_fast._validate import check_text
+from director_fast.text import split_sentences
+
+__all__ = ["CLAIM_KINDS", "ClaimUnit", "split_claims"]
+
+_log = logging.getLogger("director_fast.claims")
+
+CLAIM_KINDS: tuple[str, ...] = ("claim", "pleasantry", "offer", "question", "self_reference",
+                                "abstention")
+"""Every value :attr:`ClaimUnit.kind` can take."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimUnit:
+    """One unit of an answer.
+
+    Attributes:
+        text: the unit's text (answer particles and surrounding whitespace stripped);
+            always ``source[start:end]``.
+        start, end: code-point offsets into the text given to :func:`split_claims`
+            (``0 <= start < end <= len(source)``).
+        kind: one of :data:`CLAIM_KINDS`.
+    """
+
+    text: str
+    start: int
+    end: int
+    kind: str
+
+
+# --------------------------------------------------------------------------------------------
+# tokens
+
+_WORD_RE = re.compile(r"[\w'’\-]+")
+_DIGIT_RE = re.compile(r"\d")
+_URLISH_RE = re.compile(r"@|https?:|www\.|[A-Za-z]\.(?:com|org|net|io|co|gov|edu|info|uk|de)\b")
+_TRIM = "'’-"
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    start: int    # raw match span in the source
+    end: int
+    norm: str     # lower case, curly apostrophe -> ', leading/trailing ' and - dropped
+    upper: bool   # starts with an upper-case letter (a name)
+
+
+def _tok(m: re.Match[str]) -> _Tok | None:
+    core = m.group().strip(_TRIM)
+    if not core:
+        return None
+    return _Tok(m.start(), m.end(), core.lower().replace("’", "'"), core[0].isupper())
+
+
+def _tokens(text: str, start: int, end: int) -> list[_Tok]:
+    out: list[_Tok] = []
+    for m in _WORD_RE.finditer(text, start, end):
+        t = _tok(m)
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def _gap(text: str, toks: Sequence[_Tok], i: int, lo: int) -> str:
+    """Source text between token ``i-1`` (or ``lo``) and token ``i``."""
+    return text[(toks[i - 1].end if i else lo):toks[i].start]
+
+
+def _skip_ws(text: str, i: int, end: int) -> int:
+    while i < end and text[i].isspace():
+        i += 1
+    return i
+
+
+def _trim(text: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+# --------------------------------------------------------------------------------------------
+# token patterns: a tiny anchored matcher over normalised tokens (no regex backtracking; every
+# pattern looks at a bounded number of leading tokens)
+#   word        one literal token
+#   {a|b_c}     one of the alternatives (``_`` joins the words of a multi-word alternative)
+#   [a|b_c]     optionally one of them
+#   ~N          0..N arbitrary tokens
+#   ~N/name     0..N tokens from the word set ``_GAP_SETS[name]``
+#   $           end of the unit
+
+_Slot = tuple[str, Any]
+
+_GAP_SETS: dict[str, frozenset[str]] = {
+    # between a documents noun and its verb: "The information (I have access to) doesn't ..."
+    "doc": frozenset("""
+i we you have had has provided available to me us here given supplied shared retrieved found
+access at hand can see currently on this that these the topic subject about it in my your our
+context i've you've we've right now so far which
+""".split()),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    first: frozenset[str] | None  # the tokens a match can start with ("" = empty unit), None = any
+    slots: tuple[_Slot, ...]
+
+    def may_match(self, toks: Sequence[str]) -> bool:
+        return self.first is None or (toks[0] if toks else "") in self.first
+
+
+def _compile(spec: str) -> _Pattern:
+    slots: list[_Slot] = []
+    for item in spec.split():
+        if item == "$":
+            slots.append(("end", None))
+        elif item.startswith("~"):
+            n, _, name = item[1:].partition("/")
+            slots.append(("gap", (int(n), _GAP_SETS[name] if name else None)))
+        elif item[0] in "{[":
+            if item[-1] != "}]"["{[".index(item[0])]:
+                raise ValueError(f"bad pattern item {item!r}")
+            alts = tuple(tuple(a.split("_")) for a in item[1:-1].split("|"))
+            slots.append(("alt" if item[0] == "{" else "opt", alts))
+        else:
+            slots.append(("alt", ((item,),)))
+    first: set[str] = set()
+    bounded = False  # the first token is known
+    for kind, data in slots:
+        if kind == "gap":
+            break
+        if kind == "end":
+            first.add("")
+            bounded = True
+            break
+        first.update(alt[0] for alt in data)
+        if kind == "alt":
+            bounded = True
+            break
+    return _Pattern(frozenset(first) if bounded else None, tuple(slots))
+
+
+def _ends(slots: tuple[_Slot, ...], toks: Sequence[str], k: int = 0, i: int = 0,
+          first: bool = True) -> list[int]:
+    """End positions of anchored matches of ``slots[k:]`` from token ``i`` (only the first one
+    when ``first``)."""
+    if k == len(slots):
+        return [i]
+    kind, data = slots[k]
+    out: list[int] = []
+    if kind == "end":
+        return _ends(slots, toks, k + 1, i, first) if i == len(toks) else []
+    if kind == "gap":
+        n, allowed = data
+        for j in range(i, min(i + n, len(toks)) + 1):
+            if j > i and allowed is not None and toks[j - 1] not in allowed:
+                break
+            out += _ends(slots, toks, k + 1, j, first)
+            if out and first:
+                return out
+        return out
+    for alt in data:
+        n = len(alt)
+        if tuple(toks[i:i + n]) == alt:
+            out += _ends(slots, toks, k + 1, i + n, first)
+            if out and first:
+                return out
+    if kind == "opt":
+        out += _ends(slots, toks, k + 1, i, first)
+    return out
+
+
+def _any(patterns: Iterable[_Pattern], toks: Sequence[str]) -> bool:
+    return any(p.may_match(toks) and _ends(p.slots, toks) for p in patterns)
+
+
+def _alts(words: Iterable[str]) -> str:
+    return "{" + "|".join(w.replace(" ", "_") for w in words) + "}"
+
+
+def _phrases(spec: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(p.split()) for p in " ".join(spec.split()).split("|") if p.strip())
+
+
+# --------------------------------------------------------------------------------------------
+# word lists
+
+_AUX = frozenset("""
+is are was were am has have had can cannot can't could couldn't will won't would wouldn't shall
+should shouldn't must mustn't may might does do did doesn't don't didn't isn't aren't wasn't
+weren't hasn't haven't hadn't ain't
+""".split())
+
+_FINITE = _AUX | frozenset("""
+takes take took costs cost opens open opened closes close closed offers offer offered includes
+include included requires require required needs need needed allows allow allowed accepts accept
+accepted provides provide provided runs run ran starts start started ends end ended begins begin
+began lasts last lasted sells sell sold serves serve served charges charge charged applies apply
+applied covers cover covered remains remain remained becomes become became gets get got goes go
+went comes come came makes make made contains contain contained operates operate operated
+features supports support supported expires expire expired arrives arrive arrived leaves leave
+left departs depart departed works work worked stays stay stayed seems seem seemed varies vary
+varied depends depend depended means mean meant says said states stated lists listed shows show
+showed holds hold held uses use used receives receive received pays pay paid gives give gave
+sits sit sat stands stand stood ships ship shipped delivers deliver delivered returns return
+returned lets let helps help helped keeps keep kept reaches reach reached belongs belong belonged
+consists consist comprises exceeds equals knows know knew wants want wanted speaks speak spoke
+enjoys enjoy enjoyed hosts host hosted
+""".split())
+
+# a subject and its verb in one token
+_SUBJ_VERB = frozenset("""
+i'm you're we're they're he's she's it's there's that's here's i've you've we've they've i'll
+you'll he'll she'll it'll we'll they'll there'll i'd you'd he'd she'd we'd they'd there're
+""".split())
+
+# determiners that cannot be a subject on their own
+_DET_ONLY = frozenset("the a an our your their its his her my no every such".split())
+
+_ADVERBS = frozenset("""
+also usually always never often sometimes still only just now currently typically generally
+normally already even really certainly definitely probably actually rarely occasionally
+frequently mostly
+""".split())
+
+_NOT_SUBJECT = frozenset("""
+in on at by for with from to of about after before during until till between over under into
+onto through via per within without near across around behind beside besides beyond against
+among along toward towards upon than as since including except like
+and or but nor so yet if unless whether because although though while whereas when whenever
+where wherever which who whom whose what how why that then
+not too however therefore thus hence instead otherwise again soon later very please yes
+""".split()) | _ADVERBS
+
+_SUBORDINATORS = frozenset("""
+if unless whether provided because although though whenever which who whom whose that when where
+while
+""".split())
+
+# English function words for the language check; words that are also common function words of
+# other Latin-script languages (a, in, an, no, me, die, was, will, so, also, on, de) are left out
+_ENGLISH = frozenset("""
+the and of to you your for with that this it we our they their are is be been have has had not
+can do does did at by from or if what which who when where how would should could may must about
+after before all any some more only just but than then its his her he she i my us them these
+those here were up out please yes into over each every other very because there i'm it's
+you're don't we're there's can't
+""".split())
+
+# --------------------------------------------------------------------------------------------
+# particles and pleasantries
+
+_PARTICLES = _phrases("""
+yes|yeah|yep|yup|no|nope|sure|sure thing|certainly|of course|absolutely|definitely|indeed
+|unfortunately|fortunately|luckily|sadly|regrettably|happily|actually|well|ok|okay|alright
+|all right|right|correct|exactly|great|perfect|good news|great news|bad news|good question
+|great question|excellent question|interesting question|short answer|in short|in summary
+|to summarize|to summarise|to sum up|basically|honestly|to be honest|frankly|got it|understood
+|that's right|that is right|that's correct|that is correct|not quite|no problem|no worries
+|sorry|i'm sorry|i am sorry|i apologize|i apologise|apologies|my apologies|i'm afraid
+|i am afraid
+|hi|hello|hey|hi there|hello there|hey there|greetings|dear|good morning|good afternoon
+|good evening|welcome
+|thanks|thank you|thanks so much|thank you so much|many thanks|thanks for asking
+|thank you for asking|thanks for your question|thank you for your question
+|thanks for reaching out|thank you for reaching out|thanks for contacting us
+|thank you for contacting us|thanks for getting in touch|thank you for getting in touch
+""")
+
+_AI_PREFIXES = _phrases("""
+as an ai|as an ai assistant|as an ai language model|as a language model|as an ai model
+|as a large language model|as an ai chatbot|as a chatbot|as a virtual assistant|as an assistant
+|as your assistant|as your ai assistant|as an ai-powered assistant|as a digital assistant
+|as an ai system|as an ai-based assistant|as a text-based ai|as a text-based assistant
+""")
+
+# particles that may be followed directly by "but" ("I'm sorry but ...")
+_SORRY = _phrases("""
+sorry|i'm sorry|i am sorry|i apologize|i apologise|apologies|my apologies|i'm afraid|i am afraid
+|unfortunately|regrettably|sadly
+""")
+
+# greetings, thanks and farewells: a capitalised name may follow ("Hi Anna!")
+_NAME_OK = _phrases("""
+hi|hello|hey|hi there|hello there|hey there|greetings|dear|good morning|good afternoon
+|good evening|welcome|welcome to|welcome back
+|thanks|thank you|thanks so much|thank you so much|many thanks|thanks again|thank you again
+|thanks for asking|thank you for asking|thanks for your question|thank you for your question
+|thanks for reaching out|thank you for reaching out|thanks for contacting us
+|thank you for contacting us|thanks for getting in touch|thank you for getting in touch
+|thanks for your message|thank you for your message|thanks for your patience
+|thank you for your patience|thank you for contacting|thanks for contacting
+|you're welcome|you are welcome|no problem|my pleasure|anytime|any time
+|have a great day|have a nice day|have a good day|have a wonderful day|have a lovely day
+|have a great trip|have a nice trip|have a good trip|have a great stay|have a nice stay
+|have a great weekend|have a nice weekend|have a good weekend|have a great evening
+|enjoy your stay|enjoy your trip|enjoy your visit|enjoy your meal|enjoy your day|enjoy
+|take care|best regards|kind regards|warm regards|regards|best wishes|best|cheers|goodbye|bye
+|see you|see you soon|safe travels|all the best|good luck|best of luck|happy travels|stay safe
+|i hope this helps|hope this helps|i hope that helps|hope that helps|happy to help|glad to help
+""")
+
+_PLEASANTRIES = _PARTICLES | _NAME_OK | _phrases("""
+good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy i could help
+|i'm happy to help|i am happy to help|i'm glad to help|i am glad to help|i'd be happy to help
+|i would be happy to help|i'd be glad to help|i would be glad to help|i'm here to help
+|i am here to help|happy to help further|always happy to help|i'm always happy to help
+|i hope this helps you|i hope this information helps|i hope this information is helpful
+|i hope this is helpful|hope this is helpful|i hope that answers your question
+|hope that answers your question|i hope this answers your question
+|hope this answers your question|i hope that clears things up|hope that clears things up
+|it's my pleasure|it was my pleasure|it is my pleasure|not a problem
+|sounds good|great choice|good choice|excellent choice|i understand|i see
+|with pleasure|gladly|let's see|let me check|let me explain|let me help|let me help you
+|here's what i found|here is what i found|here's the information|here is the information
+|here's what you need to know|here is what you need to know|here you go|here are the details
+|here's a summary|here is a summary|here's an overview|here is an overview
+|here's a quick overview|here's a quick summary|here are some details
+|i'm sorry to hear that|i am sorry to hear that|sorry to hear that|sorry for the inconvenience
+|i'm sorry for the inconvenience|i apologize for the inconvenience|apologies for the inconvenience
+|sorry for the confusion|i'm sorry for the confusion|i apologize for the confusion
+|sorry for any confusion|i apologize for any confusion|i'm sorry for any confusion
+|good|awesome|wonderful|fantastic|excellent|nice|cool|oh|ah|hmm|wow
+""")
+
+_HONORIFICS = frozenset("mr mrs ms dr prof sir madam miss".split())
+_ADDRESSEES = frozenset("customer guest guests valued user friend friends all everyone team folks"
+                        " there sir madam".split())
+
+# --------------------------------------------------------------------------------------------
+# classification patterns
+
+_INFO = ("information info details detail data specifics knowledge mention answer documentation "
+         "particulars idea indication reference clue").split()
+_DOC = ("information info documents document docs sources source context documentation materials "
+        "material text passages passage excerpts excerpt snippets notes knowledge_base knowledge "
+        "search_results faq").split()
+_NEG = ("doesn't does_not don't do_not didn't did_not can't cannot isn't is_not aren't are_not "
+        "never").split()
+_SAY = ("mention mentions include cover contain say specify state address list indicate describe "
+        "discuss explain tell provide give have show refer talk go detail clarify seem appear "
+        "touch").split()
+_I_NEG_ABLE = ("couldn't could_not can't cannot can_not was_unable_to wasn't_able_to "
+               "was_not_able_to am_unable_to am_not_able_to haven't_been_able_to "
+               "have_not_been_able_to didn't did_not").split()
+_FIND = ("find locate see determine confirm verify tell say answer figure_out identify know "
+         "pinpoint check").split()
+_GET = "provide give share access get retrieve offer obtain".split()
+_DOC_SUBJ = ("[the|my|your|these|those|this|our|any] [provided|available|given|supplied|attached|"
+             "retrieved|reference|source|relevant] " + _alts(_DOC) + " ~5/doc ")
+
+_ABSTENTION = tuple(_compile(s) for s in [
+    "i {don't|do_not|didn't|did_not|currently_don't|currently_do_not} have",
+    "i {don't|do_not|didn't|did_not} {see|find} ~3 " + _alts(_INFO + ["any", "anything"]),
+    "i {don't|do_not|didn't|did_not} know",
+    "{i'm|i_am} not {sure|certain|entirely_sure|completely_sure|quite_sure|totally_sure}",
+    "{i'm|i_am} {unsure|uncertain}",
+    "not {sure|certain} $",
+    "no idea",
+    "i " + _alts(_I_NEG_ABLE) + " " + _alts(_FIND),
+    "i " + _alts(_I_NEG_ABLE) + " " + _alts(_GET) + " ~4 " + _alts(_INFO),
+    "{i'm|i_am} {unable|not_able} to " + _alts(_FIND),
+    "{i'm|i_am} {unable|not_able} to " + _alts(_GET) + " ~4 " + _alts(_INFO),
+    _DOC_SUBJ + _alts(_NEG) + " [seem_to|appear_to|explicitly|specifically|actually|really] "
+    + _alts(_SAY),
+    _DOC_SUBJ + "{say|says|said|mention|mentions|contain|contains|include|includes|have|has|"
+    "give|gives|provide|provides} {nothing|no}",
+    "{there|there's} [is|are|was|were] no ~2 " + _alts(_INFO),
+    "{there|there's} [is|are|was|were] nothing ~2 {about|on|regarding|concerning|in}",
+    "nothing in ~4 " + _alts(_DOC),
+    "i {have|had|found|find|see|saw|could_find|can_find|could_see|can_see} no ~2 " + _alts(_INFO),
+    "i {found|find|see|saw|could_find|can_find|could_see|can_see} nothing",
+    "[that|this|such|the|the_requested|this_specific|that_specific|the_specific] [specific|exact]"
+    " {information|info|detail|details|data} {is|are|was|were|isn't|aren't|wasn't|weren't}"
+    " [not|currently|currently_not] {available|unavailable|provided|included|mentioned|covered|"
+    "listed|given|specified|stated|something|beyond}",
+    "{no|not_enough} ~2 {information|info|details|data|specifics} {is|are|was|were} {available|"
+    "provided|given|found|included|mentioned}",
+    "{that's|that_is|this_is|it's|it_is} not {something|information|a_detail|a_question} ~3 "
+    "{i|that_i}",
+    "{that's|that_is|this_is|it's|it_is} beyond {my|what}",
+    "{it's|it_is|it_isn't|it_is_not} [not] {clear|unclear} {from|whether|if|what|how|when|where}",
+    "i have no way {of|to}",
+    "i {can't|cannot|can_not|couldn't|could_not} {say|be} for {sure|certain}",
+    "i {can't|cannot|can_not|couldn't|could_not} be {sure|certain}",
+])
+_BUT = frozenset("but however although though yet except whereas which because".split())
+
+_AI_NOUN = ("ai assistant chatbot bot model language llm program robot machine agent system "
+            "helper").split()
+_SELF_REFERENCE = tuple(_compile(s) for s in [
+    "{i'm|i_am} [just|only|simply|merely|actually|basically|really] {a|an|your|the} ~3 "
+    + _alts(_AI_NOUN),
+    "{i'm|i_am} not {a|an} ~2 {human|person|doctor|lawyer|professional|physician|therapist|"
+    "pharmacist|attorney|advisor|adviser|human_being|real_person|medical_professional|"
+    "legal_professional|financial_advisor|nurse|accountant|expert}",
+    "i [also|currently|personally] {cannot|can't|can_not|am_unable_to|am_not_able_to|"
+    "don't_have_the_ability_to|do_not_have_the_ability_to|am_not_capable_of|lack_the_ability_to|"
+    "have_no_ability_to} [currently|directly|actually] "
+    "{browse|browsing|access_the_internet|access_the_web|access_real-time|access_external|"
+    "access_live|access_current|access_personal|surf|search_the_internet|search_the_web|remember|"
+    "remembering|recall|store|retain|learn|feel|experience|make_phone_calls|make_calls|"
+    "place_calls|send_emails|click|open_links|visit_websites|see_images|view_images|hear|taste|"
+    "smell|form_opinions|have_opinions|have_feelings}",
+    "i [also] {cannot|can't|can_not|am_unable_to|am_not_able_to|am_not_allowed_to|"
+    "am_not_permitted_to} {give|provide|offer|make} [you|any] {medical|legal|financial|"
+    "professional|personal|investment|tax|health} [advice|opinions|opinion|diagnosis|diagnoses|"
+    "recommendations]",
+    "i {don't|do_not|currently_don't|currently_do_not} have {personal|feelings|emotions|opinions|"
+    "a_body|a_physical|consciousness|beliefs|preferences|experiences|internet_access|"
+    "access_to_the_internet|access_to_the_web|access_to_real-time|access_to_external|"
+    "access_to_live|access_to_current|access_to_personal|real-time|browsing|web_access|"
+    "the_ability|the_capability|memory|a_memory}",
+    "{i'm|i_am} {designed|programmed|built|trained|meant|intended|created|made} {to|by|for}",
+    "i {was|have_been|am} {created|trained|developed|built|made|designed|programmed|powered} "
+    "{by|to|on|using|with|for}",
+    "my name is",
+    "my {knowledge|training|training_data|knowledge_cutoff|knowledge_cut-off} {is|was|comes|ends|"
+    "only|cutoff|cut-off|goes|extends|doesn't|does_not|stops}",
+    "my {purpose|role|job|function|task} is to",
+    "i {can|can_only|only} {only_answer|answer_only|only_help|help_only|only_assist|"
+    "only_provide|only_respond}",
+    "this is an {automated|ai-generated|ai} {response|message|reply|answer|assistant}",
+    "this {response|answer|message|reply} {was|is|has_been} {generated|written|produced|created}",
+    "{i'm|i_am} {unable|not_able} to {browse|surf|remember|feel}",
+    "as {an|a|your} ~3 " + _alts(_AI_NOUN) + " $",
+])
+
+_CONTACT = ("contact contacting call calling reach_out_to reaching_out_to reach_out reaching_out "
+            "get_in_touch_with getting_in_touch_with get_in_touch check_with checking_with "
+            "ask asking speak_to speak_with speaking_to speaking_with talk_to talking_to consult "
+            "consulting email emailing e-mail message messaging visit visiting check checking "
+            "confirm confirming verify verifying double-check double-checking double_check "
+            "refer_to referring_to look_at inquire enquire inquiring enquiring inquire_with "
+            "enquire_with ring phone phoning write_to writing_to reach let_me_know let_us_know "
+            "get_back_to_me get_back_to_us get_back come_back check_back follow_up drop_me_a_line "
+            "drop_us_a_line send_me send_us message_me message_us write reply return").split()
+_CONTACT_LEADS = tuple(_compile(s + " [directly|also|simply|always|just|kindly|first|instead|then|"
+                                "still|again] " + _alts(_CONTACT)) for s in [
+    "for ~4 {information|details|info|questions|assistance|help|inquiries|enquiries|specifics|"
+    "clarification|confirmation|updates|support|advice|answers|guidance} [please|kindly|just|so|"
+    "and]",
+    "[please|kindly|just|so|and]",
+    "{you|you_may|you_might} [may|might|also|always|still] {want_to|wish_to|consider|try}",
+    "{you_can|you_could|you_may|you_might|you_should|you'll_want_to|you_will_want_to|"
+    "you'd_want_to|you_would_want_to|you're_welcome_to|you_are_welcome_to}",
+    "{i|we} [would|strongly|highly] {recommend|suggest|advise|encourage} [you|that_you] [to]",
+    "{i'd|we'd} {recommend|suggest|advise|encourage} [you|that_you] [to]",
+    "{it's|it_is|it_would_be|it'd_be|it_may_be|it_might_be} [always|probably] {best|"
+    "a_good_idea|advisable|recommended|wise|worth|better|safest} [to]",
+    "{consider|try}",
+    "[please|kindly|just|also|and|so] {feel_free_to|don't_hesitate_to|do_not_hesitate_to|"
+    "never_hesitate_to}",
+])
+_DEFERRALS = tuple(_compile(s) for s in [
+    "{for|to_get|to_obtain|to_receive} [the|more|further|additional|any|up-to-date|current|"
+    "latest|exact|specific|precise|accurate|complete|full|most_accurate|most_up-to-date|"
+    "official|detailed|personalized|personalised|most_current|definitive] "
+    "{details|detail|information|info|assistance|help|support|confirmation|specifics|"
+    "clarification|guidance|questions|question|advice|answers|answer|updates|inquiries|"
+    "enquiries|queries}",
+    "to {confirm|verify|double-check|double_check|check|make_sure|be_sure|find_out|learn_more|ask|"
+    "get_more|get_further|get_the_latest|get_up-to-date|clarify|see_if|see_whether|inquire|"
+    "enquire|discuss|get_confirmation|get_accurate|get_exact|get_specific|get_details|"
+    "get_an_answer|get_a_definitive}",
+    "{if|whether|about|regarding|concerning|in_case|with_any|with_your|with_questions|for_any|"
+    "for_your|for_this|for_that|on_this|on_that}",
+])
+# words that end the short target of a contact pointer ("Please contact the hotel, it ...")
+_TARGET_STOP = _AUX | _SUBJ_VERB | _NOT_SUBJECT | frozenset("i it he she we they there".split())
+_OFFERS = tuple(_compile(s) for s in [
+    "[please|just|so|and|also|do] {let_me|let_us} know",
+    "{i'd|i_would|i'll|i_will|we'd|we_would|we'll|we_will} [also|always|certainly|gladly|"
+    "definitely] be [more_than|very|really|so|always|also|most] {happy|glad|pleased|delighted|"
+    "here|available} to [further|gladly] {help|assist|answer|support|clarify|explain|look|go|"
+    "walk|check|find|dig|discuss|provide_more|provide_further|provide_additional}",
+    "{i'm|i_am|we're|we_are} [also|always|more_than|very|really|so|still|just|more] {happy|glad|"
+    "pleased|delighted|here|available|around|standing_by} to [further|gladly] {help|assist|answer|"
+    "support|clarify|explain|look|go|walk|check|find|dig|discuss|provide_more|provide_further|"
+    "provide_additional}",
+    "{i'm|i_am|we're|we_are} [also|always|still|just] {here|available|around|standing_by} {if|"
+    "whenever|should|in_case|for_you|for_any|for_anything|for_more|for_further|for_questions|$}",
+    "{is_there|if_there_is|if_there's} {anything|something} else",
+    "{anything|something} else i can",
+    "{happy|glad} to help {further|more|with}",
+    "i [can|could] [also|gladly|certainly] {help|assist} {further|with_anything_else|"
+    "you_with_anything_else|with_that_too|more|you_further|with_more|with_other}",
+    "i [can|could|would_be_glad_to|would_be_happy_to] [also|gladly|certainly] {look_into|"
+    "check_on|find_out_more|dig_into|dig_deeper}",
+    "ask away",
+])
+_IF_QUESTIONS = tuple(_compile(s) for s in [
+    "{if|should|in_case|whenever|when} ~5 {questions|question|concerns|concern|queries|query|"
+    "inquiries|enquiries|help|assistance|support|clarification|information|details|else|more|"
+    "anything}",
+    "for {any|more|further|other|additional} ~2 {questions|question|concerns|queries|inquiries|"
+    "enquiries|help|assistance|support|clarification}",
+])
+
+
+# --------------------------------------------------------------------------------------------
+# markdown lines
+
+_LIST_MARKERS = "-*+•"
+
+
+def _fence(line: str) -> tuple[str, int] | None:
+    """(character, run length) when ``line`` is a code fence, else None."""
+    s = line.lstrip(" \t")
+    if len(s) < 3 or s[0] not in "`~":
+        return None
+    c = s[0]
+    n = len(s) - len(s.lstrip(c))
+    if n < 3 or (c == "`" and "`" in s[n:]):  # a backtick in the info string: inline code
+        return None
+    return c, n
+
+
+def _content(text: str, ls: int, le: int) -> tuple[str, int, int]:
+    """Kind of one line (``text``, ``table`` or ``skip``) and its content span after markdown
+    markers (indentation, block quotes, heading hashes, list markers, checkboxes, table pipes)."""
+    i = ls
+    while i < le and text[i] in " \t":
+        i += 1
+    while i < le and text[i] == ">":  # block quote(s)
+        i = _skip_ws(text, i + 1, le)
+    s, e = _trim(text, i, le)
+    if s >= e:
+        return "skip", s, s
+    body = text[s:e]
+    if body[0] == "|":  # table row
+        inner_s, inner_e = s + 1, (e - 1 if len(body) > 1 and body[-1] == "|" else e)
+        cells = text[inner_s:inner_e].split("|")
+        if all("-" in c and not c.strip().strip(":").strip("-") for c in cells):
+            return "skip", s, s  # separator row
+        inner_s, inner_e = _trim(text, inner_s, inner_e)
+        if not text[inner_s:inner_e].strip("| \t"):
+            return "skip", s, s
+        return "table", inner_s, inner_e
+    compact = "".join(body.split())
+    if len(compact) >= 3 and compact[0] in "-*_=" and compact == compact[0] * len(compact):
+        return "skip", s, s  # thematic break or setext underline
+    if body[0] == "#":
+        n = len(body) - len(body.lstrip("#"))
+        if n <= 6 and (n == len(body) or body[n] in " \t"):
+            head = body[n:].rstrip()
+            closing = head.rstrip("#")
+            if closing != head and (not closing or closing[-1] in " \t"):
+                head = closing.rstrip()
+            hs, he = _trim(text, s + n, s + n + len(head))
+            return ("text", hs, he) if hs < he else ("skip", s, s)
+    if body[0] in _LIST_MARKERS and (len(body) == 1 or body[1] in " \t"):
+        s += 1
+    else:
+        j = 0
+        while j < len(body) and j < 9 and body[j].isdigit():
+            j += 1
+        if 0 < j < len(body) and body[j] in ".)" and (j + 1 == len(body) or body[j + 1] in " \t"):
+            s += j + 1
+    s = _skip_ws(text, s, e)
+    if text.startswith(("[ ]", "[x]", "[X]"), s) and (s + 3 == e or text[s + 3] in " \t"):
+        s = _skip_ws(text, s + 3, e)
+    return ("text", s, e) if s < e else ("skip", s, s)
+
+
+def _lines(text: str) -> list[tuple[int, str, int, int]]:
+    """(line start, kind, content start, content end) per ``\\n``-separated line."""
+    bounds: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        nl = text.find("\n", pos)
+        if nl == -1:
+            bounds.append((pos, len(text)))
+            break
+        bounds.append((pos, nl))
+        pos = nl + 1
+    out = [(s, "skip", s, s) for s, _ in bounds]
+    fence: tuple[str, int] | None = None
+    inside: list[int] = []
+    for k, (s, e) in enumerate(bounds):
+        line = text[s:e]
+        f = _fence(line)
+        if fence is not None:
+            if (f is not None and f[0] == fence[0] and f[1] >= fence[1]
+                    and not line.strip().strip(f[0]).strip()):
+                fence, inside = None, []
+            else:
+                inside.append(k)
+            continue
+        if f is not None:
+            fence, inside = f, []
+            continue
+        out[k] = (s, *_content(text, s, e))
+    if fence is not None:  # an unclosed fence is not a code block (fail closed)
+        for k in inside:
+            s, e = bounds[k]
+            out[k] = (s, *_content(text, s, e))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# language check
+
+def _latin(ch: str) -> bool:
+    o = ord(ch)
+    return o < 0x250 or 0x1E00 <= o <= 0x1EFF or 0xFF21 <= o <= 0xFF5A
+
+
+def _looks_english(text: str, spans: Sequence[tuple[int, int]]) -> bool:
+    letters = latin = words = english = 0
+    for s, e in spans:
+        for ch in text[s:e]:
+            if ch.isalpha():
+                letters += 1
+                latin += _latin(ch)
+        for t in _tokens(text, s, e):
+            if not t.norm.isdigit():
+                words += 1
+                english += t.norm in _ENGLISH
+    if letters and latin * 2 < letters:
+        return False
+    return words < 6 or english >= 0.12 * words
+
+
+# --------------------------------------------------------------------------------------------
+# particles
+
+def _peek(text: str, i: int, end: int, n: int) -> list[_Tok]:
+    """Up to ``n`` tokens from ``i`` separated by whitespace only (``.`` allowed after an
+    honorific: "Hi Mr. Smith,")."""
+    out: list[_Tok] = []
+    while len(out) < n and i < end:
+        j = _skip_ws(text, i, end)
+        if out and out[-1].norm in _HONORIFICS and j == i and text[j] == ".":
+            j = _skip_ws(text, j + 1, end)
+        if out and j == i:
+            break
+        m = _WORD_RE.match(text, j, end)
+        t = _tok(m) if m is not None else None
+        if t is None:
+            break
+        out.append(t)
+        i = t.end
+    return out
+
+
+def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | None:
+    """One particle at ``pos``: (particle end, next content position, terminal, ai prefix)."""
+    i = pos
+    while i < end and text[i] in "*_":
+        i += 1
+    toks = _peek(text, i, end, 8)
+    if not toks or toks[0].start != i:
+        return None
+    norms = tuple(t.norm for t in toks)
+    for n in range(min(len(norms), 6), 0, -1):
+        key = norms[:n]
+        ai = key in _AI_PREFIXES
+        if not ai and key not in _PARTICLES:
+            continue
+        k = n
+        if key in _NAME_OK:  # "Hi Anna," / "Dear valued customer,"
+            while k < len(toks) and k - n < 3 and (toks[k].upper or toks[k].norm in _ADDRESSEES):
+                k += 1
+        for kk in range(k, n - 1, -1):
+            r = _separator(text, toks[kk - 1].end, end, key in _SORRY, ai)
+            if r is not None:
+                return r[0], r[1], r[2], ai
+    return None
+
+
+def _word_at(text: str, i: int, end: int, word: str) -> bool:
+    n = len(word)
+    return text[i:i + n].lower() == word and (i + n == end or text[i + n].isspace())
+
+
+def _separator(text: str, i: int, end: int, sorry: bool, ai: bool) -> tuple[int, int, bool] | None:
+    """What follows a particle ending at ``i``: (particle end, next content, terminal)."""
+    while i < end and text[i] in "*_":
+        i += 1
+    if i >= end:
+        return i, i, not ai
+    j = _skip_ws(text, i, end)
+    c = text[j] if j < end else ""
+    if c and (c in ",:" or (not ai and (c in "—–" or (c == "-" and j > i and j + 1 < end
+                                                       and text[j + 1].isspace())))):
+        k = _skip_ws(text, j + 1, end)
+        if sorry and _word_at(text, k, end, "but"):
+            k = _skip_ws(text, k + 3, end)
+        return j + 1, k, False
+    if ai:
+        return None
+    if sorry and j > i and _word_at(text, j, end, "but"):
+        return i, _skip_ws(text, j + 3, end), False
+    if c and c in "!.…" and j == i:
+        k = j
+        while k < end and text[k] in "!.…":
+            k += 1
+        while k < end and text[k] in "*_)\"'”’":
+            k += 1
+        if k < end and not text[k].isspace():
+            return None
+        nxt = _skip_ws(text, k, end)
+        if c == "." and nxt < end and text[nxt].isdigit():
+            return None  # "No. 5 bus"
+        return k, nxt, True
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# clause splitting
+
+def _is_clause_start(toks: Sequence[_Tok], i: int) -> bool:
+    """The tokens from ``i`` begin with a subject followed by a finite verb."""
+    if i >= len(toks):
+        return False
+    if toks[i].norm in _SUBJ_VERB:
+        return True
+    subject: list[str] = []
+    for j in range(i, min(i + 8, len(toks))):
+        w = toks[j].norm
+        if w in _FINITE:
+            if any(x not in _DET_ONLY for x in subject):
+                return True
+            if not subject:
+                return False
+            subject.append(w)  # "the cost is": a noun that looks like a verb
+        elif w in _ADVERBS and subject:
+            continue
+        elif w in _NOT_SUBJECT:
+            return False
+        else:
+            subject.append(w)
+        if len(subject) > 5:
+            return False
+    return False
+
+
+def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Split at safe ``and`` / ``but`` (see the module docstring)."""
+    toks = _tokens(text, s, e)
+    out: list[tuple[int, int]] = []
+    seg = s
+    has_verb = subord = quote = False
+    depth = 0
+    for i, t in enumerate(toks):
+        gap = _gap(text, toks, i, s)
+        for ch in gap:
+            if ch in "([{“‘«":
+                depth += 1
+            elif ch in ")]}”’»" and depth:
+                depth -= 1
+            elif ch == '"':
+                quote = not quote
+        if t.norm in ("and", "but") and i and depth == 0 and not quote and gap[-1:].isspace():
+            left = gap.rstrip()
+            if left.endswith(","):
+                left = left[:-1]
+            left = left.rstrip()
+            if (all(ch in "%)]}”’\"'*_" for ch in left) and has_verb and not subord
+                    and i + 1 < len(toks) and _gap(text, toks, i + 1, s).isspace()
+                    and _is_clause_start(toks, i + 1)):
+                out.append((seg, toks[i - 1].end + len(left)))
+                seg = toks[i + 1].start
+                has_verb = subord = False
+                continue
+        if t.start >= seg:
+            w = t.norm
+            if w in _FINITE or w in _SUBJ_VERB or w.endswith("n't"):
+                has_verb = True
+            if w in _SUBORDINATORS:
+                subord = True
+    out.append((seg, e))
+    return out
+
+
+def _semicolons(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    out = []
+    seg = s
+    k = text.find(";", s, e)
+    while k != -1:
+        if k + 1 < e and text[k + 1].isspace():
+            out.append((seg, k))
+            seg = k + 1
+        k = text.find(";", k + 1, e)
+    out.append((seg, e))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# kinds
+
+def _has_alnum(text: str, s: int, e: int) -> bool:
+    return any(ch.isalnum() for ch in text[s:e])
+
+
+def _is_pleasantry(text: str, s: int, e: int) -> bool:
+    """The unit is a sequence of chat phrases (optionally addressed to a name)."""
+    if _DIGIT_RE.search(text, s, e):
+        return False
+    toks: list[_Tok] = []
+    for m in _WORD_RE.finditer(text, s, e):
+        t = _tok(m)
+        if t is not None:
+            toks.append(t)
+            if len(toks) > 24:
+                return False
+    if not toks:
+        return False
+    segments: list[list[_Tok]] = [[toks[0]]]  # runs of tokens separated by whitespace only
+    for i in range(1, len(toks)):
+        if _gap(text, toks, i, s).strip():
+            segments.append([toks[i]])
+        else:
+            segments[-1].append(toks[i])
+    named = False
+    for seg in segments:
+        if named and len(seg) <= 3 and all(t.upper or t.norm in _HONORIFICS for t in seg):
+            continue  # "..., Mr. Smith!"
+        norms = tuple(t.norm for t in seg)
+        for n in range(len(norms), 0, -1):
+            key = norms[:n]
+            if key not in _PLEASANTRIES:
+                continue
+            rest = seg[n:]
+            if rest and not (key in _NAME_OK and len(rest) <= 3 and all(
+                    t.upper or t.norm in _ADDRESSEES or t.norm in _HONORIFICS for t in rest)):
+                continue
+            named = named or key in _NAME_OK
+            break
+        else:
+            return False
+    return True
+
+
+def _is_question(text: str, s: int, e: int) -> bool:
+    while e > s and (text[e - 1].isspace() or text[e - 1] in "\"'”’»)]}*_"):
+        e -= 1
+    while e > s and text[e - 1] in "!.…！":
+        e -= 1
+        if e > s and text[e - 1] in "?？":
+            return True
+    return e > s and text[e - 1] in "?？"
+
+
+def _is_abstention(text: str, s: int, toks: list[_Tok]) -> bool:
+    norms = [t.norm for t in toks]
+    for _ in range(3):  # apologies left in place ("I'm sorry I don't ...")
+        cut = next((n for n in (3, 2, 1) if tuple(norms[:n]) in _SORRY), 0)
+        if not cut:
+            break
+        if cut < len(norms) and norms[cut] == "but":
+            cut += 1
+        norms, toks = norms[cut:], toks[cut:]
+    if not norms:
+        return False
+    for i in range(1, len(norms) - 1):  # "..., but <more content>"
+        if norms[i] in _BUT or (norms[i] == "so" and "," in _gap(text, toks, i, s)):
+            return False
+    return _any(_ABSTENTION, norms)
+
+
+def _contact_offer(norms: Sequence[str]) -> bool:
+    """A pointer to someone to contact: lead + contact verb + (short target) + (end or a
+    deferral such as "for details", "to confirm", "if ...")."""
+    for lead in _CONTACT_LEADS:
+        if not lead.may_match(norms):
+            continue
+        for k in _ends(lead.slots, norms, first=False):
+            tail = norms[k:]
+            for i in range(min(len(tail), 8) + 1):
+                if i and tail[i - 1] in _TARGET_STOP:
+                    break
+                if i == len(tail) or _any(_DEFERRALS, tail[i:]):
+                    return True
+    return False
+
+
+def _is_offer(norms: Sequence[str], nested: bool = False) -> bool:
+    if _any(_OFFERS, norms) or _contact_offer(norms):
+        return True
+    if not nested and _any(_IF_QUESTIONS, norms):
+        # "If you have any other questions, just ask.": the main clause must be an offer
+        for k in range(1, min(len(norms), 16)):
+            if _is_offer(norms[k:], True) or tuple(norms[k:]) in _PLEASANTRIES:
+                return True
+    return False
+
+
+def _classify(text: str, s: int, e: int) -> str:
+    if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
+        return "pleasantry"
+    if _is_question(text, s, e):
+        return "question"
+    if _DIGIT_RE.search(text, s, e):
+        return "claim"
+    toks = _tokens(text, s, e)
+    norms = [t.norm for t in toks]
+    if _any(_SELF_REFERENCE, norms):
+        return "self_reference"
+    if _is_abstention(text, s, toks):
+        return "abstention"
+    if not _URLISH_RE.search(text, s, e) and _is_offer(norms):
+        return "offer"
+    return "claim"
+
+
+# --------------------------------------------------------------------------------------------
+# driver
+
+def _emit(text: str, s: int, e: int, kind: str, out: list[ClaimUnit]) -> None:
+    s, e = _trim(text, s, e)
+    if s < e:
+        out.append(ClaimUnit(text[s:e], s, e, kind))
+
+
+def _sentence_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
+    """Units of one sentence, English rules."""
+    for ps, pe in _semicolons(text, s, e):
+        ps, pe = _trim(text, ps, pe)
+        if ps < pe:
+            _piece_units(text, ps, pe, out)
+
+
+def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
+    if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
+        _emit(text, s, e, "pleasantry", out)
+        return
+    unit_start = pos = s  # unit_start: where the current unit began, particles included
+    ai_seen = False
+    while pos < e:
+        m = _particle(text, pos, e)
+        if m is None:
+            break
+        p_end, nxt, terminal, ai = m
+        ai_seen = ai_seen or ai
+        if not _has_alnum(text, nxt, e):  # nothing but particles: the whole unit is chat
+            _emit(text, unit_start, e, "self_reference" if ai_seen else "pleasantry", out)
+            return
+        if terminal:  # "Sure! the shop ..." -> "Sure!" | "the shop ..."
+            _emit(text, unit_start, p_end, "pleasantry", out)
+            unit_start = nxt
+        pos = nxt
+    if pos > s and _is_pleasantry(text, pos, e):  # "Yes! Happy to help, Anna!"
+        _emit(text, unit_start, e, "pleasantry", out)
+        return
+    for cs, ce in _split_clauses(text, pos, e):
+        cs, ce = _trim(text, cs, ce)
+        while ce > cs and text[ce - 1] in ",;:":
+            ce -= 1
+        cs, ce = _trim(text, cs, ce)
+        if cs < ce:
+            _emit(text, cs, ce, _classify(text, cs, ce), out)
+
+
+def split_claims(text: str) -> list[ClaimUnit]:
+    """Split an assistant answer into units and classify each one.
+
+    Args:
+        text: the answer (any length; markdown allowed).
+
+    Returns:
+        The units in text order, non-overlapping, each with ``u.text == text[u.start:u.end]``
+        and ``u.kind`` in :data:`CLAIM_KINDS`; offsets are code points (Python string indices),
+        ``0 <= start < end <= len(text)``. ``[]`` for empty or blank text (and for text that is
+        only code blocks and markdown rules). The rules, with examples, are in the module
+        docstring; anything they do not recognise is a ``claim``.
+
+    Raises:
+        InputTypeError: ``text`` is not a str (the message names ``text``).
+        ValidationError: ``text`` holds a lone surrogate (U+D800..U+DFFF).
+
+    Cost: linear in ``len(text)``. Thread-safety: a pure function over immutable tables; safe
+    to call from any number of threads.
+    """
+    check_text(text, "text")
+    if not text.strip():
+        return []
+    lines = _lines(text)
+    english = _looks_english(text, [(cs, ce) for _, k, cs, ce in lines if k != "skip"])
+    if not english:
+        _log.warning("split_claims: the text does not look like English; the claim rules are "
+                     "English-only, so every unit is classified 'claim'")
+    sentences = split_sentences(text) if any(k == "text" for _, k, _, _ in lines) else []
+    line_starts = [ls for ls, _, _, _ in lines]
+    out: list[ClaimUnit] = []
+    for ls, kind, cs, ce in lines:
+        if kind == "table":
+            _emit(text, cs, ce, _classify(text, cs, ce) if english else "claim", out)
+    for ss, se in sentences:
+        # the segmenter ends a sentence at every newline; cut at newlines anyway (defensive)
+        while ss < se:
+            nl = text.find("\n", ss, se)
+            pe = se if nl == -1 else nl
+            _, kind, cs, ce = lines[bisect_right(line_starts, ss) - 1]
+            if kind == "text":
+                a, b = _trim(text, max(ss, cs), min(pe, ce))
+                if a < b:
+                    if english:
+                        _sentence_units(text, a, b, out)
+                    else:
+                        _emit(text, a, b, "claim", out)
+            ss = pe + 1 if nl != -1 else se
+    out.sort(key=lambda u: u.start)
+    return out
