@@ -307,10 +307,14 @@ def test_uninformative_sentences_do_not_enter_the_kernel():
     assert all(math.isnan(x) for x in hist[:13]) and hist[13] == 0.9  # 7 + 6 skipped tokens
 
 
-def test_default_scorer_without_knowledge_does_not_halt_plain_answers():
+def test_default_scorer_without_knowledge_fails_closed_but_passes_non_claims():
     from director_fast import CoherenceScorer
 
     text = "Paris is the capital of France. It is known for its museums. Let me know if you need more."
+    g = df.stream_guard(words(text), CoherenceScorer())
+    assert "".join(g) == "" and g.session.halted  # no evidence: the first claim is not_found
+    assert g.session.halt_claim.verdict == "not_found" and g.session.halt_claim.claim_index == 0
+    text = "Sure! Great question. Let me know if you need more."
     g = df.stream_guard(words(text), CoherenceScorer())
     assert "".join(g) == text and not g.session.halted
 

@@ -438,8 +438,27 @@ good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy
 |i'm sorry for the inconvenience|i apologize for the inconvenience|apologies for the inconvenience
 |sorry for the confusion|i'm sorry for the confusion|i apologize for the confusion
 |sorry for any confusion|i apologize for any confusion|i'm sorry for any confusion
-|good|awesome|wonderful|fantastic|excellent|nice|cool|oh|ah|hmm|wow
+|good|awesome|wonderful|fantastic|excellent|nice|cool|oh|ah|hmm|wow|oh no|oh dear
+|you're very welcome|you are very welcome|you're most welcome|and thanks for reaching out
+|and thank you for reaching out|and thanks for asking|and thank you for asking|and welcome
+|sorry about that|so sorry about that|sorry about this|it's really frustrating|that's frustrating
+|that's really frustrating|that must be frustrating|that sounds frustrating|how frustrating
+|i know how frustrating that is|i understand how frustrating that is|that's annoying
+|that's really annoying|no worries|great news|good news|of course
 """)
+
+# wishes and exclamations addressed to the user, matched from the unit's start (a unit with a
+# digit never gets here): "I hope you get your scarf back soon!", "Hope to see you soon!",
+# "And what a lovely trip!", "Oh no, sorry to hear that!"
+_WISHES = tuple(_compile(s) for s in [
+    "[oh|and|but] {i|we} [really|truly|do|sincerely] hope {you|your|everything|it_all|you're|the_rest}",
+    "[oh|and|but] [i|we] hope to {see|hear_from|welcome|help} you",
+    "[oh|and|but] [i|we] {wish|wishing} you",
+    "[oh|and|but] what a {lovely|great|wonderful|nice|fun|beautiful|fantastic|exciting|brilliant} ~3 $",
+    "[and|but] {oh_no|oh_dear}",
+    "{oh_no|oh_dear} [,] [i'm|i_am] sorry to hear",
+    "{sounds|that_sounds} {lovely|great|wonderful|exciting|like_fun|like_a_great_plan|fun}",
+])
 
 _HONORIFICS = frozenset("mr mrs ms dr prof sir madam miss".split())
 _ADDRESSEES = frozenset("customer guest guests valued user friend friends all everyone team folks"
@@ -606,6 +625,10 @@ _OFFERS = tuple(_compile(s) for s in [
     "i [can|could|would_be_glad_to|would_be_happy_to] [also|gladly|certainly] {look_into|"
     "check_on|find_out_more|dig_into|dig_deeper}",
     "ask away",
+    "[so] [it] {might|may|would|could} be {best|worth|a_good_idea|wise|safest|easiest} to {ask|check|"
+    "call|contact|confirm|double-check|speak|get_in_touch}",
+    "[so] {it's|it_is|it'd_be|it_would_be} {worth|best|a_good_idea|wise} {asking|checking|calling|"
+    "contacting|confirming|double-checking|to_ask|to_check|to_call|to_contact|to_confirm}",
 ])
 _IF_QUESTIONS = tuple(_compile(s) for s in [
     "{if|should|in_case|whenever|when} ~5 {questions|question|concerns|concern|queries|query|"
@@ -973,6 +996,8 @@ def _is_abstention(text: str, s: int, toks: list[_Tok]) -> bool:
     if not norms:
         return False
     for i in range(1, len(norms) - 1):  # "..., but <more content>"
+        if norms[i] == "so" and "," in _gap(text, toks, i, s) and _any(_ABSTENTION, norms[i + 1:]):
+            break  # "..., so I can't tell you whether ...": a second abstention, not content
         if norms[i] in _BUT or (norms[i] == "so" and "," in _gap(text, toks, i, s)):
             return False
     return _any(_ABSTENTION, norms)
@@ -1014,6 +1039,8 @@ def _classify(text: str, s: int, e: int) -> str:
         return "claim"
     toks = _tokens(text, s, e)
     norms = [t.norm for t in toks]
+    if _any(_WISHES, norms):
+        return "pleasantry"
     if _any(_SELF_REFERENCE, norms):
         return "self_reference"
     if _is_abstention(text, s, toks):

@@ -8,6 +8,8 @@ class                             also a                          raised when
 ================================  ==============================  =====================================
 ``ConfigError``                   ``ValueError``                  a configuration parameter is invalid
                                                                   (``.field`` names it)
+``UnknownTenantError``            ``ValueError`` (a ConfigError)  a tenant the knowledge holds nothing
+                                                                  for (``.tenant`` names it)
 ``ScoreError``                    ``ValueError``                  a coherence score is non-finite or
                                                                   outside [0, 1] (``.index`` = token)
 ``ValidationError``               ``ValueError``                  a value or payload is malformed
@@ -32,6 +34,7 @@ from typing import Any
 __all__ = [
     "DirectorFastError",
     "ConfigError",
+    "UnknownTenantError",
     "ScoreError",
     "ValidationError",
     "FormatError",
@@ -54,6 +57,20 @@ class ConfigError(DirectorFastError, ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class UnknownTenantError(ConfigError):
+    """The knowledge holds nothing for this tenant (ids are compared exactly: ``"Acme"`` is not
+    ``"acme"``). ``tenant`` is the id; ``field`` is ``"tenant_id"``. Raised instead of judging
+    without evidence; pass ``allow_unknown_tenant=True`` to the scorer to judge anyway (every
+    claim is then ``not_found``)."""
+
+    def __init__(self, tenant: str) -> None:
+        super().__init__(
+            f"unknown tenant {tenant!r}: the knowledge base holds no evidence for it (tenant ids "
+            "are exact and case-sensitive; pass allow_unknown_tenant=True to judge without evidence)",
+            "tenant_id")
+        self.tenant = tenant
 
 
 class ScoreError(DirectorFastError, ValueError):

@@ -1,7 +1,9 @@
 """The main job: guard a file of (context, question, response) records end to end.
 
-For each record: build a knowledge base from the context (sentence-chunked, indexed), score the
-response with :class:`~director_fast.core.scorer.CoherenceScorer`, and optionally replay the
+For each record: score the response claim by claim with
+:class:`~director_fast.core.scorer.CoherenceScorer`, the record's context passed as the call's
+evidence (``context=``; a record with an empty context is judged without evidence and counted as
+``no_evidence`` in the summary), and optionally replay the
 response token by token through :func:`~director_fast.stream_guard` with the same scorer. Results
 are written (and flushed) one JSON line per record as they are produced, so an interrupted run
 can be resumed without re-scoring finished records.
@@ -55,6 +57,7 @@ class GuardSummary:
     approved: int = 0
     warnings: int = 0
     halts: int = 0
+    no_evidence: int = 0  # records whose context was empty (claims judged without evidence)
     halt_reasons: dict[str, int] = field(default_factory=dict)
     halt_positions: list[float] = field(default_factory=list)  # halt index / response tokens
     latencies_ms: list[float] = field(default_factory=list)
@@ -73,6 +76,7 @@ class GuardSummary:
             "rejected": self.records - self.approved,
             "warnings": self.warnings,
             "halts": self.halts,
+            "no_evidence": self.no_evidence,
             "halt_reasons": dict(sorted(self.halt_reasons.items())),
             "halt_position_p50": round(percentile(self.halt_positions, 50), 4) if self.halt_positions else None,
             "latency_ms_p50": round(percentile(self.latencies_ms, 50), 3) if self.latencies_ms else None,
@@ -195,8 +199,9 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
               make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
     """Run the main job over a JSONL file; return the :class:`GuardSummary`.
 
-    ``make_scorer(context, options)`` builds the scorer for one record (default: a
-    :class:`CoherenceScorer` over a knowledge base of the context with the chosen backend).
+    ``make_scorer(context, options)`` returns the scorer for one record (default: one shared
+    :class:`CoherenceScorer` with the chosen backend; the record's context is passed to its
+    ``review`` as ``context=`` when the scorer accepts that argument).
     """
     from director_fast.stream_guard import stream_guard
 
@@ -257,6 +262,7 @@ def _account(summary: GuardSummary, result: dict[str, Any], rec: dict[str, Any])
     summary.approved += bool(result["approved"])
     summary.warnings += bool(result["warning"])
     summary.latencies_ms.append(result["latency_ms"])
+    summary.no_evidence += bool(result.get("no_evidence"))
     if result.get("halted"):
         summary.halts += 1
         summary.halt_reasons[result["halt_reason"]] = summary.halt_reasons.get(result["halt_reason"], 0) + 1
@@ -275,8 +281,12 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
     t0 = time.perf_counter()
     scorer = make(rec["context"], opts)
     question = rec.get("question", "") or ""
-    approved, cs = scorer.review(question, rec["response"], tenant_id=opts.tenant_id) \
-        if _accepts_tenant(scorer.review) else scorer.review(question, rec["response"])
+    kw: dict[str, Any] = {}
+    if _accepts(scorer.review, "tenant_id"):
+        kw["tenant_id"] = opts.tenant_id
+    if _accepts(scorer.review, "context"):
+        kw["context"] = rec["context"]
+    approved, cs = scorer.review(question, rec["response"], **kw)
     result: dict[str, Any] = {
         "line": lineno,
         "id": rec.get("orig_id", ""),
@@ -287,6 +297,7 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
         "h_logical": round(float(cs.h_logical), 6),
         "h_factual": round(float(cs.h_factual), 6),
         "backend": getattr(scorer, "backend_name", opts.backend),
+        "no_evidence": not rec["context"].strip(),
     }
     top = None
     if cs.evidence is not None and cs.evidence.chunks:
@@ -295,7 +306,8 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
     result["top_evidence"] = top
     if opts.stream:
         toks = tokenize_for_stream(rec["response"])
-        g = stream_guard(toks, scorer, prompt=question, tenant_id=opts.tenant_id)
+        g = stream_guard(toks, scorer, prompt=question, tenant_id=opts.tenant_id,
+                         context=kw.get("context"))
         for _ in g:
             pass
         s = g.session
@@ -308,18 +320,17 @@ def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts:
     return result
 
 
-def _accepts_tenant(fn: Any) -> bool:
+def _accepts(fn: Any, name: str) -> bool:
     import inspect
 
     try:
-        return "tenant_id" in inspect.signature(fn).parameters
+        return name in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
 
 
 def _default_scorer_factory(opts: GuardOptions) -> Callable[..., Any]:
     from director_fast.core.scorer import CoherenceScorer
-    from director_fast.knowledge import KnowledgeBase
 
     nli = None
     if opts.backend.startswith("onnx:"):
@@ -332,15 +343,14 @@ def _default_scorer_factory(opts: GuardOptions) -> Callable[..., Any]:
     elif opts.backend != "lexical":
         raise ValidationError(f"backend must be 'lexical' or 'onnx:DIR', got {opts.backend!r}")
 
+    kw: dict[str, Any] = {}
+    if nli is not None:
+        kw["nli"] = nli
+    if opts.threshold is not None:
+        kw["threshold"] = opts.threshold
+    shared = CoherenceScorer(**kw)  # the record's context is passed per call (context=)
+
     def make(context: str, o: GuardOptions) -> Any:
-        kb = KnowledgeBase()
-        if context.strip():
-            kb.add(context, source="context", tenant=o.tenant_id)
-        kw: dict[str, Any] = {"knowledge": kb}
-        if nli is not None:
-            kw["nli"] = nli
-        if o.threshold is not None:
-            kw["threshold"] = o.threshold
-        return CoherenceScorer(**kw)
+        return shared
 
     return make

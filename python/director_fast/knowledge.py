@@ -105,6 +105,9 @@ class KnowledgeBase:
     chunk ranked first by both), so lower is more relevant and the list is sorted by it; without, it is the cosine
     distance ``1 - cos`` clipped to [0, 2].
 
+    :attr:`version` counts mutations (every :meth:`add` / :meth:`add_facts` that indexed
+    something bumps it), so caches of derived verdicts can be keyed on it.
+
     Thread-safety: all methods may be called from several threads; writers are serialised and
     readers see each ``add`` completely or not at all.
     """
@@ -133,10 +136,30 @@ class KnowledgeBase:
         self._sources: dict[int, str] = {}
         self._bm25: dict[str | None, BM25] = {None: BM25(bm25_k1, bm25_b)}
         self._next_id = 0
+        self._version = 0
+        self._tenant_sizes: Counter[str] = Counter()
         self._lock = threading.RLock()
 
     def __len__(self) -> int:
         return len(self.index)
+
+    @property
+    def version(self) -> int:
+        """Mutation counter (>= 0): bumped by every write that indexed at least one chunk."""
+        return self._version
+
+    def tenants(self) -> list[str]:
+        """The tenants that hold at least one chunk, sorted."""
+        with self._lock:
+            return sorted(t for t, n in self._tenant_sizes.items() if n)
+
+    def has_tenant(self, tenant: str) -> bool:
+        """True when ``tenant`` holds at least one chunk (tenant ids are compared exactly:
+        ``"Acme"`` is not ``"acme"``). Raises InputTypeError for a non-str."""
+        if not isinstance(tenant, str):
+            raise InputTypeError(f"tenant must be a str, got {type(tenant).__name__}")
+        with self._lock:
+            return self._tenant_sizes.get(tenant, 0) > 0
 
     # ---- writing ----
     def chunk(self, text: str) -> list[str]:
@@ -188,6 +211,8 @@ class KnowledgeBase:
                 self._sources[i] = source
                 self._bm25[None].add(i, t)
                 per.add(i, t)
+            self._tenant_sizes[tenant] += len(ids)
+            self._version += 1
         return ids
 
     # ---- reading ----
@@ -197,6 +222,13 @@ class KnowledgeBase:
         tenant's chunks); ``tenant=None`` searches every tenant (an explicit opt-in, e.g. for an
         operator's tool). Fewer come back when fewer exist. Raises InputTypeError for a non-str
         query, ConfigError for k < 0."""
+        return [chunk for _id, chunk in self.retrieve_with_ids(query, k, tenant)]
+
+    def retrieve_with_ids(self, query: str, k: int = 3,
+                          tenant: str | None = "") -> list[tuple[int, EvidenceChunk]]:
+        """:meth:`retrieve` with each chunk's id (the int :meth:`add` returned): ``[(id, chunk)]``,
+        most relevant first. The ids are what the scorer puts in audit references
+        (``kb:<id>``), never the chunk's source label or text."""
         if not isinstance(query, str):
             raise InputTypeError(f"query must be a str, got {type(query).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
@@ -208,7 +240,8 @@ class KnowledgeBase:
         with self._lock:
             hits = self.index.search(qv, depth if self.hybrid else k, tenant=tenant)[0]
             if not self.hybrid:
-                return [EvidenceChunk(h.text, float(min(max(h.distance, 0.0), 2.0)), h.source) for h in hits]
+                return [(int(h.id), EvidenceChunk(h.text, float(min(max(h.distance, 0.0), 2.0)), h.source))
+                        for h in hits]
             bm = self._bm25.get(tenant)
             lex = bm.top(normalize_terms(query), depth) if bm is not None else []
             fused: dict[int, float] = {}
@@ -218,5 +251,5 @@ class KnowledgeBase:
                 fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
             fmax = (1.0 + self.dense_weight) / (self.rrf_k + 1)
-            return [EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d])
+            return [(d, EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d]))
                     for d, s in best]

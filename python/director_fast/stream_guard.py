@@ -43,7 +43,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from bisect import bisect_left, bisect_right
+import dataclasses
 import inspect
+import logging
 import math
 import time
 from array import array
@@ -61,7 +63,11 @@ from director_fast.core.session import (
     TokenEvent,
 )
 from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
+from director_fast.core.types import ClaimAttribution
+from director_fast.core.tenant_safety import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
+
+logger = logging.getLogger("director_fast.stream_guard")
 
 __all__ = [
     "stream_guard",
@@ -96,6 +102,9 @@ class SentenceResult:
     retrieval_path: str = "none"
     fact_source: str = ""
     informative: bool = True
+    attributions: tuple = ()
+    evidence_refs: tuple[str, ...] = ()
+    worst_claim: int = -1
 
 
 def _is_sentence_end(tok: str) -> bool:
@@ -153,6 +162,7 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
     evidence = tuple(getattr(res, "evidence", ()) or ())
     nli = getattr(res, "nli_scores", None)
     fact_source = getattr(res, "fact_source", "") or _fact_source(evidence)
+    refs = getattr(res, "evidence_refs", ()) or ()
     return SentenceResult(
         score=score,
         informative=bool(getattr(res, "informative", True)),
@@ -160,7 +170,43 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
         nli_scores=tuple(nli) if nli is not None else None,
         retrieval_path=getattr(res, "retrieval_path", "") or ("none" if not evidence else "scorer.evidence"),
         fact_source=fact_source,
+        attributions=tuple(getattr(res, "attributions", ()) or ()),
+        evidence_refs=tuple(str(r) for r in refs),
+        worst_claim=int(getattr(res, "worst_claim", -1)),
     )
+
+
+def _derived_config(scorer: Any) -> HaltConfig:
+    """The halt config that makes a stream agree with ``scorer.review`` (see :func:`stream_guard`);
+    ``HaltConfig()`` when the scorer has no numeric ``threshold``."""
+    thr = getattr(scorer, "threshold", None)
+    if isinstance(thr, bool) or not isinstance(thr, (int, float)) or not 0.0 <= thr <= 1.0:
+        return HaltConfig()
+    soft = getattr(scorer, "soft_limit", thr)
+    if isinstance(soft, bool) or not isinstance(soft, (int, float)) or not 0.0 <= soft <= 1.0:
+        soft = thr
+    return HaltConfig(hard_limit=float(thr), window_threshold=float(thr), soft_limit=float(soft),
+                      trend_threshold=1.0)
+
+
+def _accepted_extras(fn: Any, **extras: Any) -> dict[str, Any]:
+    """The given (non-None) ``extras`` that ``fn``'s signature accepts; a warning names the ones
+    it does not (third-party scorers written before these arguments existed keep working)."""
+    given = {k: v for k, v in extras.items() if v is not None}
+    if not given:
+        return {}
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return given
+    accepted = {k: v for k, v in given.items() if k in params}
+    dropped = sorted(set(given) - set(accepted))
+    if dropped:
+        logger.warning("stream_guard: the scorer's score_sentence does not accept %s; not forwarded",
+                       ", ".join(dropped))
+    return accepted
 
 
 def _new_segmenter() -> Any:
@@ -178,9 +224,11 @@ class _GuardState:
                  request_id: str, raise_on_halt: bool, release: str | None,
                  scorer_timeout_s: float | None, keep_events: bool,
                  evidence_callback: Callable[[str], str | None] | None,
-                 kernel_active: Callable[[], bool] | None) -> None:
+                 kernel_active: Callable[[], bool] | None, context: Any = None,
+                 system: str | None = None, messages: Any = None) -> None:
+        self.incremental = hasattr(scorer, "score_sentence")
         if config is None:
-            config = HaltConfig()
+            config = _derived_config(scorer) if self.incremental else HaltConfig()
         if not isinstance(config, HaltConfig):
             raise InputTypeError(f"config must be a HaltConfig, got {type(config).__name__}")
         if not isinstance(prompt, str):
@@ -195,7 +243,6 @@ class _GuardState:
                 raise ConfigError(f"{name} is longer than {MAX_ID_LEN} code points", field=name)
             if val and _CTRL.search(val):
                 raise ConfigError(f"{name} contains a control character or lone surrogate", field=name)
-        self.incremental = hasattr(scorer, "score_sentence")
         if not self.incremental and not callable(scorer):
             raise InputTypeError(
                 "scorer must be a callable text -> float or an object with score_sentence(...)")
@@ -211,6 +258,13 @@ class _GuardState:
                 raise ConfigError("scorer_timeout_s must be a positive number of seconds", field="scorer_timeout_s")
         self.scorer = scorer
         self.fn = scorer.score_sentence if self.incremental else scorer
+        self.call_kwargs = {"prompt": prompt, "tenant_id": tenant_id}
+        if self.incremental:
+            self.call_kwargs.update(_accepted_extras(self.fn, context=context, system=system, messages=messages))
+            check = getattr(scorer, "check_tenant", None)
+            if callable(check):
+                check(tenant_id)  # UnknownTenantError now, not mid-stream
+        self.claims_before = 0  # factual claims in the sentences scored before the current one
         self.prompt = prompt
         self.config = config
         self.tenant_id = tenant_id
@@ -288,7 +342,10 @@ class _GuardState:
             except Exception:  # evidence text is advisory; never mask the halt
                 s.halt_evidence = None
         trace = HaltTraceAttribution(
-            fact_source=res.fact_source if res is not None else "",
+            # audit references (kb:<id>) when the scorer gives them: source labels are the
+            # operator's free text and may break the tenant-safety rules of the event
+            fact_source=(",".join(res.evidence_refs) if res.evidence_refs else res.fact_source)
+            if res is not None else "",
             retrieval_path=res.retrieval_path if res is not None else "none",
             scorer_path=self.scorer_path,
             token_offset=s.halt_index,
@@ -308,18 +365,12 @@ class _GuardState:
         attrs = {"token_offset": str(s.halt_index)}
         if s.soft_halted:
             attrs["final_token_offset"] = str(s.final_index)
-        event = SafetyEvent.from_halt_evidence(
-            evidence,
-            hook_id="streaming.kernel",
-            hook_scope="streaming",
-            policy_decision="halt",
-            request_id=self.request_id,
-            tenant_id=self.tenant_id,
-            threshold=d.threshold,
-            observed_score=d.statistic,
-            latency_ms=(time.monotonic() - s.start_time) * 1000.0,
-            attributes=attrs,
-        )
+        claim = self._halt_claim(res)
+        if claim is not None:
+            s.halt_claim = claim
+            attrs["claim_index"] = str(claim.claim_index)
+            attrs["verdict"] = claim.verdict
+        event = self._halt_event(evidence, res, d, attrs)
         s.safety_events.append(event)
         idx = s.final_index if s.soft_halted else s.halt_index
         if self.keep and 0 <= idx < len(s.tokens) and external is None:
@@ -328,6 +379,36 @@ class _GuardState:
                 halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
                 evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
         self.done = True
+
+    def _halt_claim(self, res: SentenceResult | None) -> Any:
+        """The claim that halted the stream, with its index in the whole response (None when the
+        scorer reported no claims)."""
+        if res is None or not (0 <= res.worst_claim < len(res.attributions)):
+            return None
+        a = res.attributions[res.worst_claim]
+        if isinstance(a, ClaimAttribution):
+            return dataclasses.replace(a, claim_index=self.claims_before + res.worst_claim)
+        return None  # a third-party scorer's own attribution type: not reported
+
+    def _halt_event(self, evidence: HaltEvidence, res: SentenceResult | None, d: Any,
+                    attrs: dict[str, str]) -> SafetyEvent:
+        """The halt's SafetyEvent. Evidence references are the scorer's audit references
+        (``kb:<id>``) when it gives them; otherwise the chunks' source labels, and ``chunk:<i>``
+        when a label would break the tenant-safety rules (a document named like a credential)."""
+        kwargs = dict(hook_id="streaming.kernel", hook_scope="streaming", policy_decision="halt",
+                      request_id=self.request_id, tenant_id=self.tenant_id, threshold=d.threshold,
+                      observed_score=d.statistic,
+                      latency_ms=(time.monotonic() - self.session.start_time) * 1000.0, attributes=attrs)
+        refs = res.evidence_refs if res is not None and res.evidence_refs else None
+        try:
+            return SafetyEvent.from_halt_evidence(evidence, evidence_refs=refs, **kwargs)
+        except TenantSafetyError:
+            safe = tuple(f"chunk:{i}" for i in range(len(evidence.evidence_chunks)))
+            trace = evidence.trace_attribution
+            if trace is not None:
+                evidence = dataclasses.replace(evidence, trace_attribution=dataclasses.replace(
+                    trace, fact_source=",".join(safe)))
+            return SafetyEvent.from_halt_evidence(evidence, evidence_refs=safe, **kwargs)
 
     def token_index(self, k: int) -> int:
         """Stream token index of the kernel's k-th token (identity unless sentences were
@@ -459,6 +540,7 @@ class _GuardState:
         if self.apply_sentence(idx, res):
             self.release_after_halt()
             return True
+        self.claims_before += len(res.attributions)
         return False
 
     def end_stream(self) -> None:
@@ -560,15 +642,14 @@ class StreamGuard:
         try:
             if st.timeout is None:
                 if st.incremental:
-                    raw = st.fn(arg, prompt=st.prompt, previous=st.prev_sentence, tenant_id=st.tenant_id)
+                    raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     raw = st.fn(arg)
             else:
                 if st._executor is None:
                     st._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="director_fast-scorer")
                 if st.incremental:
-                    fut = st._executor.submit(st.fn, arg, prompt=st.prompt, previous=st.prev_sentence,
-                                              tenant_id=st.tenant_id)
+                    fut = st._executor.submit(st.fn, arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     fut = st._executor.submit(st.fn, arg)
                 try:
@@ -777,14 +858,21 @@ def stream_guard(
     keep_events: bool = True,
     evidence_callback: Callable[[str], str | None] | None = None,
     kernel_active: Callable[[], bool] | None = None,
+    context: Any = None,
+    system: str | None = None,
+    messages: Any = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
     Args:
         tokens: any iterable of ``str`` tokens (closed with ``close()`` on halt if it has one).
         scorer: a plain callable ``text -> float`` or an incremental scorer (module docstring).
-        prompt: the user prompt / context handed to an incremental scorer.
-        config: :class:`HaltConfig` (default thresholds of DESIGN §2).
+        prompt: the user's message, handed to an incremental scorer.
+        config: :class:`HaltConfig`. Default: for an incremental scorer with a ``threshold``
+            attribute (such as ``CoherenceScorer``) it is derived from the scorer so that the
+            stream halts exactly when ``review`` would reject: ``hard_limit = window_threshold =
+            scorer.threshold``, ``soft_limit = scorer.soft_limit``, trend check off
+            (``trend_threshold=1.0``); otherwise ``HaltConfig()`` (director-ai's defaults).
         tenant_id, request_id: copied into SafetyEvents and handed to the scorer (tenant-scoped
             retrieval).
         raise_on_halt: raise :class:`~director_fast.errors.StreamHalted` (with ``.session``) after
@@ -798,20 +886,26 @@ def stream_guard(
         evidence_callback: compatibility hook ``text -> str | None`` called once on halt.
         kernel_active: callable checked per token; when it returns False the stream halts with
             ``kernel_inactive`` (a shared guard switched off by an operator).
+        context, system, messages: the call's evidence (str or list of str), system prompt and
+            OpenAI-format messages, forwarded to an incremental scorer whose ``score_sentence``
+            accepts them (a warning is logged when it does not, and they are not used).
 
     Returns:
         :class:`StreamGuard` (an iterator of ``str``) whose ``.session`` is the
         :class:`~director_fast.core.streaming.StreamSession`.
 
     Raises:
-        ConfigError / InputTypeError: on invalid arguments (at call time); during iteration
+        ConfigError / InputTypeError: on invalid arguments (at call time);
+        UnknownTenantError: the scorer's knowledge holds nothing for ``tenant_id`` (at call
+        time; see ``CoherenceScorer(allow_unknown_tenant=...)``); during iteration
         ``ScoreError`` for an invalid score, the scorer's own exception, ``InputTypeError`` for a
         non-``str`` token, ``StreamHalted`` when ``raise_on_halt`` is set.
     """
     return StreamGuard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
-        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active)
+        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
+        context=context, system=system, messages=messages)
 
 
 class AsyncStreamGuard:
@@ -863,7 +957,7 @@ class AsyncStreamGuard:
         t0 = time.monotonic()
         try:
             if st.incremental:
-                raw = st.fn(arg, prompt=st.prompt, previous=st.prev_sentence, tenant_id=st.tenant_id)
+                raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
             else:
                 raw = st.fn(arg)
             if inspect.isawaitable(raw):
@@ -1030,6 +1124,9 @@ def astream_guard(
     keep_events: bool = True,
     evidence_callback: Callable[[str], str | None] | None = None,
     kernel_active: Callable[[], bool] | None = None,
+    context: Any = None,
+    system: str | None = None,
+    messages: Any = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -1040,4 +1137,5 @@ def astream_guard(
     return AsyncStreamGuard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
-        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active)
+        keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
+        context=context, system=system, messages=messages)

@@ -1,29 +1,61 @@
-"""CoherenceScorer: dual-entropy coherence of an LLM response (DESIGN section 7).
+"""CoherenceScorer: claim-level verification of an LLM response against evidence.
 
-``coherence = 1 - (w_logic * h_logical + w_fact * h_factual)`` with ``w_logic + w_fact = 1``
-(defaults 0.6 / 0.4). ``h_logical`` is the NLI divergence of the response from the prompt (the
-neutral 0.5 when the prompt is empty or blank, as in director-ai); ``h_factual`` is the divergence
-of the response's claims from the evidence retrieved for (prompt, response) in the caller's tenant
-(the neutral 0.5 when nothing is retrieved). Approved iff ``score >= threshold``; ``warning`` iff
-``threshold <= score < soft_limit``.
+A response is split into units (:func:`director_fast.claims.split_claims`); only factual
+``claim`` units are judged; pleasantries, offers, questions, self-references and abstentions are
+reported in ``ScoringEvidence.skipped_units`` and never lower the score. Each claim is compared,
+one evidence unit at a time, with the sentences of the chunks retrieved for that claim in the
+caller's tenant and with the call's own ``context`` (:mod:`director_fast.claim_evidence`); the
+comparisons give a verdict per claim, ``supported``, ``contradicted`` or ``not_found``, and a
+score (:mod:`director_fast.claim_verdict`):
+
+* ``supported`` >= ``soft_limit``; ``not_found`` in [``threshold``, ``soft_limit``) under
+  ``unsupported="warn"`` and below ``threshold`` under the default ``unsupported="reject"``;
+  ``contradicted`` below ``not_found``;
+* ``h_logical`` = the strongest contradiction between a claim and a statement of the user's
+  prompt (0.0 when the prompt states nothing: a question is never a premise to entail);
+* response score = min(claim scores, 1 - h_logical); 1.0 when the response makes no factual
+  claim; ``approved = score >= threshold``; ``warning = threshold <= score < soft_limit``;
+  ``h_factual`` = the largest per-claim divergence (1 - claim score).
+
+This replaces director-ai's weighted ``1 - (w_logic * h_logical + w_fact * h_factual)``: a weighted
+mean lets a well-supported claim hide a wrong one, and a question treated as a premise rejects
+correct answers that add information.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 from director_fast import _core
-from director_fast.core.types import ClaimAttribution, CoherenceScore, EvidenceChunk, ScoringEvidence
 from director_fast._validate import check_text
+from director_fast.claim_evidence import ContextEvidence, EvidenceUnit, KnowledgeAccess, sentence_units
+from director_fast.claim_verdict import (
+    UNSUPPORTED_MODES,
+    ClaimDecision,
+    claim_score,
+    decide,
+    make_judge,
+)
+from director_fast.claims import split_claims
+from director_fast.core.types import (
+    ClaimAttribution,
+    CoherenceScore,
+    EvidenceChunk,
+    ScoringEvidence,
+    SkippedUnit,
+)
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel, NLIScore
+from director_fast.nli import LexicalNLI, NLIModel
+from director_fast.roles import CallRoles, resolve_roles
 
-__all__ = ["CoherenceScorer", "SentenceScore"]
+__all__ = ["CoherenceScorer", "SentenceScore", "declarative_part"]
 
-_NEUTRAL = 0.5
+logger = logging.getLogger("director_fast.scorer")
 
 
 @dataclass(frozen=True)
@@ -31,16 +63,22 @@ class SentenceScore:
     """Coherence of one completed sentence, for incremental (streaming) scoring.
 
     Attributes:
-        score: coherence in [0, 1] (1 = fully consistent).
-        evidence: evidence chunks retrieved for the sentence in its tenant.
-        nli_scores: divergence of the sentence from each evidence chunk, in [0, 1] (None: none).
-        retrieval_path: ``"none"``, ``"lexical_facts"`` or ``"knowledge_base"``.
-        scorer_path: dotted path of the scorer and backend, e.g.
-            ``"director_fast.core.scorer.CoherenceScorer[lexical]"``.
-        fact_source: comma-joined unique source labels of the evidence used ("" when none).
-        informative: False when the sentence had nothing to be compared with (no declarative
-            prompt and no evidence in the tenant): ``score`` is then the neutral 0.5 and
-            ``stream_guard`` releases the sentence without feeding the kernel an invented score.
+        score: min over the sentence's claim scores and 1 - its h_logical, in [0, 1]; 1.0 when
+            the sentence makes no factual claim.
+        evidence: the evidence chunks that decided the sentence's claims.
+        nli_scores: divergence (1 - score) of each claim of the sentence, in [0, 1] (None: none).
+        retrieval_path: ``"none"``, ``"lexical_facts"``, ``"knowledge_base"``, ``"context"``,
+            ``"unknown_tenant"``.
+        scorer_path: dotted path of the scorer and backend.
+        fact_source: comma-joined unique source labels of the deciding evidence ("" when none).
+        informative: False when the sentence makes no factual claim (a pleasantry, an offer, a
+            question, an abstention): ``stream_guard`` then releases it at once without feeding
+            the halt kernel a score.
+        attributions: one :class:`ClaimAttribution` per claim of the sentence (``claim_index``
+            counts within the sentence; start/end are offsets in the sentence).
+        evidence_refs: audit references (``kb:<id>``, ``fact:<i>``, ``ctx:<i>``) of the evidence
+            that decided the lowest-scoring claim; never source labels.
+        worst_claim: index in ``attributions`` of the lowest-scoring claim (-1: none).
     """
 
     score: float
@@ -50,6 +88,9 @@ class SentenceScore:
     scorer_path: str = ""
     fact_source: str = ""
     informative: bool = True
+    attributions: tuple[ClaimAttribution, ...] = ()
+    evidence_refs: tuple[str, ...] = ()
+    worst_claim: int = -1
 
 
 def _check_unit(value: Any, name: str) -> float:
@@ -74,10 +115,9 @@ def declarative_part(prompt: str) -> str:
     requests (starting with a request or question word such as "Tell", "Explain", "What",
     "Continue") are dropped, since an answer neither follows from nor contradicts them; a request
     word followed by a colon keeps what follows it ("Summarize: Acme was founded in 1998." keeps
-    "Acme was founded in 1998."). Returns ``""`` when
-    nothing declarative remains; the prompt is then treated like an empty one (h_logical = 0.5).
-    Sentences are split with :func:`director_fast.text.split_sentences`, each kept one is
-    stripped of whitespace, and they are joined with one space.
+    "Acme was founded in 1998."). Returns ``""`` when nothing declarative remains. Sentences are
+    split with :func:`director_fast.text.split_sentences`, each kept one is stripped of
+    whitespace, and they are joined with one space.
 
     Runs in C++ (``_core.declarative_part``, GIL released); :func:`_declarative_part_py` is the
     reference the tests compare it with.
@@ -111,39 +151,73 @@ def _declarative_part_py(prompt: str) -> str:
     return " ".join(kept)
 
 
+@dataclass(frozen=True, slots=True)
+class _ClaimResult:
+    """One judged claim: the unit, the decision, its score and the deciding evidence."""
+
+    text: str
+    start: int
+    end: int
+    decision: ClaimDecision
+    score: float
+    unit: EvidenceUnit | None
+    chunks: tuple[EvidenceChunk, ...]
+    contradiction: float  # h_logical contribution: contradiction with the prompt, in [0, 1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Judgement:
+    claims: tuple[_ClaimResult, ...]
+    skipped: tuple[SkippedUnit, ...]
+    path: str
+
+
 class CoherenceScorer:
-    """Scores (prompt, response) pairs and approves or rejects them.
+    """Judges responses claim by claim against evidence and approves or rejects them.
 
     Args:
         threshold: approval threshold in [0, 1] (approved iff score >= threshold). Default 0.5.
         soft_limit: warning band upper bound in [threshold, 1]; default ``min(threshold + 0.1, 1)``.
-        w_logic, w_fact: weights in [0, 1] summing to 1 (defaults 0.6 / 0.4; giving one alone
-            sets the other to its complement).
+            Supported claims score at least this.
+        unsupported: what a claim without supporting evidence (``not_found``) does: ``"reject"``
+            (default; it scores below ``threshold``) or ``"warn"`` (it scores in the warning band
+            [threshold, soft_limit): approved with ``warning=True``).
+        w_logic, w_fact: accepted for director-ai compatibility and validated (in [0, 1], summing
+            to 1) but unused: the claim-level score takes the minimum, not a weighted mean.
         strict_mode: reject (``strict_mode_rejected=True``, ``approved=False``) whenever no NLI
             *model* is loaded -- the lexical heuristic is not a model.
-        nli: the NLI backend: a :class:`~director_fast.nli.LexicalNLI` (default) or
-            :class:`~director_fast.nli.NLIModel`, or any object with ``score``,
-            ``score_detailed`` and ``model_backed``.
+        nli: the NLI backend: a :class:`~director_fast.nli.LexicalNLI` (default) or an
+            :class:`~director_fast.nli.NLIModel`.
         nli_model: path of an ONNX NLI directory; loads ``NLIModel.from_pretrained(nli_model)``.
-        knowledge: evidence source, one of: ``None``; a list of fact strings (shared by all
-            tenants); a mapping ``tenant_id -> list of fact strings`` (strictly tenant-scoped: a
-            tenant never sees another tenant's facts); or an object with
-            ``retrieve(query, k=..., tenant=...) -> list[EvidenceChunk]`` (the knowledge base).
+        knowledge: evidence source, one of: ``None`` (no evidence: every claim is ``not_found``
+            and a warning is logged, unless the call passes ``context``); a list of fact strings
+            (shared by all tenants); a mapping ``tenant_id -> list of fact strings`` (strictly
+            tenant-scoped); or an object with ``retrieve(query, k=..., tenant=...)`` such as
+            :class:`~director_fast.knowledge.KnowledgeBase` (tenant-scoped; its ``version`` keys
+            the caches, so ``kb.add(...)`` takes effect at once).
         ground_truth_store: director-ai's name for ``knowledge``.
+        allow_unknown_tenant: with a ``KnowledgeBase`` or a tenant mapping, a tenant that holds
+            no knowledge raises :class:`~director_fast.errors.UnknownTenantError` (at ``review``
+            and when ``stream_guard`` starts) unless this is True; then every claim is
+            ``not_found`` with signal ``unknown_tenant`` and a warning is logged.
         use_nli: director-ai's switch. ``None`` (default): the model when ``nli`` / ``nli_model``
             is given, else the lexical heuristic. ``False``: the lexical heuristic (a model given
-            as well is a ConfigError). ``True``: a model is required -- ConfigError when none is
-            given (nothing is ever downloaded).
+            as well is a ConfigError). ``True``: a model is required (ConfigError when none is
+            given; nothing is ever downloaded).
         require_model_backed_nli: ``True`` raises ConfigError unless an NLI model is loaded.
-        onnx_path: director-ai's name for ``nli_model`` (an ONNX NLI directory).
-        top_k: evidence chunks retrieved per query (>= 1).
-        cache_size: entries of the per-sentence cache used by :meth:`score_sentence` (>= 0).
+        onnx_path: director-ai's name for ``nli_model``.
+        top_k: chunks retrieved per claim (>= 1); each chunk's sentences are the claim's
+            evidence units.
+        context_units: units of the call's ``context`` compared with each claim (>= 1; the most
+            similar ones by IDF-weighted word overlap).
+        cache_size: entries of the per-claim verdict cache (>= 0; keyed on the knowledge's
+            ``version``, so it never serves a verdict from before a ``kb.add``).
 
     Raises:
         ConfigError: an invalid parameter (``.field`` names it).
 
-    Thread safety: scoring methods may be called concurrently from many threads; the caches are
-    guarded by a lock, the backends are thread-safe, and a knowledge object must itself be
+    Thread safety: every scoring method may be called concurrently from many threads; the caches
+    are guarded by locks, the backends are thread-safe, and a knowledge object must itself be
     thread-safe for concurrent reads.
     """
 
@@ -155,6 +229,7 @@ class CoherenceScorer:
         threshold: float = 0.5,
         *,
         soft_limit: float | None = None,
+        unsupported: str = "reject",
         w_logic: float | None = None,
         w_fact: float | None = None,
         strict_mode: bool = False,
@@ -162,7 +237,9 @@ class CoherenceScorer:
         nli_model: str | None = None,
         knowledge: Any | None = None,
         ground_truth_store: Any | None = None,
+        allow_unknown_tenant: bool = False,
         top_k: int = 3,
+        context_units: int = 8,
         cache_size: int = 4096,
         use_nli: bool | None = None,
         require_model_backed_nli: bool = False,
@@ -174,60 +251,63 @@ class CoherenceScorer:
         if self.soft_limit < self.threshold:
             raise ConfigError(f"soft_limit ({self.soft_limit}) must be >= threshold ({self.threshold})",
                               "soft_limit")
+        if unsupported not in UNSUPPORTED_MODES:
+            raise ConfigError(f"unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}", "unsupported")
+        self.unsupported = unsupported
         if w_logic is not None or w_fact is not None:
             wl = _check_unit(w_logic, "w_logic") if w_logic is not None else 1.0 - _check_unit(w_fact, "w_fact")
             wf = _check_unit(w_fact, "w_fact") if w_fact is not None else 1.0 - wl
             if abs(wl + wf - 1.0) > 1e-9:
                 raise ConfigError(f"w_logic + w_fact must equal 1.0, got {wl + wf}", "w_fact")
             self.W_LOGIC, self.W_FACT = wl, wf
-        if not isinstance(strict_mode, bool):
-            raise ConfigError("strict_mode must be a bool", "strict_mode")
+        for name, flag in (("strict_mode", strict_mode), ("allow_unknown_tenant", allow_unknown_tenant)):
+            if not isinstance(flag, bool):
+                raise ConfigError(f"{name} must be a bool", name)
         self.strict_mode = strict_mode
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ConfigError(f"top_k must be an int >= 1, got {top_k!r}", "top_k")
+        for name, val in (("top_k", top_k), ("context_units", context_units)):
+            if isinstance(val, bool) or not isinstance(val, int) or val < 1:
+                raise ConfigError(f"{name} must be an int >= 1, got {val!r}", name)
         self.top_k = top_k
+        self.context_units = context_units
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be an int >= 0, got {cache_size!r}", "cache_size")
         self._cache_size = cache_size
+        self.nli = self._load_backend(nli, nli_model, onnx_path, use_nli, require_model_backed_nli)
+        self._judge = make_judge(self.nli)
+        if knowledge is not None and ground_truth_store is not None:
+            raise ConfigError("give either knowledge or ground_truth_store, not both", "knowledge")
+        self.knowledge = knowledge if knowledge is not None else ground_truth_store
+        self._access = KnowledgeAccess(self.knowledge, allow_unknown_tenant=allow_unknown_tenant)
+        self.allow_unknown_tenant = allow_unknown_tenant
+        kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
+        self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
+        self._lock = threading.Lock()
+        self._claim_cache: OrderedDict[tuple, tuple] = OrderedDict()
+        self._context_cache: OrderedDict[tuple, ContextEvidence] = OrderedDict()
+
+    @staticmethod
+    def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
         if onnx_path is not None:
             if nli_model is not None:
                 raise ConfigError("give either nli_model or onnx_path, not both", "onnx_path")
             nli_model = onnx_path
         if nli is not None and nli_model is not None:
             raise ConfigError("give either nli or nli_model, not both", "nli_model")
-        for name, flag in (("use_nli", use_nli), ("require_model_backed_nli", require_model_backed_nli)):
+        for name, flag in (("use_nli", use_nli), ("require_model_backed_nli", require)):
             if flag is not None and not isinstance(flag, bool):
                 raise ConfigError(f"{name} must be a bool", name)
         if use_nli is False and (nli is not None or nli_model is not None):
             raise ConfigError("use_nli=False contradicts the nli / nli_model given", "use_nli")
         if nli_model is not None:
             nli = NLIModel.from_pretrained(nli_model)
-        self.nli = nli if nli is not None else LexicalNLI()
-        if (use_nli or require_model_backed_nli) and not getattr(self.nli, "model_backed", False):
+        backend = nli if nli is not None else LexicalNLI()
+        if (use_nli or require) and not getattr(backend, "model_backed", False):
             raise ConfigError(
                 "an NLI model was required (use_nli=True / require_model_backed_nli=True) but none is "
                 "loaded: pass nli=NLIModel.from_pretrained(DIR) or nli_model=DIR (nothing is downloaded; "
                 "`director-fast export-nli` makes such a directory)",
                 "use_nli" if use_nli else "require_model_backed_nli")
-        for attr in ("score", "score_detailed"):
-            if not callable(getattr(self.nli, attr, None)):
-                raise ConfigError(f"nli backend must have a callable {attr}()", "nli")
-        if knowledge is not None and ground_truth_store is not None:
-            raise ConfigError("give either knowledge or ground_truth_store, not both", "knowledge")
-        self.knowledge = knowledge if knowledge is not None else ground_truth_store
-        self._validate_knowledge(self.knowledge)
-        # Fact lists are indexed once here (later mutation of the list is not seen).
-        self._fact_index: dict[str | None, LexicalIndex] = {}
-        if isinstance(self.knowledge, Mapping):
-            self._fact_index = {t: LexicalIndex(f) for t, f in self.knowledge.items()}
-        elif self.knowledge is not None and not callable(getattr(self.knowledge, "retrieve", None)):
-            self._fact_index = {None: LexicalIndex(self.knowledge)}
-        kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
-        self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
-        self._lock = threading.Lock()
-        self._sentence_cache: OrderedDict[tuple, SentenceScore] = OrderedDict()
-        self._premises: OrderedDict[str, Any] = OrderedDict()
-        self._retrieval_cache: OrderedDict[tuple, tuple] = OrderedDict()
+        return backend
 
     # ---- configuration helpers ----
 
@@ -236,300 +316,313 @@ class CoherenceScorer:
         """True when an NLI model (not the lexical heuristic) scores."""
         return bool(getattr(self.nli, "model_backed", False))
 
-    @staticmethod
-    def _validate_knowledge(k: Any) -> None:
-        if k is None or callable(getattr(k, "retrieve", None)):
-            return
-        if isinstance(k, Mapping):
-            for t, facts in k.items():
-                if not isinstance(t, str):
-                    raise ConfigError("knowledge mapping keys must be tenant id strings", "knowledge")
-                CoherenceScorer._validate_facts(facts, f"knowledge[{t!r}]")
-            return
-        CoherenceScorer._validate_facts(k, "knowledge")
+    def check_tenant(self, tenant_id: str) -> bool:
+        """True when ``tenant_id`` holds knowledge (or the knowledge is shared by all tenants).
 
-    @staticmethod
-    def _validate_facts(facts: Any, name: str) -> None:
-        if isinstance(facts, str) or not isinstance(facts, (list, tuple)):
-            raise ConfigError(f"{name} must be a list of fact strings", "knowledge")
-        for i, f in enumerate(facts):
-            if not isinstance(f, str):
-                raise ConfigError(f"{name}[{i}] must be a str, got {type(f).__name__}", "knowledge")
+        Raises:
+            UnknownTenantError: the tenant holds nothing and ``allow_unknown_tenant`` is off.
+        """
+        return self._access.check_tenant(tenant_id)
 
     # ---- retrieval ----
 
     def retrieve(self, query: str, *, tenant_id: str = "", k: int | None = None) -> tuple[list[EvidenceChunk], str]:
-        """Evidence for ``query`` in ``tenant_id``: ``(chunks, retrieval_path)``.
+        """Evidence chunks for ``query`` in ``tenant_id``: ``(chunks, retrieval_path)``, where the
+        path is ``"knowledge_base"``, ``"lexical_facts"`` or ``"none"`` (nothing found)."""
+        got = self._access.retrieve(query, tenant_id, self.top_k if k is None else k)
+        chunks = [c for _ref, c in got]
+        return chunks, (self._path_name() if chunks else "none")
 
-        :meth:`score` queries with the prompt when it is not blank, and with the response when
-        the prompt is blank or retrieves nothing.
-        Lists of facts are searched lexically (IDF-weighted word overlap; punctuation, case and
-        possessives never block a match); ``distance = 1 - overlap`` in [0, 1]. Only facts that
-        share at least one word with the query are returned.
-        """
-        k = self.top_k if k is None else k
-        kb = self.knowledge
-        if kb is None:
-            return [], "none"
-        if callable(getattr(kb, "retrieve", None)):
-            # tenant "" is the default tenant, never "all tenants" (None): retrieval is always scoped
-            got = kb.retrieve(query, k=k, tenant=tenant_id)
-            chunks = [c if isinstance(c, EvidenceChunk) else EvidenceChunk(text=str(c), distance=0.0)
-                      for c in (got or [])]
-            return chunks, "knowledge_base" if chunks else "none"
-        if isinstance(kb, Mapping):
-            index = self._fact_index.get(tenant_id)
-            label = f"tenant:{tenant_id}:fact:" if tenant_id else "fact:"
-        else:
-            index = self._fact_index[None]
-            label = "fact:"
-        if index is None:
-            return [], "none"
-        key = (tenant_id, query, k)
-        with self._lock:
-            hit = self._retrieval_cache.get(key)
-            if hit is not None:
-                self._retrieval_cache.move_to_end(key)
-                return list(hit[0]), hit[1]
-        hits = [(i, s) for i, s in index.top_k(query, k) if s > 0.0]
-        chunks = [EvidenceChunk(text=index.docs[i], distance=round(1.0 - s, 12), source=f"{label}{i}")
-                  for i, s in hits]
-        path = "lexical_facts" if chunks else "none"
-        with self._lock:
-            self._retrieval_cache[key] = (tuple(chunks), path)
-            while len(self._retrieval_cache) > 256:
-                self._retrieval_cache.popitem(last=False)
-        return chunks, path
+    def _path_name(self) -> str:
+        return {"retriever": "knowledge_base", "facts": "lexical_facts", "tenant_facts": "lexical_facts"}.get(
+            self._access.kind, "none")
 
-    # ---- core ----
-
-    def _premise(self, text: str) -> Any:
-        """Prepared premise for the lexical backend (small LRU), else the text."""
-        prepare = getattr(self.nli, "prepare", None)
-        if prepare is None:
-            return text
-        with self._lock:
-            p = self._premises.get(text)
-            if p is not None:
-                self._premises.move_to_end(text)
-                return p
-        p = prepare(text)
-        with self._lock:
-            self._premises[text] = p
-            while len(self._premises) > 8:
-                self._premises.popitem(last=False)
-        return p
-
-    def _logical(self, prompt: str, response: str) -> NLIScore | None:
-        premise = declarative_part(prompt)
-        if not premise:
+    def _context(self, texts: tuple[str, ...]) -> ContextEvidence | None:
+        texts = tuple(t for t in texts if t.strip())
+        if not texts:
             return None
-        return self.nli.score_detailed(self._premise(premise), response)
+        with self._lock:
+            hit = self._context_cache.get(texts)
+            if hit is not None:
+                self._context_cache.move_to_end(texts)
+                return hit
+        ctx = ContextEvidence(texts)
+        with self._lock:
+            self._context_cache[texts] = ctx
+            while len(self._context_cache) > 8:
+                self._context_cache.popitem(last=False)
+        return ctx
 
-    def calculate_logical_divergence(self, prompt: str, response: str) -> float:
-        """h_logical in [0, 1]: divergence of the response from the prompt's declarative part
-        (see :func:`declarative_part`); the neutral 0.5 when the prompt asserts nothing (empty,
-        or only questions and requests)."""
-        r = self._logical(prompt, response)
-        return _NEUTRAL if r is None else float(r.divergence)
+    def _units_for(self, claim: str, question: str, tenant_id: str, known: bool,
+                   ctx: ContextEvidence | None) -> list[EvidenceUnit]:
+        units: list[EvidenceUnit] = []
+        seen: set[str] = set()
+        if known:
+            query = claim if len(claim.split()) >= 4 or not question else f"{question} {claim}"
+            for ref, chunk in self._access.retrieve(query, tenant_id, self.top_k):
+                for u in sentence_units(chunk, ref):
+                    if u.premise not in seen:
+                        seen.add(u.premise)
+                        units.append(u)
+        if ctx is not None:
+            for u in ctx.top_units(claim, self.context_units):
+                if u.premise not in seen:
+                    seen.add(u.premise)
+                    units.append(u)
+        return units
 
-    def calculate_factual_divergence(self, prompt: str, response: str, tenant_id: str = "") -> float:
-        """h_factual in [0, 1]; 0.5 when no evidence is retrieved."""
-        return self._factual(prompt, response, tenant_id)[0]
+    # ---- claim verification ----
 
-    def _evidence_for(self, prompt: str, response: str, tenant_id: str) -> tuple[list[EvidenceChunk], str]:
-        # Retrieval is driven by the question when there is one (a wrong answer must not pull in
-        # the facts that would make it look supported), else -- blank prompt, or a prompt that
-        # matches no fact ("Tell me more.") -- by the response itself, so that a generic
-        # follow-up prompt cannot turn every answer into "no evidence, neutral 0.5".
-        chunks: list[EvidenceChunk] = []
-        path = "none"
-        if prompt.strip():
-            chunks, path = self.retrieve(prompt, tenant_id=tenant_id)
-        if not chunks:
-            chunks, path = self.retrieve(response, tenant_id=tenant_id)
-        return chunks, path
+    def _verify_claim(self, claim: str, question: str, tenant_id: str, known: bool,
+                      ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+        version = self._access.version
+        key = None
+        if version is not None and self._cache_size:
+            key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else ())
+            with self._lock:
+                hit = self._claim_cache.get(key)
+                if hit is not None:
+                    self._claim_cache.move_to_end(key)
+                    return hit
+        units = self._units_for(claim, question, tenant_id, known, ctx)
+        comparisons = self._judge.compare(claim, units, question)
+        decision = decide(claim, units, comparisons, question)
+        unit = units[decision.unit_index] if decision.unit_index >= 0 else None
+        chunks = tuple(dict.fromkeys(u.chunk for u in units))
+        out = (decision, unit, chunks)
+        if key is not None:
+            with self._lock:
+                self._claim_cache[key] = out
+                while len(self._claim_cache) > self._cache_size:
+                    self._claim_cache.popitem(last=False)
+        return out
 
-    def _factual(self, prompt: str, response: str, tenant_id: str):
-        chunks, path = self._evidence_for(prompt, response, tenant_id)
-        if not chunks:
-            return _NEUTRAL, chunks, path, None, []
-        premise = "\n".join(c.text for c in chunks)
-        detail = self.nli.score_detailed(premise, response)
-        per_chunk = [float(self.nli.score(c.text, response)) for c in chunks]
-        return float(detail.divergence), chunks, path, detail, per_chunk
+    def _prompt_contradiction(self, claim: str, premises: list[str]) -> float:
+        if not premises:
+            return 0.0
+        worst = 0.0
+        for c in self._judge.compare_texts(claim, premises):
+            if c.verdict == "contradicted":
+                worst = max(worst, float(c.strength))
+        return worst
 
-    def _check_inputs(self, prompt: Any, response: Any, tenant_id: Any) -> None:
-        check_text(prompt, "prompt")
-        check_text(response, "response")
-        if not isinstance(tenant_id, str):
-            raise InputTypeError(f"tenant_id must be a str, got {type(tenant_id).__name__}")
+    def _judge_text(self, text: str, roles: CallRoles, tenant_id: str) -> _Judgement:
+        """Split ``text`` into units and judge its claims (offsets relative to ``text``)."""
+        known = self._access.check_tenant(tenant_id)
+        ctx = self._context(roles.evidence)
+        prompt_facts = [roles_fact for roles_fact in _declarative_sentences(roles.prompt)]
+        claims: list[_ClaimResult] = []
+        skipped: list[SkippedUnit] = []
+        for u in split_claims(text):
+            if u.kind != "claim":
+                skipped.append(SkippedUnit(text=u.text, start=u.start, end=u.end, kind=u.kind))
+                continue
+            if not known and ctx is None:
+                reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
+                decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
+            else:
+                decision, unit, chunks = self._verify_claim(u.text, roles.prompt, tenant_id, known, ctx)
+            score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
+            contra = self._prompt_contradiction(u.text, prompt_facts)
+            claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
+        if claims and not known and ctx is None:
+            if self._access.kind == "none":
+                logger.warning("no evidence: the scorer has no knowledge and the call passed no context; "
+                               "%d claim(s) judged not_found", len(claims))
+            else:
+                logger.warning("tenant %r holds no knowledge (allow_unknown_tenant=True); %d claim(s) "
+                               "judged not_found", tenant_id, len(claims))
+        if not known:
+            path = "context" if ctx is not None else ("unknown_tenant" if self._access.kind != "none" else "none")
+        else:
+            path = self._path_name()
+        return _Judgement(tuple(claims), tuple(skipped), path)
 
-    def score(self, prompt: str, action: str, *, tenant_id: str = "") -> CoherenceScore:
-        """Score ``action`` (the response) against ``prompt`` and the tenant's evidence.
+    # ---- assembling results ----
 
-        Returns:
-            :class:`CoherenceScore` with ``score`` in [0, 1], ``h_logical``, ``h_factual``,
-            ``approved``, ``warning``, ``strict_mode_rejected``, ``evidence`` (chunks, per-chunk
-            divergences, claims, per-claim attributions, claim coverage, token count),
-            ``nli_model_confidence`` (model: 1 - normalised softmax entropy; lexical: signal
-            strength), ``signal_agreement`` = 1 - |h_logical - h_factual| and
-            ``verdict_confidence`` = |score - threshold| / max(threshold, 1 - threshold).
+    def _attributions(self, claims: Sequence[_ClaimResult]) -> list[ClaimAttribution]:
+        out = []
+        for i, c in enumerate(claims):
+            d = c.decision
+            out.append(ClaimAttribution(
+                claim=c.text, claim_index=i,
+                source_sentence=c.unit.text if c.unit is not None else "",
+                source_index=d.unit_index, divergence=1.0 - c.score,
+                supported=d.verdict == "supported", verdict=d.verdict, signal=d.signal,
+                start=c.start, end=c.end))
+        return out
 
-        Raises:
-            InputTypeError: non-string inputs.
-        """
-        self._check_inputs(prompt, action, tenant_id)
-        logical = self._logical(prompt, action)
-        _h, chunks, _path, factual, per_chunk = self._factual(prompt, action, tenant_id)
-        return self._assemble(prompt, action, logical, chunks, factual, per_chunk)
-
-    def _assemble(self, prompt: str, action: str, logical: NLIScore | None, chunks: list[EvidenceChunk],
-                  factual: NLIScore | None, per_chunk: list[float]) -> CoherenceScore:
-        h_logical = _NEUTRAL if logical is None else float(logical.divergence)
-        h_factual = _NEUTRAL if factual is None else float(factual.divergence)
-        score = 1.0 - (self.W_LOGIC * h_logical + self.W_FACT * h_factual)
-        score = min(1.0, max(0.0, score))
+    def _assemble(self, response: str, j: _Judgement) -> CoherenceScore:
+        claims = j.claims
+        h_logical = max((c.contradiction for c in claims), default=0.0)
+        score = min([c.score for c in claims] + [1.0 - h_logical])
+        h_factual = max((1.0 - c.score for c in claims), default=0.0)
         strict_rejected = self.strict_mode and not self.model_backed
         approved = score >= self.threshold and not strict_rejected
         warning = (not strict_rejected) and self.threshold <= score < self.soft_limit
-
-        detail = factual if factual is not None else logical
-        evidence = None
-        if detail is not None:
-            src = [c.text for c in chunks] if factual is not None else None
-            attributions = []
-            for i, (claim, d, b) in enumerate(zip(detail.sentences, detail.sentence_divergences,
-                                                  detail.best_chunk)):
-                source_sentence = detail.chunks[b] if 0 <= b < len(detail.chunks) else ""
-                attributions.append(ClaimAttribution(
-                    claim=claim, claim_index=i, source_sentence=source_sentence, source_index=int(b),
-                    divergence=float(d), supported=bool(d == d and d < 0.5)))
-            n_claims = len(detail.sentences)
-            coverage = (sum(1 for a in attributions if a.supported) / n_claims) if n_claims else None
-            tokens = (logical.token_count if logical is not None else 0) + (
-                factual.token_count if factual is not None else 0)
-            evidence = ScoringEvidence(
-                chunks=list(chunks),
-                nli_premise=("\n".join(src) if src is not None else prompt),
-                nli_hypothesis=action,
-                nli_score=float(detail.divergence),
-                chunk_scores=per_chunk or None,
-                premise_chunk_count=max(1, len(detail.chunks)),
-                hypothesis_chunk_count=max(1, n_claims),
-                attributions=attributions,
-                token_count=tokens,
-                claim_coverage=coverage,
-                per_claim_divergences=[float(d) for d in detail.sentence_divergences],
-                claims=list(detail.sentences),
-            )
-        confs = [r.confidence for r in (logical, factual) if r is not None and r.confidence is not None]
-        nli_conf = float(sum(confs) / len(confs)) if confs else None
-        agreement = 1.0 - abs(h_logical - h_factual)
+        chunks = list(dict.fromkeys(ch for c in claims for ch in c.chunks))
+        attributions = self._attributions(claims)
+        deciding = [c.unit.text for c in claims if c.unit is not None]
+        evidence = ScoringEvidence(
+            chunks=chunks,
+            nli_premise="\n".join(dict.fromkeys(deciding)),
+            nli_hypothesis=response,
+            nli_score=h_factual,
+            chunk_scores=None,
+            premise_chunk_count=len(chunks),
+            hypothesis_chunk_count=len(claims),
+            attributions=attributions,
+            token_count=None,
+            claim_coverage=(sum(a.supported for a in attributions) / len(claims)) if claims else None,
+            per_claim_divergences=[a.divergence for a in attributions],
+            claims=[c.text for c in claims],
+            skipped_units=list(j.skipped),
+            comparisons=sum(c.decision.comparisons for c in claims),
+        )
+        nli_conf = (sum(c.decision.strength for c in claims) / len(claims)) if claims else None
         verdict_conf = min(1.0, abs(score - self.threshold) / max(self.threshold, 1.0 - self.threshold, 1e-12))
         return CoherenceScore(
             score=score, approved=approved, h_logical=h_logical, h_factual=h_factual,
             evidence=evidence, warning=warning, strict_mode_rejected=strict_rejected,
             verdict_confidence=verdict_conf, nli_model_confidence=nli_conf,
-            signal_agreement=agreement,
+            signal_agreement=1.0 - abs(h_logical - h_factual),
         )
 
-    def review(self, prompt: str, action: str, session: Any | None = None,
-               tenant_id: str = "") -> tuple[bool, CoherenceScore]:
+    # ---- public scoring ----
+
+    def _roles(self, prompt: Any, response: Any, tenant_id: Any, context: Any, system: Any,
+               messages: Any) -> CallRoles:
+        check_text(prompt, "prompt")
+        check_text(response, "response")
+        if not isinstance(tenant_id, str):
+            raise InputTypeError(f"tenant_id must be a str, got {type(tenant_id).__name__}")
+        return resolve_roles(prompt, context=context, system=system, messages=messages)
+
+    def score(self, prompt: str, action: str, *, tenant_id: str = "", context: Any = None,
+              system: str | None = None, messages: Any = None) -> CoherenceScore:
+        """Judge ``action`` (the response) claim by claim.
+
+        Args:
+            prompt: the user's message ("" with ``messages``).
+            action: the response to judge.
+            tenant_id: the tenant whose knowledge is evidence.
+            context: evidence for this call (a str or a list of str), with the knowledge.
+            system: the system prompt (instructions; never evidence).
+            messages: OpenAI-format chat messages (see :mod:`director_fast.roles`).
+
+        Returns:
+            :class:`CoherenceScore`: ``score`` in [0, 1] (module docstring), ``h_logical``,
+            ``h_factual``, ``approved``, ``warning``, ``strict_mode_rejected``, ``evidence``
+            (retrieved chunks, factual claims, per-claim attributions with verdict / signal /
+            span, skipped units, comparisons made, claim coverage), ``nli_model_confidence``
+            (mean strength of the claim verdicts), ``signal_agreement`` = 1 - |h_logical -
+            h_factual| and ``verdict_confidence`` = |score - threshold| / max(threshold,
+            1 - threshold).
+
+        Raises:
+            InputTypeError: non-string inputs. ConfigError: ``messages`` with a non-empty
+            ``prompt``. UnknownTenantError: a tenant without knowledge (see the constructor).
+        """
+        roles = self._roles(prompt, action, tenant_id, context, system, messages)
+        return self._assemble(action, self._judge_text(action, roles, tenant_id))
+
+    def review(self, prompt: str, action: str, session: Any | None = None, tenant_id: str = "", *,
+               context: Any = None, system: str | None = None,
+               messages: Any = None) -> tuple[bool, CoherenceScore]:
         """``(approved, CoherenceScore)`` for ``action`` given ``prompt`` (see :meth:`score`).
 
-        ``session`` is accepted for director-ai compatibility and ignored.
+        ``session`` is director-ai's positional slot for a conversation session; it is accepted
+        and not used by the single-response verdict.
         """
-        s = self.score(prompt, action, tenant_id=tenant_id)
+        s = self.score(prompt, action, tenant_id=tenant_id, context=context, system=system, messages=messages)
         return s.approved, s
 
-    def review_batch(self, items: Iterable[tuple[str, str]], tenant_id: str = "") -> list[tuple[bool, CoherenceScore]]:
-        """``review`` for each ``(prompt, response)`` pair, in input order.
+    async def areview(self, prompt: str, action: str, session: Any | None = None, tenant_id: str = "", *,
+                      context: Any = None, system: str | None = None,
+                      messages: Any = None) -> tuple[bool, CoherenceScore]:
+        """:meth:`review` on a worker thread (``asyncio.to_thread``), so an event loop keeps
+        serving while a response is judged."""
+        return await asyncio.to_thread(self.review, prompt, action, session, tenant_id,
+                                       context=context, system=system, messages=messages)
 
-        With an NLI model every model call of the whole batch (logical, factual and per-chunk
-        pairs) goes through one length-bucketed ``score_detailed_batch`` call.
-        """
+    def review_batch(self, items: Iterable[tuple[str, str]], tenant_id: str = "", *, context: Any = None,
+                     system: str | None = None) -> list[tuple[bool, CoherenceScore]]:
+        """``review`` for each ``(prompt, response)`` pair, in input order (``context`` and
+        ``system`` apply to every item)."""
         if not hasattr(items, "__iter__") or isinstance(items, (str, bytes)):
             raise InputTypeError(f"items must be an iterable of (prompt, response) tuples, got {type(items).__name__}")
         items = list(items)
         for i, it in enumerate(items):
             if not (isinstance(it, tuple) and len(it) == 2):
                 raise InputTypeError(f"items[{i}] must be a (prompt, response) tuple")
-            self._check_inputs(it[0], it[1], tenant_id)
-        batch = getattr(self.nli, "score_detailed_batch", None)
-        if batch is None:
-            return [self.review(p, a, tenant_id=tenant_id) for p, a in items]
-        requests: list[tuple[str, str]] = []
-        plans = []
-        for prompt, action in items:
-            chunks, _path = self._evidence_for(prompt, action, tenant_id)
-            li = None
-            declarative = declarative_part(prompt)
-            if declarative:
-                li = len(requests)
-                requests.append((declarative, action))
-            fi = None
-            if chunks:
-                fi = len(requests)
-                requests.append(("\n".join(c.text for c in chunks), action))
-                requests.extend((c.text, action) for c in chunks)
-            plans.append((prompt, action, chunks, li, fi))
-        results = batch(requests)
-        out = []
-        for prompt, action, chunks, li, fi in plans:
-            logical = results[li] if li is not None else None
-            factual = results[fi] if fi is not None else None
-            per_chunk = ([float(r.divergence) for r in results[fi + 1: fi + 1 + len(chunks)]]
-                         if fi is not None else [])
-            c = self._assemble(prompt, action, logical, chunks, factual, per_chunk)
-            out.append((c.approved, c))
-        return out
+            self._roles(it[0], it[1], tenant_id, context, system, None)
+        return [self.review(p, a, tenant_id=tenant_id, context=context, system=system) for p, a in items]
 
     def score_batch(self, items: Sequence[tuple[str, str]], *, tenant_id: str = "") -> list[CoherenceScore]:
         """``score`` for each ``(prompt, response)`` pair, in input order."""
         return [s for _, s in self.review_batch(items, tenant_id=tenant_id)]
 
+    def calculate_logical_divergence(self, prompt: str, response: str) -> float:
+        """h_logical in [0, 1]: the strongest contradiction between a claim of ``response`` and
+        a statement of ``prompt`` (0.0 when the prompt states nothing)."""
+        facts = _declarative_sentences(prompt)
+        claims = [u.text for u in split_claims(response) if u.kind == "claim"]
+        return max((self._prompt_contradiction(c, facts) for c in claims), default=0.0)
+
+    def calculate_factual_divergence(self, prompt: str, response: str, tenant_id: str = "") -> float:
+        """h_factual in [0, 1]: the largest per-claim divergence of ``response``."""
+        return self.score(prompt, response, tenant_id=tenant_id).h_factual
+
     # ---- incremental (streaming) ----
 
-    def score_sentence(self, sentence: str, *, prompt: str = "", previous: str = "",
-                       tenant_id: str = "") -> SentenceScore:
-        """Coherence of one completed sentence of a streamed response.
+    def score_sentence(self, sentence: str, *, prompt: str = "", previous: str = "", tenant_id: str = "",
+                       context: Any = None, system: str | None = None, messages: Any = None) -> SentenceScore:
+        """Judge one completed sentence of a streamed response the way :meth:`score` judges it
+        inside the whole response (the same units, evidence and verdicts), so a stream halts
+        exactly when ``review`` would reject.
 
-        Scored once per ``(tenant_id, prompt, sentence)`` and cached (LRU of ``cache_size``), so
-        a streamed response costs about as much as scoring it once. Retrieval is scoped to
-        ``tenant_id``. ``previous`` (the text before the sentence) is accepted for the streaming
-        guard's protocol but does not change the score.
+        ``previous`` (the text before the sentence) is accepted for the streaming guard's
+        protocol. Verdicts are cached per claim (keyed on the knowledge's version).
 
         Returns:
             :class:`SentenceScore`.
         """
-        self._check_inputs(prompt, sentence, tenant_id)
-        key = (tenant_id, prompt, sentence)
-        with self._lock:
-            hit = self._sentence_cache.get(key)
-            if hit is not None:
-                self._sentence_cache.move_to_end(key)
-                return hit
-        logical = self._logical(prompt, sentence)
-        h_logical = _NEUTRAL if logical is None else float(logical.divergence)
-        h_factual, chunks, path, _detail, per_chunk = self._factual(prompt, sentence, tenant_id)
-        nli_scores = tuple(per_chunk) if chunks else None
-        score = min(1.0, max(0.0, 1.0 - (self.W_LOGIC * h_logical + self.W_FACT * h_factual)))
-        sources = list(dict.fromkeys(c.source for c in chunks if c.source))
-        result = SentenceScore(score=score, evidence=tuple(chunks), nli_scores=nli_scores,
-                               retrieval_path=path, scorer_path=self.scorer_path,
-                               fact_source=",".join(sources),
-                               informative=logical is not None or bool(chunks))
-        if self._cache_size:
-            with self._lock:
-                self._sentence_cache[key] = result
-                while len(self._sentence_cache) > self._cache_size:
-                    self._sentence_cache.popitem(last=False)
-        return result
+        roles = self._roles(prompt, sentence, tenant_id, context, system, messages)
+        j = self._judge_text(sentence, roles, tenant_id)
+        claims = j.claims
+        if not claims:
+            return SentenceScore(score=1.0, retrieval_path=j.path, scorer_path=self.scorer_path,
+                                 informative=False)
+        scores = [min(c.score, 1.0 - c.contradiction) for c in claims]
+        worst = min(range(len(claims)), key=scores.__getitem__)
+        w = claims[worst]
+        deciding = tuple(dict.fromkeys(c.unit.chunk for c in claims if c.unit is not None))
+        sources = list(dict.fromkeys(ch.source for ch in deciding if ch.source))
+        return SentenceScore(
+            score=scores[worst],
+            evidence=deciding,
+            nli_scores=tuple(1.0 - c.score for c in claims),
+            retrieval_path=j.path,
+            scorer_path=self.scorer_path,
+            fact_source=",".join(sources),
+            informative=True,
+            attributions=tuple(self._attributions(claims)),
+            evidence_refs=(w.unit.ref,) if w.unit is not None else (),
+            worst_claim=worst,
+        )
 
     def clear_cache(self) -> None:
-        """Drop the sentence and premise caches."""
+        """Drop the verdict, context and retrieval caches (never needed for correctness: the
+        caches are keyed on the knowledge's ``version``)."""
         with self._lock:
-            self._sentence_cache.clear()
-            self._premises.clear()
-            self._retrieval_cache.clear()
+            self._claim_cache.clear()
+            self._context_cache.clear()
+        self._access.clear()
+
+
+def _declarative_sentences(prompt: str) -> list[str]:
+    """The statements of the user's prompt (questions and requests dropped), one per sentence."""
+    from director_fast.text import split_sentences
+
+    part = declarative_part(prompt) if prompt.strip() else ""
+    return [part[a:b].strip() for a, b in split_sentences(part) if part[a:b].strip()]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from director_fast.core.evidence_types import HaltEvidence
 from director_fast.core.safety_event import SafetyEvent
+from director_fast.core.types import ClaimAttribution
 
 __all__ = ["TokenEvent", "StreamSession"]
 
@@ -72,6 +73,8 @@ class StreamSession:
         halt_evidence: evidence text from an ``evidence_callback`` (compatibility).
         halt_evidence_structured: :class:`HaltEvidence` with trace attribution.
         safety_events: :class:`SafetyEvent` records (one per halt).
+        halt_claim: the claim that halted the stream (verdict, signal, deciding evidence sentence,
+            index among the response's claims), when the scorer judges claims; else None.
         warning_count: tokens below ``soft_limit`` that did not halt.
         delivered_count: tokens forwarded to the caller; :attr:`output` is their text.
         start_time / end_time: ``time.monotonic()`` seconds.
@@ -88,6 +91,7 @@ class StreamSession:
     halt_evidence: str | None = None
     halt_evidence_structured: HaltEvidence | None = None
     safety_events: list[SafetyEvent] = field(default_factory=list)
+    halt_claim: ClaimAttribution | None = None
     start_time: float = 0.0
     end_time: float = 0.0
     warning_count: int = 0

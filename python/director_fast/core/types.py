@@ -37,6 +37,8 @@ from director_fast.errors import ValidationError
 __all__ = [
     "EvidenceChunk",
     "ClaimAttribution",
+    "SkippedUnit",
+    "CLAIM_VERDICTS",
     "ScoringEvidence",
     "CoherenceScore",
     "HaltTraceAttribution",
@@ -54,19 +56,34 @@ __all__ = [
 INJECTION_VERDICTS = frozenset({"grounded", "drifted", "injected"})
 
 
+#: per-claim verdicts of the claim-level pipeline.
+CLAIM_VERDICTS = frozenset({"supported", "contradicted", "not_found"})
+
+#: kinds of the response units that are not judged as facts (see :mod:`director_fast.claims`).
+SKIPPED_UNIT_KINDS = frozenset({"pleasantry", "offer", "question", "self_reference", "abstention"})
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimAttribution(_Base):
-    """Maps a response claim to its best-matching source sentence.
+    """Maps a response claim to the evidence unit that decided its verdict.
 
     Attributes:
-        claim: the atomic claim.
-        claim_index: index of the claim in the decomposed list (>= 0).
-        source_sentence: best-matching source sentence.
-        source_index: index of the source sentence (>= 0; -1 when no source sentence exists).
-        divergence: NLI divergence in [0, 1] (lower = better support).
-        supported: whether the claim is supported.
+        claim: the atomic claim (answer particles such as "Yes," stripped).
+        claim_index: index of the claim among the response's factual claims (>= 0).
+        source_sentence: the deciding evidence unit (a sentence of a retrieved chunk or of the
+            call's context; ``""`` when no evidence unit was found).
+        source_index: index of that unit among the claim's compared units (-1 when none).
+        divergence: 1 - the claim's score, in [0, 1] (lower = better support).
+        supported: ``verdict == "supported"``.
+        verdict: ``"supported"``, ``"contradicted"`` or ``"not_found"``. Optional when loading
+            payloads written before the claim-level pipeline: derived from ``supported``
+            (``"supported"`` or ``"not_found"``).
+        signal: the signal that decided the verdict (e.g. ``"coverage"``, ``"number"``,
+            ``"unit"``, ``"entity"``, ``"negation"``, ``"antonym"``, ``"exception"``,
+            ``"no_evidence"``; ``""`` in older payloads).
+        start, end: code-point span of the claim in the response (-1 when unknown).
 
-    Producer: the scorer's claim decomposition.
+    Producer: the scorer's claim-level verification.
     """
 
     claim: str
@@ -75,6 +92,10 @@ class ClaimAttribution(_Base):
     source_index: int
     divergence: float
     supported: bool
+    verdict: str = ""
+    signal: str = ""
+    start: int = -1
+    end: int = -1
 
     _SPEC = (
         F("claim", "str"),
@@ -83,6 +104,47 @@ class ClaimAttribution(_Base):
         F("source_index", "int", lo=-1),
         F("divergence", "float", **_UNIT),
         F("supported", "bool"),
+        F("verdict", "str", choices=CLAIM_VERDICTS | {""}),
+        F("signal", "str", max_len=64),
+        F("start", "int", lo=-1),
+        F("end", "int", lo=-1),
+    )
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        if self.verdict == "":
+            object.__setattr__(self, "verdict", "supported" if self.supported else "not_found")
+        elif (self.verdict == "supported") != self.supported:
+            raise ValidationError(
+                f"ClaimAttribution.supported ({self.supported}) disagrees with verdict {self.verdict!r}")
+        if (self.start == -1) != (self.end == -1) or self.end < self.start:
+            raise ValidationError(
+                f"ClaimAttribution.start/end must both be -1 or satisfy start <= end, got {self.start}, {self.end}")
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedUnit(_Base):
+    """A unit of the response that is not judged as a fact.
+
+    Attributes:
+        text: the unit's text.
+        start, end: its code-point span in the response (``0 <= start <= end``).
+        kind: ``"pleasantry"``, ``"offer"``, ``"question"``, ``"self_reference"`` or
+            ``"abstention"``.
+
+    Producer: the scorer (from :func:`director_fast.claims.split_claims`).
+    """
+
+    text: str
+    start: int
+    end: int
+    kind: str
+
+    _SPEC = (
+        F("text", "str"),
+        F("start", "int", lo=0),
+        F("end", "int", lo=0),
+        F("kind", "str", choices=SKIPPED_UNIT_KINDS),
     )
 
 
@@ -101,7 +163,10 @@ class ScoringEvidence(_Base):
         estimated_cost_usd: >= 0, or None (reserved: no producer prices inference yet).
         claim_coverage: fraction of supported claims in [0, 1], or None.
         per_claim_divergences: each in [0, 1], or None.
-        claims: decomposed atomic claims, or None.
+        claims: the response's factual claims (judged units only), or None.
+        skipped_units: the units not judged as facts (pleasantries, offers, questions,
+            self-references, abstentions), or None.
+        comparisons: (claim, evidence unit) comparisons made (>= 0), or None.
 
     Producer: the CoherenceScorer.
     """
@@ -119,6 +184,8 @@ class ScoringEvidence(_Base):
     claim_coverage: float | None = None
     per_claim_divergences: list[float] | None = None
     claims: list[str] | None = None
+    skipped_units: list[SkippedUnit] | None = None
+    comparisons: int | None = None
 
     _SPEC = (
         F("chunks", "lobj", cls=EvidenceChunk),
@@ -134,6 +201,8 @@ class ScoringEvidence(_Base):
         F("claim_coverage", "float", optional=True, **_UNIT),
         F("per_claim_divergences", "lfloat", optional=True, **_UNIT),
         F("claims", "lstr", optional=True),
+        F("skipped_units", "lobj", optional=True, cls=SkippedUnit),
+        F("comparisons", "int", optional=True, lo=0),
     )
 
 

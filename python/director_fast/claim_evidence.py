@@ -1,0 +1,265 @@
+"""Evidence for single claims: tenant-scoped retrieval from the scorer's knowledge, the call's
+own context, and the split of retrieved chunks into evidence units.
+
+A claim is never compared with a concatenation of unrelated chunks. Each retrieved chunk is split
+into its sentences (:func:`director_fast.text.split_sentences`); each sentence is one
+:class:`EvidenceUnit`. A sentence that opens with a pronoun or demonstrative ("It", "They",
+"This", ...) carries its chunk's previous sentence along as context, so "It closes at 18:00."
+after "The Oslo office opens at 08:00." can still be matched; nothing else is joined. A sentence
+made of independent clauses joined by ";" or ", but" also gives one unit per clause (next to the
+whole sentence), so a negation in one clause ("Checked baggage is not included; a checked bag
+costs NOK 350.") is not held against a claim that restates the other.
+
+Knowledge kinds (:class:`KnowledgeAccess`):
+
+* ``None``: no evidence (every claim is ``not_found``; the scorer logs a warning);
+* a list of fact strings: shared by every tenant, searched lexically (:class:`LexicalIndex`);
+* a mapping ``tenant_id -> list of fact strings``: strictly tenant-scoped;
+* an object with ``retrieve(query, k=..., tenant=...)`` (e.g. :class:`KnowledgeBase`): tenant-scoped
+  through that call. A :class:`KnowledgeBase` also gives chunk ids and a mutation ``version``.
+
+Audit references (:attr:`EvidenceUnit.ref`) never contain a source label or any text of the
+evidence: ``kb:<chunk id>`` for a :class:`KnowledgeBase`, ``kb:<16 hex digits>`` (a digest of the
+chunk text) for other retrievers, ``fact:<i>`` for fact lists, ``ctx:<i>`` for the call's
+context, so they can never trip the tenant-safety rules of a SafetyEvent.
+
+Thread safety: :class:`KnowledgeAccess` may be used from many threads (its cache is guarded by a
+lock; the knowledge object must itself be safe for concurrent reads). :class:`ContextEvidence`
+is immutable after construction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from director_fast.core.evidence_types import EvidenceChunk
+from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
+from director_fast.nli import LexicalIndex
+from director_fast.text import split_sentences
+
+__all__ = ["EvidenceUnit", "KnowledgeAccess", "ContextEvidence", "sentence_units", "chunk_digest"]
+
+# a sentence opening with one of these needs the previous sentence to be understood
+_ANAPHORS = frozenset(
+    "it its they their them this these that those he she his her him such both either neither".split())
+
+_RETRIEVAL_CACHE = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceUnit:
+    """One sentence of evidence.
+
+    Attributes:
+        text: the sentence.
+        premise: what a claim is compared with: ``text``, or the chunk's previous sentence
+            followed by ``text`` when ``text`` opens with a pronoun or demonstrative.
+        ref: audit reference (``kb:<id>``, ``kb:<digest>``, ``fact:<i>``, ``ctx:<i>``); never a
+            source label.
+        chunk: the chunk the sentence came from (text, retrieval distance, source label).
+        sentence: the whole sentence a clause unit came from (``text`` itself for a sentence).
+    """
+
+    text: str
+    premise: str
+    ref: str
+    chunk: EvidenceChunk
+    sentence: str = ""
+
+
+def chunk_digest(text: str) -> str:
+    """A 16-hex-digit BLAKE2b digest of ``text`` (UTF-8): the reference of a chunk whose
+    retriever gives no id."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _opens_with_anaphor(sentence: str) -> bool:
+    words = sentence.lstrip("\"'([ ").split(None, 2)
+    if not words:
+        return False
+    first = words[0].strip(",.;:").lower()
+    if first == "the" and len(words) > 1:
+        return words[1].strip(",.;:").lower() in ("latter", "former", "same")
+    return first in _ANAPHORS
+
+
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+but\s+(?=\w)")
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The independent clauses of ``sentence`` split at ";" and ", but" ([] when it has one)."""
+    parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence)]
+    parts = [p for p in parts if len(p.split()) >= 3]
+    return parts if len(parts) > 1 else []
+
+
+def sentence_units(chunk: EvidenceChunk, ref: str) -> list[EvidenceUnit]:
+    """The evidence units of one chunk, in order: each sentence, followed by its clauses when it
+    has several (blank sentences skipped)."""
+    text = chunk.text
+    sentences = [text[a:b].strip() for a, b in split_sentences(text)]
+    sentences = [s for s in sentences if s]
+    out = []
+    for i, s in enumerate(sentences):
+        context = f"{sentences[i - 1]} " if i > 0 and _opens_with_anaphor(s) else ""
+        out.append(EvidenceUnit(text=s, premise=context + s, ref=ref, chunk=chunk, sentence=s))
+        for c in _clauses(s):
+            out.append(EvidenceUnit(text=c, premise=context + c, ref=ref, chunk=chunk, sentence=s))
+    return out
+
+
+def _validate_facts(facts: Any, name: str) -> None:
+    if isinstance(facts, str) or not isinstance(facts, (list, tuple)):
+        raise ConfigError(f"{name} must be a list of fact strings", "knowledge")
+    for i, f in enumerate(facts):
+        if not isinstance(f, str):
+            raise ConfigError(f"{name}[{i}] must be a str, got {type(f).__name__}", "knowledge")
+
+
+class KnowledgeAccess:
+    """Tenant-scoped retrieval from a scorer's knowledge (see the module docstring for the kinds).
+
+    Args:
+        knowledge: ``None``, a list of facts, a mapping ``tenant -> facts``, or a retriever.
+        allow_unknown_tenant: with a :class:`KnowledgeBase` or a mapping, a tenant that holds no
+            knowledge raises :class:`UnknownTenantError` unless this is True.
+
+    Fact lists are indexed once here (later mutation of the list is not seen). Retrieval results
+    are cached per ``(version, tenant, query, k)`` when the knowledge has a ``version`` (fact
+    lists are immutable here and always cached; a retriever without ``version`` is never cached).
+
+    Raises:
+        ConfigError: knowledge of an unsupported shape (field ``knowledge``).
+    """
+
+    def __init__(self, knowledge: Any, *, allow_unknown_tenant: bool = False) -> None:
+        self.knowledge = knowledge
+        self.allow_unknown_tenant = bool(allow_unknown_tenant)
+        self._indexes: dict[str | None, LexicalIndex] = {}
+        self.kind = "none"
+        if knowledge is None:
+            pass
+        elif callable(getattr(knowledge, "retrieve", None)):
+            self.kind = "retriever"
+        elif isinstance(knowledge, Mapping):
+            for t, facts in knowledge.items():
+                if not isinstance(t, str):
+                    raise ConfigError("knowledge mapping keys must be tenant id strings", "knowledge")
+                _validate_facts(facts, f"knowledge[{t!r}]")
+            self._indexes = {t: LexicalIndex(f) for t, f in knowledge.items()}
+            self.kind = "tenant_facts"
+        else:
+            _validate_facts(knowledge, "knowledge")
+            self._indexes = {None: LexicalIndex(knowledge)}
+            self.kind = "facts"
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple, tuple] = OrderedDict()
+
+    @property
+    def version(self) -> Any:
+        """Cache key of the knowledge's state: its ``version`` attribute for a retriever (``None``
+        when it has none: nothing is cached), ``0`` for fact lists and mappings."""
+        if self.kind == "retriever":
+            return getattr(self.knowledge, "version", None)
+        return 0
+
+    def tenant_known(self, tenant: str) -> bool:
+        """Whether ``tenant`` holds knowledge. A fact list is shared by all tenants; a retriever
+        without ``has_tenant`` cannot tell and counts as known."""
+        if self.kind == "facts":
+            return True
+        if self.kind == "tenant_facts":
+            idx = self._indexes.get(tenant)
+            return idx is not None and bool(idx.docs)
+        if self.kind == "retriever":
+            has = getattr(self.knowledge, "has_tenant", None)
+            return bool(has(tenant)) if callable(has) else True
+        return False
+
+    def check_tenant(self, tenant: str) -> bool:
+        """True when ``tenant`` holds knowledge; False when it does not and unknown tenants are
+        allowed (or there is no knowledge at all: ``knowledge=None``).
+
+        Raises:
+            UnknownTenantError: the tenant holds no knowledge and ``allow_unknown_tenant`` is off.
+        """
+        if not isinstance(tenant, str):
+            raise InputTypeError(f"tenant_id must be a str, got {type(tenant).__name__}")
+        if self.kind == "none":
+            return False
+        if self.tenant_known(tenant):
+            return True
+        if self.allow_unknown_tenant:
+            return False
+        raise UnknownTenantError(tenant)
+
+    def retrieve(self, query: str, tenant: str, k: int) -> list[tuple[str, EvidenceChunk]]:
+        """Up to ``k`` ``(ref, chunk)`` pairs for ``query`` in ``tenant``, most relevant first."""
+        version = self.version
+        key = (version, tenant, query, k)
+        if version is not None:
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    return list(hit)
+        got = self._retrieve(query, tenant, k)
+        if version is not None:
+            with self._lock:
+                self._cache[key] = tuple(got)
+                while len(self._cache) > _RETRIEVAL_CACHE:
+                    self._cache.popitem(last=False)
+        return got
+
+    def _retrieve(self, query: str, tenant: str, k: int) -> list[tuple[str, EvidenceChunk]]:
+        kb = self.knowledge
+        if self.kind == "none":
+            return []
+        if self.kind == "retriever":
+            with_ids = getattr(kb, "retrieve_with_ids", None)
+            if callable(with_ids):
+                return [(f"kb:{i}", c) for i, c in with_ids(query, k=k, tenant=tenant)]
+            got = kb.retrieve(query, k=k, tenant=tenant) or []
+            chunks = [c if isinstance(c, EvidenceChunk) else EvidenceChunk(text=str(c), distance=0.0)
+                      for c in got]
+            return [(f"kb:{chunk_digest(c.text)}", c) for c in chunks]
+        index = self._indexes.get(tenant if self.kind == "tenant_facts" else None)
+        if index is None:
+            return []
+        label = f"tenant:{tenant}:fact:" if self.kind == "tenant_facts" and tenant else "fact:"
+        return [(f"fact:{i}", EvidenceChunk(text=index.docs[i], distance=round(1.0 - s, 12), source=f"{label}{i}"))
+                for i, s in index.top_k(query, k) if s > 0.0]
+
+    def clear(self) -> None:
+        """Drop cached retrievals."""
+        with self._lock:
+            self._cache.clear()
+
+
+class ContextEvidence:
+    """Evidence passed with one call (``context=``, tool results): every sentence of every text
+    is a unit; :meth:`top_units` ranks them for a claim (IDF-weighted word overlap).
+
+    Args:
+        texts: the evidence texts, in order.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = tuple(texts)
+        units: list[EvidenceUnit] = []
+        for i, t in enumerate(self.texts):
+            chunk = EvidenceChunk(text=t, distance=0.0, source=f"context:{i}")
+            units.extend(sentence_units(chunk, f"ctx:{i}"))
+        self.units = units
+        self._index = LexicalIndex([u.premise for u in units])
+
+    def top_units(self, query: str, n: int) -> list[EvidenceUnit]:
+        """The ``n`` units sharing the most (IDF-weighted) words with ``query``; units that
+        share none are left out."""
+        return [self.units[i] for i, s in self._index.top_k(query, n) if s > 0.0]

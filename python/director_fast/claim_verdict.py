@@ -1,0 +1,456 @@
+"""Per-claim verdicts: compare one claim with evidence units, one unit at a time, and turn the
+comparisons into ``supported`` / ``contradicted`` / ``not_found`` and a score.
+
+Two judges share one interface, ``compare(claim, premises) -> list[Comparison]``:
+
+* :class:`LexicalJudge` (the embedded default; English rules over the lexical backend's signals,
+  see :class:`~director_fast.nli.LexicalNLI`). For one (claim, evidence unit) pair:
+
+  - **contradicted** when the unit is about the same thing (``alignment``, the share of the
+    claim's content words found in the unit's best sentence, is at least
+    :attr:`LexicalJudge.contradict_alignment`) and one of: a negation flip against that sentence
+    (``negation``), an antonym (``antonym``), a number of the claim that the unit does not hold
+    while the unit states numbers (``number``; a value the unit holds with another unit of
+    measure is ``unit``), a capitalised name of the claim missing from the unit (``entity``), or
+    a polarity word ("not", "only", "except", ...) the unit lacks (``negation``);
+  - **supported** when none of those signals fires and the unit covers at least
+    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
+  - **not_found** otherwise (low coverage, or a mismatch against a unit about something else).
+
+* :class:`ModelJudge` (an :class:`~director_fast.nli.NLIModel`): entailment / contradiction
+  probabilities of (unit, claim) pairs, batched in one call per claim set.
+
+:func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
+stated in the evidence), unless that unit states an exception that the user's question is about
+and the claim omits (``exception``: "Refunds take 5 days, except for gift cards." does not
+support "Yes, refunds take 5 days." as an answer to "Can I return a gift card?"); else a unit
+that contradicts it; else ``not_found``. :func:`claim_score` maps a verdict to a score in [0, 1]
+so that ``supported >= soft_limit > not_found > contradicted`` (see its docstring).
+
+Thread safety: the judges are safe to share between threads (their premise cache is locked;
+the backends are thread-safe); the functions keep no state.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from director_fast import _core
+from director_fast.claim_evidence import EvidenceUnit
+from director_fast.core.evidence_types import EvidenceChunk
+from director_fast.errors import ConfigError
+
+__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "DivergenceJudge", "decide", "claim_score",
+           "make_judge", "UNSUPPORTED_MODES"]
+
+#: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
+#: warning band between the threshold and the soft limit).
+UNSUPPORTED_MODES = ("reject", "warn")
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One (claim, evidence unit) comparison.
+
+    Attributes:
+        verdict: ``"supported"``, ``"contradicted"`` or ``"not_found"``.
+        strength: how strongly the evidence backs that verdict, in [0, 1] (lexical: coverage for
+            supported, 0.5 + 0.5 * alignment for contradicted (a mismatch against a unit about the
+            same thing is at least even odds), coverage for not_found; model: the probability of
+            the verdict's class).
+        signal: the deciding signal (``coverage``, ``number``, ``unit``, ``entity``, ``negation``,
+            ``antonym``, ``entailment``, ``contradiction``, ``neutral``).
+    """
+
+    verdict: str
+    strength: float
+    signal: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDecision:
+    """The verdict on one claim.
+
+    Attributes:
+        verdict, strength, signal: as in :class:`Comparison`; ``signal`` is also ``exception``
+            (a dropped exception), ``no_evidence`` (nothing to compare with) or
+            ``unknown_tenant``.
+        unit_index: index of the deciding unit among the compared ones (-1: none).
+        comparisons: number of comparisons made for the claim.
+    """
+
+    verdict: str
+    strength: float
+    signal: str
+    unit_index: int = -1
+    comparisons: int = 0
+
+
+# ---- lexical judge --------------------------------------------------------------------------
+
+_HAS_NUMBER = re.compile(r"\d")
+_NO_CHUNK = EvidenceChunk(text="", distance=0.0)
+
+# comparative idioms whose "no" / "not" is not a negation of the statement
+_IDIOMS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"\bno\s+(?:more|greater|higher|longer|heavier|larger|bigger)\s+than\b", "at most"),
+    (r"\bnot\s+(?:more|greater|higher|longer|heavier|larger|bigger)\s+than\b", "at most"),
+    (r"\bno\s+(?:less|fewer|lower|shorter|smaller)\s+than\b", "at least"),
+    (r"\bnot\s+(?:less|fewer|lower|shorter|smaller)\s+than\b", "at least"),
+    (r"\b(?:no|not)\s+later\s+than\b", "by"),
+    (r"\b(?:no|not)\s+earlier\s+than\b", "from"),
+)]
+
+
+def _normalise_idioms(text: str) -> str:
+    """Rewrite comparative idioms ("no more than 8 kg" -> "at most 8 kg") so that their "no" /
+    "not" is not read as a negation; used on both sides of a comparison."""
+    if "no" not in text.lower():
+        return text
+    for pattern, repl in _IDIOMS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _given_names(words: Sequence[str], question: str, document: str) -> bool:
+    """Whether every missing name (lower-cased word) was given by the user's question and also
+    occurs in the evidence unit's own document: "Who runs Skerry Air?" -> "Mats Eklund is
+    Skerry Air's chief executive." against "The chief executive is Mats Eklund." (a document
+    about Skerry Air). A name only the question holds (the user's false premise) or only the
+    document holds (another fact's name) is still a mismatch."""
+    if not words or not question:
+        return False
+    q, d = question.lower(), document.lower()
+    return all(_has_word(w, q) and _has_word(w, d) for w in words)
+
+
+def _has_word(word: str, text: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text) is not None
+
+
+class LexicalJudge:
+    """Claim judge over the lexical backend's signals (see the module docstring).
+
+    Args:
+        nli: a :class:`~director_fast.nli.LexicalNLI`.
+        support_coverage: coverage in [0, 1] from which an unchallenged unit supports a claim.
+        contradict_alignment: alignment in [0, 1] from which a mismatch contradicts.
+        premise_cache: prepared premises kept (LRU; >= 0).
+
+    The defaults were chosen on the ``dev`` split of the chat/RAG dev set only.
+    """
+
+    name = "lexical"
+
+    def __init__(self, nli: Any, *, support_coverage: float = 0.5, contradict_alignment: float = 0.5,
+                 premise_cache: int = 4096) -> None:
+        self.nli = nli
+        self._impl = nli._impl
+        self.support_coverage = float(support_coverage)
+        self.contradict_alignment = float(contradict_alignment)
+        self._cap = int(premise_cache)
+        self._lock = threading.Lock()
+        self._prepared: OrderedDict[str, Any] = OrderedDict()
+
+    def _prepare(self, premise: str) -> Any:
+        with self._lock:
+            p = self._prepared.get(premise)
+            if p is not None:
+                self._prepared.move_to_end(premise)
+                return p
+        p = _core.LexicalPremise(premise)
+        if self._cap:
+            with self._lock:
+                self._prepared[premise] = p
+                while len(self._prepared) > self._cap:
+                    self._prepared.popitem(last=False)
+        return p
+
+    def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
+        """One :class:`Comparison` per evidence unit, in order. ``question`` (the user's
+        message) only excuses names the user gave that the unit's own document also holds."""
+        claim = _normalise_idioms(claim)
+        return [self._compare_one(claim, u, question) for u in units]
+
+    def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
+        """:meth:`compare` against bare premise texts (no chunk around them)."""
+        claim = _normalise_idioms(claim)
+        return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "") for p in premises]
+
+    def _compare_one(self, claim: str, unit: EvidenceUnit, question: str) -> Comparison:
+        r = self._impl.score_prepared(self._prepare(_normalise_idioms(unit.premise)), claim)
+        worst: Comparison | None = None
+        for s in r.sentences:
+            c = self._sentence_verdict(s, unit, question)
+            if worst is None or _rank(c) < _rank(worst):
+                worst = c
+        if worst is None:
+            worst = Comparison("supported", 1.0, "coverage")
+        if worst.verdict != "contradicted" and roles_swapped(claim, unit.premise):
+            return Comparison("contradicted", 0.8, "roles")
+        return worst
+
+    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str) -> Comparison:
+        sig = s.signals
+        aligned = s.alignment >= self.contradict_alignment
+        mismatch = self._mismatch(sig, unit, question)
+        if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
+            return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
+        if mismatch or sig.coverage < self.support_coverage:
+            return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
+        return Comparison("supported", float(sig.coverage), "coverage")
+
+    @staticmethod
+    def _mismatch(sig: Any, unit: EvidenceUnit, question: str) -> str:
+        if sig.negation_flips and sig.negation_close:
+            return "negation"
+        if sig.antonym_hits:
+            return "antonym"
+        if sig.numeric_mismatches:
+            return "number"
+        if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text):
+            return "entity"
+        return ""
+
+
+_NAME = re.compile(r"(?:[A-Z][\w&'’.-]*)(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w&'’.-]*)*")
+_NOT_NAMES = frozenset(
+    "the a an our your their its his her my this that these those yes no sure it they we you he "
+    "she i there here and but or so if when what who which how why".split())
+
+
+def _names(text: str) -> list[tuple[str, int, int]]:
+    """Capitalised word runs of ``text`` (``(lower-cased name, start, end)``), a leading
+    function word dropped ("The IT Help Desk" -> "it help desk"), possessive "'s" dropped."""
+    out = []
+    for m in _NAME.finditer(text):
+        words = m.group(0).split()
+        start = m.start()
+        while words and words[0].lower() in _NOT_NAMES:
+            start = text.index(words[0], start) + len(words[0])
+            words = words[1:]
+        if not words:
+            continue
+        name = " ".join(words)
+        name = re.sub(r"['’]s$", "", name).rstrip(".")
+        out.append((name.lower(), start, m.end()))
+    return out
+
+
+def roles_swapped(claim: str, evidence: str) -> bool:
+    """True when two names of ``claim`` stand in ``evidence`` in the opposite order around the
+    same relation, in the same voice: "Walter bought the shop from Priya" against "Priya bought
+    it from Walter", "A reports to B" against "B reports to A". A passive rewrite ("B was
+    acquired by A" for "A acquired B") changes the voice ("by") and is not a swap; names joined
+    without a relation word ("Tromvik and Bodo") are never a swap."""
+    cn = _names(claim)
+    if len(cn) < 2:
+        return False
+    en = {}
+    for name, a, b in _names(evidence):
+        en.setdefault(name, (a, b))
+    present = [(n, a, b) for n, a, b in cn if n in en]
+    for i in range(len(present)):
+        for j in range(i + 1, len(present)):
+            (n1, _a1, b1), (n2, a2, _b2) = present[i], present[j]
+            if n1 == n2:
+                continue
+            e1, e2 = en[n1], en[n2]
+            if e1[0] < e2[0]:
+                continue  # same order in the evidence
+            between_c = claim[b1:a2]
+            between_e = evidence[e2[1]:e1[0]]
+            relation = _content_words(between_c) & _content_words(between_e)
+            same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
+            if relation and same_voice:
+                return True
+    return False
+
+
+def _rank(c: Comparison) -> int:
+    """Order of badness inside one comparison's sentences: contradicted < not_found < supported."""
+    return {"contradicted": 0, "not_found": 1, "supported": 2}[c.verdict]
+
+
+# ---- model judge ----------------------------------------------------------------------------
+
+
+class ModelJudge:
+    """Claim judge over an NLI model's class probabilities.
+
+    A three-way head gives ``supported`` when P(entailment) is the largest class,
+    ``contradicted`` when P(contradiction) is, else ``not_found``; a two-way head gives
+    ``supported`` when P(supported) >= 0.5, else ``not_found`` (it cannot tell contradiction).
+    Pairs longer than the model's maximum are cut to the premise sentence alone first.
+    """
+
+    name = "model"
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
+        """One :class:`Comparison` per evidence unit, in order (one batched model call)."""
+        return self.compare_texts(claim, [u.premise for u in units])
+
+    def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
+        """:meth:`compare` against bare premise texts."""
+        if not premises:
+            return []
+        probs = np.asarray(self.model.predict_proba([(p, claim) for p in premises]), dtype=np.float64)
+        roles = self.model.roles
+        out = []
+        for row in probs:
+            if self.model.head == "three_way":
+                e, n, c = (float(row[roles[k]]) for k in ("entailment", "neutral", "contradiction"))
+                if e >= n and e >= c:
+                    out.append(Comparison("supported", e, "entailment"))
+                elif c > n:
+                    out.append(Comparison("contradicted", c, "contradiction"))
+                else:
+                    out.append(Comparison("not_found", n, "neutral"))
+            else:
+                p = float(row[roles["supported"]])
+                out.append(Comparison("supported", p, "entailment") if p >= 0.5
+                           else Comparison("not_found", 1.0 - p, "neutral"))
+        return out
+
+
+class DivergenceJudge:
+    """Claim judge over any backend with ``score(premise, hypothesis) -> divergence`` in [0, 1]
+    (a third-party scorer): divergence < 0.5 is ``supported`` (strength 1 - divergence), else
+    ``not_found`` (strength 1 - divergence); a bare divergence cannot tell a contradiction from
+    missing evidence, and both are rejected under ``unsupported="reject"``."""
+
+    name = "divergence"
+
+    def __init__(self, nli: Any) -> None:
+        self.nli = nli
+
+    def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
+        """One :class:`Comparison` per evidence unit, in order."""
+        return self.compare_texts(claim, [u.premise for u in units])
+
+    def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
+        """:meth:`compare` against bare premise texts."""
+        out = []
+        for p in premises:
+            d = float(self.nli.score(p, claim))
+            if not 0.0 <= d <= 1.0:  # also NaN
+                raise ConfigError(f"nli.score returned {d!r}, not a divergence in [0, 1]", "nli")
+            out.append(Comparison("supported" if d < 0.5 else "not_found", 1.0 - d, "divergence"))
+        return out
+
+
+def make_judge(nli: Any) -> Any:
+    """The judge for an NLI backend: :class:`LexicalJudge` for the lexical backend,
+    :class:`ModelJudge` for a model with ``predict_proba`` and ``roles``, :class:`DivergenceJudge`
+    for any other object with a callable ``score``.
+
+    Raises:
+        ConfigError: a backend that offers none of these (field ``nli``).
+    """
+    if hasattr(nli, "_impl") and isinstance(getattr(nli, "_impl"), _core.LexicalNLI):
+        return LexicalJudge(nli)
+    if callable(getattr(nli, "predict_proba", None)) and hasattr(nli, "roles"):
+        return ModelJudge(nli)
+    if callable(getattr(nli, "score", None)):
+        return DivergenceJudge(nli)
+    raise ConfigError("nli backend must be a LexicalNLI, an NLIModel, or have score(premise, hypothesis)", "nli")
+
+
+# ---- decision ---------------------------------------------------------------------------------
+
+_EXCEPTION = re.compile(
+    r"\b(?:except(?:\s+for)?|unless|apart\s+from|other\s+than|excluding|with\s+the\s+exception\s+of|"
+    r"but\s+not|(?:does|do|will|shall)\s+not\s+apply\s+to)\b([^.;]*)",
+    re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_FUNCTION = frozenset(
+    "the and for are was were with that this these those which who whom from have has had not "
+    "any all can may will does did into onto than then them they their there also only".split())
+
+
+def _content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded."""
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        if w in _FUNCTION:
+            continue
+        out.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
+    return out
+
+
+def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
+    """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
+    online", "does not apply to Lockers") whose words the ``question`` mentions and the ``claim``
+    does not: the claim then answers the excepted case with the general rule."""
+    if not question:
+        return False
+    q = _content_words(question)
+    c = _content_words(claim)
+    for m in _EXCEPTION.finditer(unit_text):
+        # the words that single out the excepted case: those of the exception that the rule
+        # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
+        case = _content_words(m.group(1)) - _content_words(unit_text[:m.start()])
+        if case & q and not case & c:
+            return True
+    return False
+
+
+def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+           question: str = "") -> ClaimDecision:
+    """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
+
+    Supported by some unit -> ``supported`` (the strongest such unit decides), unless that unit
+    states an exception the question is about and the claim drops (-> ``contradicted``, signal
+    ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
+    ``not_found`` (the unit of highest coverage, for reference; ``no_evidence`` when there was
+    no unit at all).
+    """
+    n = len(comparisons)
+    if n == 0:
+        return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
+    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
+    for i, c in enumerate(comparisons):
+        if c.strength > best[c.verdict][0]:
+            best[c.verdict] = (c.strength, i)
+    strength, i = best["supported"]
+    if i >= 0:
+        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+            return ClaimDecision("contradicted", 0.8, "exception", i, n)
+        return ClaimDecision("supported", strength, comparisons[i].signal, i, n)
+    strength, i = best["contradicted"]
+    if i >= 0:
+        return ClaimDecision("contradicted", strength, comparisons[i].signal, i, n)
+    strength, i = best["not_found"]
+    return ClaimDecision("not_found", strength, comparisons[i].signal, i, n)
+
+
+def claim_score(decision: ClaimDecision, threshold: float, soft_limit: float,
+                unsupported: str = "reject") -> float:
+    """Score in [0, 1] of one claim (``t`` = threshold, ``s`` = soft_limit, ``x`` = strength):
+
+    * supported: ``s + (1 - s) * x`` (>= s; a claim fully covered by one unit scores 1.0);
+    * not_found, ``unsupported="reject"``: ``t * (0.5 + 0.49 * x)``, in [t/2, t): rejected;
+    * not_found, ``unsupported="warn"``: ``t + 0.99 * (s - t) * x``, in [t, s): approved with a
+      warning (``t`` itself when ``s == t``);
+    * contradicted: ``0.49 * t * (1 - x)`` under "reject" (below t/2), ``0.99 * t * (1 - x)``
+      under "warn" (below t): always rejected, always below a not_found claim.
+    """
+    x = min(1.0, max(0.0, float(decision.strength)))
+    t, s = threshold, soft_limit
+    if decision.verdict == "supported":
+        return s + (1.0 - s) * x
+    if decision.verdict == "not_found":
+        if unsupported == "warn":
+            return t + 0.99 * (s - t) * x
+        return t * (0.5 + 0.49 * x)
+    return (0.99 if unsupported == "warn" else 0.49) * t * (1.0 - x)
