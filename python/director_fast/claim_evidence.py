@@ -242,9 +242,33 @@ class KnowledgeAccess:
             self._cache.clear()
 
 
+#: longest run of consecutive sentences of a context document compared as one unit.
+WINDOW = 3
+
+
+def window_units(units: Sequence[EvidenceUnit], size: int = WINDOW) -> list[EvidenceUnit]:
+    """Units made of one document's consecutive sentences: every run of 2 to ``size``
+    sentences, then the whole document when it is longer than that. A summary or a claim often
+    fuses adjacent sentences of its source. Only for a document passed with the call
+    (``context=``): never across documents, never for knowledge-base chunks (whose facts are
+    unrelated to each other). Chosen on design data only (SummEdits 'evaluation' split, WiCE
+    dev): windows and the whole document together raised balanced accuracy from 0.56 / 0.54
+    (sentences alone) to 0.66 / 0.76."""
+    sentences = [u for u in units if u.text == u.sentence]
+    out = []
+    runs = [sentences[i:i + n] for n in range(2, size + 1) for i in range(len(sentences) - n + 1)]
+    if len(sentences) > size:
+        runs.append(sentences)
+    for run in runs:
+        text = " ".join(u.text for u in run)
+        out.append(EvidenceUnit(text=text, premise=text, ref=run[0].ref, chunk=run[0].chunk, sentence=text))
+    return out
+
+
 class ContextEvidence:
-    """Evidence passed with one call (``context=``, tool results): every sentence of every text
-    is a unit; :meth:`top_units` ranks them for a claim (IDF-weighted word overlap).
+    """Evidence passed with one call (``context=``, tool results): every sentence (and clause)
+    of every text is a unit, and so are runs of consecutive sentences of one text
+    (:func:`window_units`); :meth:`top_units` ranks them for a claim (IDF-weighted word overlap).
 
     Args:
         texts: the evidence texts, in order.
@@ -255,7 +279,9 @@ class ContextEvidence:
         units: list[EvidenceUnit] = []
         for i, t in enumerate(self.texts):
             chunk = EvidenceChunk(text=t, distance=0.0, source=f"context:{i}")
-            units.extend(sentence_units(chunk, f"ctx:{i}"))
+            own = sentence_units(chunk, f"ctx:{i}")
+            units.extend(own)
+            units.extend(window_units(own))
         self.units = units
         self._index = LexicalIndex([u.premise for u in units])
 

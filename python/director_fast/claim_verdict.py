@@ -149,12 +149,13 @@ class LexicalJudge:
 
     name = "lexical"
 
-    def __init__(self, nli: Any, *, support_coverage: float = 0.5, contradict_alignment: float = 0.5,
-                 premise_cache: int = 4096) -> None:
+    def __init__(self, nli: Any, *, support_coverage: float = 0.45, contradict_alignment: float = 0.5,
+                 close_alignment: float = 0.8, premise_cache: int = 4096) -> None:
         self.nli = nli
         self._impl = nli._impl
         self.support_coverage = float(support_coverage)
         self.contradict_alignment = float(contradict_alignment)
+        self.close_alignment = float(close_alignment)
         self._cap = int(premise_cache)
         self._lock = threading.Lock()
         self._prepared: OrderedDict[str, Any] = OrderedDict()
@@ -193,14 +194,15 @@ class LexicalJudge:
                 worst = c
         if worst is None:
             worst = Comparison("supported", 1.0, "coverage")
-        if worst.verdict != "contradicted" and roles_swapped(claim, unit.premise):
+        # names in a multi-sentence premise stand in arbitrary order: roles are read within one sentence
+        if worst.verdict != "contradicted" and r.premise_sentences == 1 and roles_swapped(claim, unit.premise):
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
     def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str) -> Comparison:
         sig = s.signals
         aligned = s.alignment >= self.contradict_alignment
-        mismatch = self._mismatch(sig, unit, question)
+        mismatch = self._mismatch(sig, unit, question, s.alignment >= self.close_alignment)
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
@@ -208,10 +210,10 @@ class LexicalJudge:
         return Comparison("supported", float(sig.coverage), "coverage")
 
     @staticmethod
-    def _mismatch(sig: Any, unit: EvidenceUnit, question: str) -> str:
+    def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool) -> str:
         if sig.negation_flips and sig.negation_close:
             return "negation"
-        if sig.antonym_hits:
+        if sig.antonym_hits and close:
             return "antonym"
         if sig.numeric_mismatches:
             return "number"
