@@ -7,8 +7,10 @@ into its sentences (:func:`director_fast.text.split_sentences`); each sentence i
 "This", ...) carries its chunk's previous sentence along as context, so "It closes at 18:00."
 after "The Oslo office opens at 08:00." can still be matched; nothing else is joined. A sentence
 made of independent clauses joined by ";" or ", but" also gives one unit per clause (next to the
-whole sentence), so a negation in one clause ("Checked baggage is not included; a checked bag
-costs NOK 350.") is not held against a claim that restates the other.
+whole sentence; also at ", except" and ", unless"), so a negation in one clause ("Checked
+baggage is not included; a checked bag costs NOK 350.") is not held against a claim that
+restates the other. (Whether the claim drops an exception the user asked about is checked on
+the whole sentence.)
 
 Knowledge kinds (:class:`KnowledgeAccess`):
 
@@ -64,6 +66,7 @@ class EvidenceUnit:
             source label.
         chunk: the chunk the sentence came from (text, retrieval distance, source label).
         sentence: the whole sentence a clause unit came from (``text`` itself for a sentence).
+        sentences: sentences the unit spans (> 1 for the runs of :func:`window_units`).
     """
 
     text: str
@@ -71,6 +74,7 @@ class EvidenceUnit:
     ref: str
     chunk: EvidenceChunk
     sentence: str = ""
+    sentences: int = 1
 
 
 def chunk_digest(text: str) -> str:
@@ -89,11 +93,13 @@ def _opens_with_anaphor(sentence: str) -> bool:
     return first in _ANAPHORS
 
 
-_CLAUSE_BREAK = re.compile(r";\s+|,\s+but\s+(?=\w)")
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:but|except|unless)\s+\w)")
 
 
 def _clauses(sentence: str) -> list[str]:
-    """The independent clauses of ``sentence`` split at ";" and ", but" ([] when it has one)."""
+    """The clauses of ``sentence`` split at ";", ", but", ", except" and ", unless" ([] when
+    it has one): "Refunds take 5 days, except for gift cards, which are not refundable." gives
+    "Refunds take 5 days" and "except for gift cards, which are not refundable"."""
     parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence)]
     parts = [p for p in parts if len(p.split()) >= 3]
     return parts if len(parts) > 1 else []
@@ -261,7 +267,8 @@ def window_units(units: Sequence[EvidenceUnit], size: int = WINDOW) -> list[Evid
         runs.append(sentences)
     for run in runs:
         text = " ".join(u.text for u in run)
-        out.append(EvidenceUnit(text=text, premise=text, ref=run[0].ref, chunk=run[0].chunk, sentence=text))
+        out.append(EvidenceUnit(text=text, premise=text, ref=run[0].ref, chunk=run[0].chunk, sentence=text,
+                                sentences=len(run)))
     return out
 
 

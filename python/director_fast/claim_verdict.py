@@ -189,7 +189,7 @@ class LexicalJudge:
         r = self._impl.score_prepared(self._prepare(_normalise_idioms(unit.premise)), claim)
         worst: Comparison | None = None
         for s in r.sentences:
-            c = self._sentence_verdict(s, unit, question)
+            c = self._sentence_verdict(s, unit, question, r.premise_sentences)
             if worst is None or _rank(c) < _rank(worst):
                 worst = c
         if worst is None:
@@ -199,10 +199,13 @@ class LexicalJudge:
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
-    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str) -> Comparison:
+    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str, premise_sentences: int) -> Comparison:
         sig = s.signals
         aligned = s.alignment >= self.contradict_alignment
-        mismatch = self._mismatch(sig, unit, question, s.alignment >= self.close_alignment)
+        # an antonym needs a close match in a multi-sentence premise (where some sentence nearly
+        # always holds an antonym of something); in one sentence, the contradiction alignment
+        close = s.alignment >= (self.close_alignment if premise_sentences > 1 else self.contradict_alignment)
+        mismatch = self._mismatch(sig, unit, question, close)
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
@@ -407,12 +410,19 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     return False
 
 
+#: a support weaker than this (lexical: coverage) yields to a stronger single-sentence negation or
+#: antonym ("The shop opens on Sundays." is covered 2/3 by "The shop opens at 08:30 from Monday
+#: to Saturday." and negated by "On Sundays the shop is closed.").
+PARTIAL_SUPPORT = 0.75
+
+
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
            question: str = "") -> ClaimDecision:
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
 
-    Supported by some unit -> ``supported`` (the strongest such unit decides), unless that unit
-    states an exception the question is about and the claim drops (-> ``contradicted``, signal
+    Supported by some unit -> ``supported`` (the strongest such unit decides), unless the support
+    is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
+    strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
     ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
     ``not_found`` (the unit of highest coverage, for reference; ``no_evidence`` when there was
     no unit at all).
@@ -420,11 +430,16 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     n = len(comparisons)
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
-    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
+    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found", "sentence_contradicted")}
     for i, c in enumerate(comparisons):
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
+        if c.verdict == "contradicted" and units[i].sentences == 1 and c.signal in ("negation", "antonym") \
+                and c.strength > best["sentence_contradicted"][0]:
+            best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
+    if i >= 0 and strength < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > strength:
+        i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
     if i >= 0:
         if dropped_exception(units[i].sentence or units[i].premise, claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)

@@ -35,6 +35,11 @@ __all__ = ["KnowledgeBase", "BM25"]
 class BM25:
     """Incremental Okapi BM25 over pre-tokenised documents (ids are ints).
 
+    Each term's postings are kept as a dict (cheap to extend) and, once queried, as numpy
+    arrays (ids, term frequencies, document lengths) rebuilt only after that term gains a
+    document, so a query costs a few vector operations per term instead of a Python loop per
+    posting.
+
     Thread-safety: not thread-safe; :class:`KnowledgeBase` guards it with its lock.
     """
 
@@ -44,6 +49,7 @@ class BM25:
         self.postings: dict[str, dict[int, int]] = {}
         self.lengths: dict[int, int] = {}
         self.total_len = 0
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -53,29 +59,50 @@ class BM25:
         self.total_len += len(terms)
         for t, c in Counter(terms).items():
             self.postings.setdefault(t, {})[doc_id] = c
+            self._arrays.pop(t, None)
+
+    def _term_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        arr = self._arrays.get(term)
+        if arr is None:
+            post = self.postings.get(term)
+            if not post:
+                return None
+            ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
+            tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
+            dl = np.fromiter((self.lengths[d] for d in post), dtype=np.float64, count=len(post))
+            arr = self._arrays[term] = (ids, tf, dl)
+        return arr
 
     def top(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best ``(doc_id, score)`` for the query terms, best first (score > 0)."""
+        """The ``k`` best ``(doc_id, score)`` for the query terms, best first (score > 0; ties
+        by id)."""
         n = len(self.lengths)
         if n == 0 or k <= 0:
             return []
         avgdl = self.total_len / n if self.total_len else 1.0
         k1, b = self.k1, self.b
-        scores: dict[int, float] = {}
+        id_parts, score_parts = [], []
         for t, qtf in Counter(terms).items():
-            post = self.postings.get(t)
-            if not post:
+            arr = self._term_arrays(t)
+            if arr is None:
                 continue
-            df = len(post)
+            ids, tf, dl = arr
+            df = len(ids)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            lengths = self.lengths
-            for d, tf in post.items():
-                denom = tf + k1 * (1.0 - b + b * lengths[d] / avgdl)
-                scores[d] = scores.get(d, 0.0) + qtf * idf * tf * (k1 + 1.0) / denom
-        if not scores:
+            id_parts.append(ids)
+            score_parts.append(qtf * idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
+        if not id_parts:
             return []
-        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        return best
+        uniq, inverse = np.unique(np.concatenate(id_parts), return_inverse=True)
+        scores = np.bincount(inverse, weights=np.concatenate(score_parts), minlength=len(uniq))
+        if len(uniq) > k:
+            keep = np.argpartition(-scores, k - 1)[:k]
+            cut = scores[keep].min()
+            keep = np.nonzero(scores >= cut)[0]  # every doc tied with the k-th, for id tie-breaks
+        else:
+            keep = np.arange(len(uniq))
+        order = keep[np.lexsort((uniq[keep], -scores[keep]))][:k]  # score desc, then id asc
+        return [(int(uniq[i]), float(scores[i])) for i in order if scores[i] > 0.0]
 
 
 class KnowledgeBase:
