@@ -10,6 +10,10 @@ Measures (medians of --repeats after a warm-up):
     vs director-ai ``StreamingKernel.stream_tokens`` with the same callable: us/token and ratio;
   * ``stream_guard`` with an incremental scorer (constant work per new sentence), on "word "
     tokens and on "word " tokens with a sentence end every 20 tokens: us/token, 50k/5k time ratio;
+  * ``stream_guard`` with the real lexical ``CoherenceScorer`` over a knowledge base (every
+    sentence's claims retrieved and judged): us/token at 1k and 4k tokens, and the ratio to
+    director-ai's ``StreamingKernel`` with its heuristic ``CoherenceScorer.review`` as the callback
+    (the way director-ai guards a stream with a real scorer), where that fits the time budget;
   * memory held by a finished session per token (tracemalloc), ours vs the anchor.
 """
 
@@ -110,6 +114,42 @@ def sentence_stream(n: int, every: int) -> list[str]:
     return toks
 
 
+_FACTS = [f"Product {i} costs {10 + (i * 37) % 490} euros and ships from warehouse {'ABCDEFG'[i % 7]} "
+          f"within {1 + i % 9} days." for i in range(1000)]
+
+
+def real_scorer_answer(n_tokens: int) -> list[str]:
+    """About n_tokens word tokens of correct answers (knowledge-base sentences) mixed with
+    pleasantries, as a chat model would stream them."""
+    toks: list[str] = []
+    i = 0
+    while len(toks) < n_tokens:
+        sent = _FACTS[(i * 7919) % len(_FACTS)] if i % 5 else "Sure, happy to help!"
+        toks.extend(w + " " for w in sent.split())
+        i += 1
+    return toks[:n_tokens]
+
+
+def real_scorer_times(sizes: list[int], repeats: int) -> list[tuple[int, float]]:
+    """Seconds per stream through stream_guard with CoherenceScorer(knowledge=KnowledgeBase)
+    (a fresh scorer per repeat: nothing cached between repeats)."""
+    kb = df.KnowledgeBase()
+    kb.add_facts(_FACTS, source="catalog.md", tenant="t")
+    out = []
+    for n in sizes:
+        toks = real_scorer_answer(n)
+
+        def run():
+            s = df.CoherenceScorer(knowledge=kb)
+            g = df.stream_guard(toks, s, prompt="Tell me about the products.", tenant_id="t")
+            for _ in g:
+                pass
+            assert not g.session.halted
+
+        out.append((n, median_time(run, repeats)))
+    return out
+
+
 def session_bytes(make) -> float:
     gc.collect()
     tracemalloc.start()
@@ -188,6 +228,16 @@ def main() -> None:
     if not a.quick:
         for label in ("'word ' tokens", "sentence end every 20 tokens"):
             print(f"  linearity {label}: T(50k)/T(5k) = {inc[(label, 50000)] / inc[(label, 5000)]:.2f} (ideal 10)")
+    print()
+
+    # --- the real lexical CoherenceScorer -----------------------------------------------------------
+    rows = []
+    real = real_scorer_times([1000, 4000], repeats)
+    for n, t in real:
+        rows.append([f"{n:,}", f"{t / n * 1e6:.2f}"])
+    print("stream_guard with the lexical CoherenceScorer over a 1,000-fact KnowledgeBase: us/token")
+    print(table(rows, ["tokens", "us/token"]))
+    print(f"  linearity: T(4k)/T(1k) = {real[1][1] / real[0][1]:.2f} (ideal 4)")
     print()
 
     # --- memory per token -----------------------------------------------------------------------

@@ -35,10 +35,11 @@ __all__ = ["KnowledgeBase", "BM25"]
 class BM25:
     """Incremental Okapi BM25 over pre-tokenised documents (ids are ints).
 
-    Each term's postings are kept as a dict (cheap to extend) and, once queried, as numpy
-    arrays (ids, term frequencies, document lengths) rebuilt only after that term gains a
-    document, so a query costs a few vector operations per term instead of a Python loop per
-    posting.
+    Documents get dense local indices in insertion order. Each term's postings are kept as a
+    dict (cheap to extend) and, once queried, as numpy arrays (local indices, term frequencies,
+    document lengths) rebuilt only after that term gains a document; a query accumulates the
+    per-term contributions with one ``bincount`` over the local indices, so its cost is the
+    postings of its terms plus one pass over the documents, with no Python loop per posting.
 
     Thread-safety: not thread-safe; :class:`KnowledgeBase` guards it with its lock.
     """
@@ -46,8 +47,9 @@ class BM25:
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = float(k1)
         self.b = float(b)
-        self.postings: dict[str, dict[int, int]] = {}
-        self.lengths: dict[int, int] = {}
+        self.postings: dict[str, dict[int, int]] = {}  # term -> {local index: tf}
+        self.lengths: list[int] = []  # by local index
+        self.doc_ids: list[int] = []  # local index -> doc id
         self.total_len = 0
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
@@ -55,10 +57,12 @@ class BM25:
         return len(self.lengths)
 
     def add(self, doc_id: int, terms: Sequence[str]) -> None:
-        self.lengths[doc_id] = len(terms)
+        local = len(self.doc_ids)
+        self.doc_ids.append(int(doc_id))
+        self.lengths.append(len(terms))
         self.total_len += len(terms)
         for t, c in Counter(terms).items():
-            self.postings.setdefault(t, {})[doc_id] = c
+            self.postings.setdefault(t, {})[local] = c
             self._arrays.pop(t, None)
 
     def _term_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -67,42 +71,41 @@ class BM25:
             post = self.postings.get(term)
             if not post:
                 return None
-            ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
+            idx = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
             tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
-            dl = np.fromiter((self.lengths[d] for d in post), dtype=np.float64, count=len(post))
-            arr = self._arrays[term] = (ids, tf, dl)
+            dl = np.fromiter((self.lengths[i] for i in post), dtype=np.float64, count=len(post))
+            arr = self._arrays[term] = (idx, tf, dl)
         return arr
 
     def top(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_id, score)`` for the query terms, best first (score > 0; ties
-        by id)."""
+        by doc id)."""
         n = len(self.lengths)
         if n == 0 or k <= 0:
             return []
         avgdl = self.total_len / n if self.total_len else 1.0
         k1, b = self.k1, self.b
-        id_parts, score_parts = [], []
+        scores = np.zeros(n, dtype=np.float64)
+        hit = False
         for t, qtf in Counter(terms).items():
             arr = self._term_arrays(t)
             if arr is None:
                 continue
-            ids, tf, dl = arr
-            df = len(ids)
+            idx, tf, dl = arr
+            df = len(idx)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            id_parts.append(ids)
-            score_parts.append(qtf * idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
-        if not id_parts:
+            scores += np.bincount(idx, weights=qtf * idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)),
+                                  minlength=n)
+            hit = True
+        if not hit:
             return []
-        uniq, inverse = np.unique(np.concatenate(id_parts), return_inverse=True)
-        scores = np.bincount(inverse, weights=np.concatenate(score_parts), minlength=len(uniq))
-        if len(uniq) > k:
-            keep = np.argpartition(-scores, k - 1)[:k]
-            cut = scores[keep].min()
-            keep = np.nonzero(scores >= cut)[0]  # every doc tied with the k-th, for id tie-breaks
-        else:
-            keep = np.arange(len(uniq))
-        order = keep[np.lexsort((uniq[keep], -scores[keep]))][:k]  # score desc, then id asc
-        return [(int(uniq[i]), float(scores[i])) for i in order if scores[i] > 0.0]
+        cand = np.nonzero(scores > 0.0)[0]
+        if len(cand) > k:
+            cut = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
+            cand = cand[scores[cand] >= cut]  # every doc tied with the k-th, for id tie-breaks
+        ids = np.asarray(self.doc_ids, dtype=np.int64)[cand] if len(cand) else cand
+        order = np.lexsort((ids, -scores[cand]))[:k]  # score desc, then doc id asc
+        return [(int(ids[i]), float(scores[cand[i]])) for i in order]
 
 
 class KnowledgeBase:
