@@ -1,0 +1,64 @@
+// Number mentions in English text: the one number parser of the package (the lexical NLI's
+// tokenizer uses it; director_fast.numbers exposes it).
+//
+// Recognised (each mention is one contiguous span of the text):
+//   - digits with thousands separators ("2,500", "1,234,567.5": groups of exactly three digits
+//     after a first group of one to three; "2,5" and "2019,2020" are two numbers each) and
+//     decimals ("2.5");
+//   - percentages: "25%", "25 %", "25 percent", "25 per cent", "25 pct";
+//   - currency before the number ("$12", "€12", "£49", "¥300", "₹50", "US$5", "EUR 12",
+//     "NOK 450") or after it ("12€", "12 EUR", "12 euros", "49 pounds", "450 kroner");
+//   - units after the number, attached, spaced or hyphenated ("8kg", "8 kg", "30-day", "24-hour",
+//     "30°C");
+//   - multipliers: attached ("3bn", "5k", "$10M": k m mn b bn tn) or as words ("3 billion",
+//     "2.5 million", "3 hundred", "two hundred thousand", "3 dozen");
+//   - written numbers "zero".."nineteen", the tens "twenty".."ninety" with an optional unit word
+//     ("twenty-five", "twenty five"), "hundred", "dozen", "half", "double", "twice", "triple",
+//     "a hundred", "a dozen", "a million", "three hundred and twenty";
+//   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
+//     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
+//     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
+//     720);
+//   - ranges and dates are split into their numbers ("1990-1995", "2023-05-12", "12/05/2020",
+//     "12.05.2020"; a dotted run of three or more parts is never a decimal); in a range joined by
+//     "-", "–" or "to" the unit and multiplier of one side are shared ("5-10 minutes": 5 min and
+//     10 min; "$3-4 billion": 3e9 usd and 4e9 usd; "10-15%": 10 % and 15 %).
+// Digits inside a word ("covid19", "A4", "mp3") are not numbers; a digit run that starts a number
+// takes an attached letter suffix whatever it is ("1st", "3D": value 1 and 3, no unit).
+//
+// Canonical unit keys (NumberMention::unit): "" (none), "%", "time", currencies "usd" "eur" "gbp"
+// "nok" "sek" "dkk" "chf" "jpy" "cad" "aud" "nzd" "inr", durations "s" "min" "h" "day" "night"
+// "week" "month" "year", weights "g" "kg" "mg" "lb", lengths "mm" "cm" "m" "km" "in" "ft" "mile",
+// areas "sqft" "sqm" "sqkm", volumes "ml" "l", data "kb" "mb" "gb" "tb", energy "kwh", and "deg",
+// "times". Words and symbols of one quantity share a key: "€12" / "EUR 12" / "12 euros" are all
+// 12 "eur"; "pounds" is money ("gbp"; the weight is "lb" / "lbs"); "30 minutes" is 30 "min".
+// Values are not converted between units ("2 hours" is 2 "h", not 120 "min").
+//
+// Cost: linear in the text length (a bounded look-ahead per word). Never throws on any byte
+// string: invalid UTF-8 bytes are treated as unknown characters. Thread-safe (no shared state
+// besides constant tables).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace director_fast {
+
+struct NumberMention {
+  std::size_t start = 0;  // UTF-8 byte offset of the first byte of the mention
+  std::size_t end = 0;    // UTF-8 byte offset one past the last byte
+  double value = 0.0;     // the number with its multiplier applied; minutes since midnight for "time"
+  std::string unit;       // canonical unit key (see above); "" when none
+  std::string surface;    // text[start, end)
+  // The value before the last multiplier ("3 billion": 3; "two hundred": 2); == value when there
+  // is none. For a time, the hour as written ("5:30 pm": 5, "17:30": 17, "noon": 12).
+  double mantissa = 0.0;
+  bool written = false;   // spelled out in words ("two", "twenty-five thousand", "noon")
+};
+
+// Every number mention of `text`, in text order, non-overlapping.
+std::vector<NumberMention> find_numbers(std::string_view text);
+
+}  // namespace director_fast

@@ -1,0 +1,976 @@
+// Number mentions (see numbers.hpp for what is recognised and the unit keys).
+//
+// One forward scan over the bytes skips what cannot start a number (most words fail a single bit
+// test). At a digit, a currency symbol or a word that may start a number, the text is cut into
+// lexemes (words, digit runs, space runs, currency symbols, punctuation) lazily, in a window, and
+// the number grammars are tried in a fixed order with a bounded look-ahead (about a dozen lexemes;
+// only thousands groups and dotted runs repeat, and they are consumed); the scan then jumps past
+// the mention. A last pass shares units and multipliers across ranges. Linear in the text length.
+#include "director_fast/numbers.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+#include <utility>
+
+namespace director_fast {
+
+namespace {
+
+// ---- tables -------------------------------------------------------------------------------------
+
+// Hash of a lower-cased ASCII word, as the scan computes it on the fly (h = h * 33 + (c | 0x20)).
+std::uint32_t word_hash(std::string_view w) {
+  std::uint32_t h = 0;
+  for (char c : w) h = h * 33u + (static_cast<unsigned char>(c) | 0x20u);
+  return h;
+}
+
+std::uint32_t mix32(std::uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  return h;
+}
+
+// A constant table of lower-cased words, looked up by string_view (no std::string built per
+// lookup): open addressing over the owned keys. The first of duplicate keys wins.
+template <typename V>
+class WordMap {
+ public:
+  explicit WordMap(std::vector<std::pair<std::string, V>> items) {
+    std::size_t cap = 16;
+    while (cap < 2 * items.size()) cap <<= 1;
+    slots_.assign(cap, -1);
+    for (auto& kv : items) {
+      if (find(kv.first) != nullptr) continue;
+      std::size_t i = slot(kv.first);
+      while (slots_[i] >= 0) i = (i + 1) & (cap - 1);
+      slots_[i] = static_cast<int>(items_.size());
+      items_.push_back(std::move(kv));
+    }
+  }
+  const V* find(std::string_view w) const {
+    for (std::size_t i = slot(w);; i = (i + 1) & (slots_.size() - 1)) {
+      const int k = slots_[i];
+      if (k < 0) return nullptr;
+      if (items_[static_cast<std::size_t>(k)].first == w) return &items_[static_cast<std::size_t>(k)].second;
+    }
+  }
+  const std::vector<std::pair<std::string, V>>& items() const { return items_; }
+
+ private:
+  std::size_t slot(std::string_view w) const { return mix32(word_hash(w)) & (slots_.size() - 1); }
+  std::vector<std::pair<std::string, V>> items_;
+  std::vector<int> slots_;
+};
+
+// Unit words (lower-cased) -> canonical key. attached_only: only directly after the digits ("5h",
+// "500g", "2l"), never as a separate word ("5 h" is not a unit; "5 g" neither).
+struct UnitWord {
+  const char* key;
+  bool attached_only;
+};
+
+const WordMap<UnitWord>& unit_words() {
+  static const WordMap<UnitWord> m = [] {
+    std::vector<std::pair<std::string, UnitWord>> t;
+    auto add = [&](const char* key, std::initializer_list<const char*> words, bool attached_only = false) {
+      for (const char* w : words) t.emplace_back(w, UnitWord{key, attached_only});
+    };
+    add("%", {"percent", "pct", "percentage"});
+    add("s", {"second", "seconds", "sec", "secs"});
+    add("min", {"minute", "minutes", "min", "mins"});
+    add("h", {"hour", "hours", "hr", "hrs"});
+    add("h", {"h"}, true);
+    add("day", {"day", "days"});
+    add("night", {"night", "nights"});
+    add("week", {"week", "weeks"});
+    add("month", {"month", "months"});
+    add("year", {"year", "years", "yr", "yrs"});
+    add("kg", {"kg", "kgs", "kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"});
+    add("g", {"gram", "grams", "gramme", "grammes"});
+    add("mg", {"mg", "milligram", "milligrams"});
+    add("lb", {"lb", "lbs"});
+    add("gbp", {"pound", "pounds", "gbp", "quid"});
+    add("usd", {"dollar", "dollars", "usd"});
+    add("eur", {"euro", "euros", "eur"});
+    add("nok", {"nok", "krone", "kroner"});
+    add("sek", {"sek", "krona", "kronor"});
+    add("dkk", {"dkk"});
+    add("chf", {"chf"});
+    add("jpy", {"jpy", "yen"});
+    add("cad", {"cad"});
+    add("aud", {"aud"});
+    add("nzd", {"nzd"});
+    add("inr", {"inr", "rupee", "rupees"});
+    add("mm", {"mm", "millimetre", "millimetres", "millimeter", "millimeters"});
+    add("cm", {"cm", "centimetre", "centimetres", "centimeter", "centimeters"});
+    add("m", {"metre", "metres", "meter", "meters"});
+    add("km", {"km", "kilometre", "kilometres", "kilometer", "kilometers"});
+    add("in", {"inch", "inches"});
+    add("ft", {"ft", "foot", "feet"});
+    add("mile", {"mile", "miles"});
+    add("sqft", {"sqft"});
+    add("sqm", {"sqm", "m2"});
+    add("ml", {"ml", "millilitre", "millilitres", "milliliter", "milliliters"});
+    add("l", {"litre", "litres", "liter", "liters"});
+    add("l", {"l"}, true);
+    add("kb", {"kb"});
+    add("mb", {"mb"});
+    add("gb", {"gb"});
+    add("tb", {"tb"});
+    add("kwh", {"kwh"});
+    add("deg", {"degree", "degrees"});
+    add("times", {"times"});
+    return WordMap<UnitWord>(std::move(t));
+  }();
+  return m;
+}
+
+// Currency codes that may stand before the number ("EUR 12", "NOK 450").
+const char* currency_code(std::string_view w) {
+  static const WordMap<const char*> m({
+      {"usd", "usd"}, {"eur", "eur"}, {"gbp", "gbp"}, {"nok", "nok"}, {"sek", "sek"},
+      {"dkk", "dkk"}, {"chf", "chf"}, {"jpy", "jpy"}, {"cad", "cad"}, {"aud", "aud"},
+      {"nzd", "nzd"}, {"inr", "inr"}});
+  const auto* v = m.find(w);
+  return v ? *v : nullptr;
+}
+
+// Letters directly before a '$' ("US$5", "A$5", "C$5", "NZ$5").
+const char* dollar_prefix(std::string_view w) {
+  if (w == "us") return "usd";
+  if (w == "a" || w == "au") return "aud";
+  if (w == "c" || w == "ca") return "cad";
+  if (w == "nz") return "nzd";
+  return nullptr;
+}
+
+// Multipliers written directly after the digits ("3bn", "5k", "$10M", "3million").
+double attached_multiplier(std::string_view w) {
+  static const WordMap<double> m({
+      {"k", 1e3}, {"m", 1e6}, {"mn", 1e6}, {"b", 1e9}, {"bn", 1e9}, {"tn", 1e12},
+      {"hundred", 1e2}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9},
+      {"trillion", 1e12}, {"thousands", 1e3}, {"millions", 1e6}, {"billions", 1e9}});
+  const auto* v = m.find(w);
+  return v ? *v : 0.0;
+}
+
+// Scale words after a space (besides "hundred" and "dozen", which have their own rules).
+double scale_word(std::string_view w) {
+  static const WordMap<double> m({
+      {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12},
+      {"thousands", 1e3}, {"millions", 1e6}, {"billions", 1e9}, {"trillions", 1e12},
+      {"mn", 1e6}, {"bn", 1e9}, {"tn", 1e12}});
+  const auto* v = m.find(w);
+  return v ? *v : 0.0;
+}
+
+enum class WrittenKind : std::uint8_t { Digit, Teen, Tens, Hundred, Dozen, Fixed };
+struct Written {
+  double value;
+  WrittenKind kind;
+};
+
+const WordMap<Written>& written_words() {
+  static const WordMap<Written> m({
+      {"zero", {0, WrittenKind::Digit}},      {"one", {1, WrittenKind::Digit}},
+      {"two", {2, WrittenKind::Digit}},       {"three", {3, WrittenKind::Digit}},
+      {"four", {4, WrittenKind::Digit}},      {"five", {5, WrittenKind::Digit}},
+      {"six", {6, WrittenKind::Digit}},       {"seven", {7, WrittenKind::Digit}},
+      {"eight", {8, WrittenKind::Digit}},     {"nine", {9, WrittenKind::Digit}},
+      {"ten", {10, WrittenKind::Teen}},       {"eleven", {11, WrittenKind::Teen}},
+      {"twelve", {12, WrittenKind::Teen}},    {"thirteen", {13, WrittenKind::Teen}},
+      {"fourteen", {14, WrittenKind::Teen}},  {"fifteen", {15, WrittenKind::Teen}},
+      {"sixteen", {16, WrittenKind::Teen}},   {"seventeen", {17, WrittenKind::Teen}},
+      {"eighteen", {18, WrittenKind::Teen}},  {"nineteen", {19, WrittenKind::Teen}},
+      {"twenty", {20, WrittenKind::Tens}},    {"thirty", {30, WrittenKind::Tens}},
+      {"forty", {40, WrittenKind::Tens}},     {"fifty", {50, WrittenKind::Tens}},
+      {"sixty", {60, WrittenKind::Tens}},     {"seventy", {70, WrittenKind::Tens}},
+      {"eighty", {80, WrittenKind::Tens}},    {"ninety", {90, WrittenKind::Tens}},
+      {"hundred", {100, WrittenKind::Hundred}}, {"dozen", {12, WrittenKind::Dozen}},
+      {"half", {0.5, WrittenKind::Fixed}},    {"double", {2, WrittenKind::Fixed}},
+      {"twice", {2, WrittenKind::Fixed}},     {"triple", {3, WrittenKind::Fixed}}});
+  return m;
+}
+
+// Can a word start a mention? A 4096-bit Bloom-style set over word_hash of the words that can
+// (currency codes, "US" of "US$", "noon" / "midday" / "midnight", "a" / "an", the written
+// numbers): one bit test rejects almost every other word before any lookup (about 1% pass by
+// collision and are then rejected by the parser).
+class StartWords {
+ public:
+  StartWords() {
+    for (const char* w : {"usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd",
+                          "inr", "us", "a", "au", "c", "ca", "nz", "noon", "midday", "midnight", "an"})
+      add(word_hash(w));
+    for (const auto& kv : written_words().items()) add(word_hash(kv.first));
+  }
+  static constexpr std::size_t kMaxLength = 9;  // the longest such word ("seventeen")
+  bool maybe(std::uint32_t h) const {
+    const std::uint32_t k = mix32(h);
+    return (bits_[(k >> 6) & 63u] >> (k & 63u)) & 1u;
+  }
+
+ private:
+  void add(std::uint32_t h) {
+    const std::uint32_t k = mix32(h);
+    bits_[(k >> 6) & 63u] |= std::uint64_t{1} << (k & 63u);
+  }
+  std::uint64_t bits_[64] = {};
+};
+
+const StartWords& start_words() {
+  static const StartWords s;
+  return s;
+}
+
+// ---- lexemes ------------------------------------------------------------------------------------
+
+enum class K : std::uint8_t { Word, Num, Space, Sym, Punct, Break, Other };
+
+struct Lex {
+  std::size_t a;  // byte range [a, b)
+  std::size_t b;
+  K kind;
+  char c;  // Punct: the ASCII character ('-' for any dash, '\'' for U+2019); Sym: currency index;
+           // Other: 'd' for the degree sign, '2' for the superscript two, 0 otherwise
+};
+
+const char* const kSymbolUnits[] = {"usd", "eur", "gbp", "jpy", "inr"};
+
+// One code point at s[i] (lenient: an invalid or truncated sequence is one byte of U+FFFD).
+char32_t decode(std::string_view s, std::size_t i, std::size_t* len) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    if (i + k >= s.size()) return false;
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    return b >= lo && b <= hi;
+  };
+  if (b0 < 0x80) {
+    *len = 1;
+    return b0;
+  }
+  if (b0 >= 0xC2 && b0 <= 0xDF && cont(1)) {
+    *len = 2;
+    return (char32_t(b0 & 0x1F) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3F);
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF &&
+      cont(1, b0 == 0xE0 ? 0xA0 : 0x80, b0 == 0xED ? 0x9F : 0xBF) && cont(2)) {
+    *len = 3;
+    return (char32_t(b0 & 0x0F) << 12) | (char32_t(static_cast<unsigned char>(s[i + 1]) & 0x3F) << 6) |
+           (static_cast<unsigned char>(s[i + 2]) & 0x3F);
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 &&
+      cont(1, b0 == 0xF0 ? 0x90 : 0x80, b0 == 0xF4 ? 0x8F : 0xBF) && cont(2) && cont(3)) {
+    *len = 4;
+    return (char32_t(b0 & 0x07) << 18) | (char32_t(static_cast<unsigned char>(s[i + 1]) & 0x3F) << 12) |
+           (char32_t(static_cast<unsigned char>(s[i + 2]) & 0x3F) << 6) |
+           (static_cast<unsigned char>(s[i + 3]) & 0x3F);
+  }
+  *len = 1;
+  return 0xFFFD;
+}
+
+bool ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+bool ascii_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Byte classes of the scan.
+enum : std::uint8_t { kOther = 0, kLetter = 1, kDigit = 2, kDollar = 3, kHigh = 4 };
+struct ByteClasses {
+  std::uint8_t c[256];
+  constexpr ByteClasses() : c() {
+    for (int b = 0; b < 256; ++b) {
+      c[b] = b >= 0x80                                       ? kHigh
+             : ((b | 0x20) >= 'a' && (b | 0x20) <= 'z')      ? kLetter
+             : (b >= '0' && b <= '9')                        ? kDigit
+             : b == '$'                                      ? kDollar
+                                                             : kOther;
+    }
+  }
+};
+constexpr ByteClasses kBytes{};
+
+// Classes of non-ASCII code points. Letters of alphabetic scripts (below U+2E80, outside the
+// punctuation and symbol blocks) join words; CJK and everything above is a boundary on its own.
+enum class C : std::uint8_t { Letter, Space, Break, Sym, Dash, Apostrophe, Degree, Sup2, Other };
+
+C classify(char32_t cp, char* sym) {
+  switch (cp) {
+    case 0xA3: *sym = 2; return C::Sym;     // £
+    case 0xA5: *sym = 3; return C::Sym;     // ¥
+    case 0x20AC: *sym = 1; return C::Sym;   // €
+    case 0x20B9: *sym = 4; return C::Sym;   // ₹
+    case 0xA0: case 0x1680: case 0x202F: case 0x205F: case 0x3000: return C::Space;
+    case 0x85: case 0x2028: case 0x2029: return C::Break;
+    case 0x2212: return C::Dash;
+    case 0x2019: return C::Apostrophe;
+    case 0xB0: return C::Degree;
+    case 0xB2: return C::Sup2;
+    case 0xD7: case 0xF7: case 0xFFFD: return C::Other;
+    default: break;
+  }
+  if (cp >= 0x2000 && cp <= 0x200A) return C::Space;
+  if (cp >= 0x2010 && cp <= 0x2015) return C::Dash;
+  if (cp >= 0xA1 && cp <= 0xBF) return C::Other;  // Latin-1 punctuation and symbols
+  if (cp >= 0x2000 && cp <= 0x2BFF) return C::Other;  // punctuation, currency, symbols, arrows ...
+  if (cp >= 0x2E00) return C::Other;  // supplemental punctuation, CJK and beyond
+  return C::Letter;
+}
+
+bool word_char_at(std::string_view s, std::size_t k, std::size_t* len) {
+  const auto c = static_cast<unsigned char>(s[k]);
+  *len = 1;
+  if (c < 0x80) return ascii_letter(c) || ascii_digit(c);
+  char sym = 0;
+  return classify(decode(s, k, len), &sym) == C::Letter;
+}
+
+// End of the word whose first character (first_len bytes) is at i: letters, then letters and digits.
+std::size_t word_end(std::string_view s, std::size_t i, std::size_t first_len) {
+  const std::size_t n = s.size();
+  std::size_t j = i + first_len, l = 1;
+  while (j < n) {
+    const auto c = static_cast<unsigned char>(s[j]);
+    if (c < 0x80) {
+      if (!(ascii_letter(c) || ascii_digit(c))) break;
+      ++j;
+    } else if (word_char_at(s, j, &l)) {
+      j += l;
+    } else {
+      break;
+    }
+  }
+  return j;
+}
+
+// End of the run of horizontal spaces (ASCII and Unicode) from j.
+std::size_t space_end(std::string_view s, std::size_t j) {
+  std::size_t l = 1;
+  char sym = 0;
+  while (j < s.size()) {
+    const auto d = static_cast<unsigned char>(s[j]);
+    if (d == ' ' || d == '\t') {
+      ++j;
+    } else if (d >= 0x80 && classify(decode(s, j, &l), &sym) == C::Space) {
+      j += l;
+    } else {
+      break;
+    }
+  }
+  return j;
+}
+
+// The lexeme that starts at byte i (i < s.size()). Lexemes tile the text.
+Lex lex_at(std::string_view s, std::size_t i) {
+  const std::size_t n = s.size();
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    if (ascii_digit(c)) {
+      std::size_t j = i + 1;
+      while (j < n && ascii_digit(static_cast<unsigned char>(s[j]))) ++j;
+      return {i, j, K::Num, 0};
+    }
+    if (ascii_letter(c)) return {i, word_end(s, i, 1), K::Word, 0};
+    if (c == ' ' || c == '\t') return {i, space_end(s, i + 1), K::Space, 0};
+    if (c == '\n' || c == '\r' || c == '\f' || c == '\v') return {i, i + 1, K::Break, 0};
+    if (c == '$') return {i, i + 1, K::Sym, 0};
+    return {i, i + 1, K::Punct, static_cast<char>(c)};
+  }
+  std::size_t len = 1;
+  char sym = 0;
+  switch (classify(decode(s, i, &len), &sym)) {
+    case C::Letter: return {i, word_end(s, i, len), K::Word, 0};
+    case C::Space: return {i, space_end(s, i + len), K::Space, 0};
+    case C::Break: return {i, i + len, K::Break, 0};
+    case C::Sym: return {i, i + len, K::Sym, sym};
+    case C::Dash: return {i, i + len, K::Punct, '-'};
+    case C::Apostrophe: return {i, i + len, K::Punct, '\''};
+    case C::Degree: return {i, i + len, K::Other, 'd'};
+    case C::Sup2: return {i, i + len, K::Other, '2'};
+    default: return {i, i + len, K::Other, 0};
+  }
+}
+
+// ---- parser -------------------------------------------------------------------------------------
+
+struct Raw {
+  std::size_t la = 0, lb = 0;  // lexeme range [la, lb) in the parser's window
+  std::size_t start = 0, end = 0;  // bytes (set by emit)
+  double value = 0.0;
+  double mantissa = 0.0;
+  double scale = 1.0;          // multiplier applied (1: none)
+  const char* unit = "";
+  bool written = false;
+  bool prefix = false;         // the unit is a currency written before the number
+};
+
+double to_double(std::string_view digits) {
+  double v = 0.0;
+  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (r.ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  return v;
+}
+
+// The parser scans the bytes and skips whatever cannot start a number (most words fail one bit
+// test of StartShapes); at a digit, a currency symbol or a word that may start one it lexes a
+// small window lazily (the grammars look ahead a bounded number of lexemes, thousands groups and
+// dotted runs aside) and parses from there.
+// A lower-cased word of at most 15 bytes, by value (no allocation).
+struct Low {
+  char s[16] = {};
+  std::uint8_t n = 0;
+  operator std::string_view() const { return {s, n}; }
+  bool operator==(std::string_view o) const { return std::string_view(*this) == o; }
+  bool operator!=(std::string_view o) const { return !(*this == o); }
+  bool empty() const { return n == 0; }
+  std::size_t size() const { return n; }
+  char operator[](std::size_t k) const { return s[k]; }
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view s) : s_(s) { L_.reserve(32); }
+
+  std::vector<NumberMention> run() {
+    const std::size_t n = s_.size();
+    const StartWords& starts = start_words();
+    const char* p = s_.data();
+    std::size_t pos = 0;
+    while (pos < n) {
+      const auto c = static_cast<unsigned char>(p[pos]);
+      switch (kBytes.c[c]) {
+        case kOther: ++pos; break;
+        case kLetter: {  // a word: hashed while it is skipped
+          std::size_t j = pos + 1;
+          std::uint32_t h = c | 0x20u;
+          bool ascii = true;
+          while (j < n) {
+            const auto d = static_cast<unsigned char>(p[j]);
+            const std::uint8_t k = kBytes.c[d];
+            if (k == kLetter || k == kDigit) {
+              h = h * 33u + (d | 0x20u);
+              ++j;
+            } else if (std::size_t l = 1; k == kHigh && word_char_at(s_, j, &l)) {
+              ascii = false;
+              j += l;
+            } else {
+              break;
+            }
+          }
+          pos = (ascii && j - pos <= StartWords::kMaxLength && starts.maybe(h)) ? parse_at(pos) : j;
+          break;
+        }
+        case kDigit:
+        case kDollar: pos = parse_at(pos); break;
+        default: {
+          std::size_t len = 1;
+          char sym = 0;
+          const C cls = classify(decode(s_, pos, &len), &sym);
+          if (cls == C::Sym) {
+            pos = parse_at(pos);
+          } else {  // no number starts with a non-ASCII letter
+            pos = cls == C::Letter ? word_end(s_, pos, len) : pos + len;
+          }
+        }
+      }
+    }
+    share_ranges();
+    std::vector<NumberMention> out;
+    out.reserve(raw_.size());
+    for (const Raw& r : raw_) {
+      NumberMention m;
+      m.start = r.start;
+      m.end = r.end;
+      m.value = r.value;
+      m.mantissa = r.mantissa;
+      m.unit = r.unit;
+      m.written = r.written;
+      m.surface = std::string(s_.substr(m.start, m.end - m.start));
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+
+ private:
+  // Parses at byte `pos` and returns the byte to go on from (past the mention, or past the first
+  // lexeme when there is none).
+  std::size_t parse_at(std::size_t pos) {
+    L_.clear();
+    next_ = pos;
+    const std::size_t j = at(0);
+    return L_[j - 1].b;
+  }
+
+  // ---- lexeme tests on the window (lexed on demand; past the end of the text: false) ----
+  bool ensure(std::size_t j) const {
+    while (L_.size() <= j && next_ < s_.size()) {
+      L_.push_back(lex_at(s_, next_));
+      next_ = L_.back().b;
+    }
+    return j < L_.size();
+  }
+  bool is(std::size_t j, K k) const { return ensure(j) && L_[j].kind == k; }
+  bool punct(std::size_t j, char c) const { return is(j, K::Punct) && L_[j].c == c; }
+  std::size_t len(std::size_t j) const { return L_[j].b - L_[j].a; }
+  std::string_view text(std::size_t j) const { return s_.substr(L_[j].a, len(j)); }
+  // Lower-cased ASCII word at j; "" when j is not a word, is longer than 15 bytes (no table
+  // word is) or holds a non-ASCII letter.
+  Low low(std::size_t j) const {
+    Low w;
+    if (!is(j, K::Word) || len(j) > 15) return w;
+    const std::string_view t = text(j);
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      const auto u = static_cast<unsigned char>(t[k]);
+      if (u >= 0x80) return Low{};
+      w.s[k] = static_cast<char>(u >= 'A' && u <= 'Z' ? u - 'A' + 'a' : u);
+    }
+    w.n = static_cast<std::uint8_t>(t.size());
+    return w;
+  }
+  int small_int(std::size_t j) const {  // value of a digit run of at most 2 digits
+    int v = 0;
+    for (char ch : text(j)) v = v * 10 + (ch - '0');
+    return v;
+  }
+
+  void emit(Raw r) {
+    r.start = L_[r.la].a;
+    r.end = L_[r.lb - 1].b;
+    raw_.push_back(r);
+  }
+
+  // Parses a mention starting at lexeme i; returns the next lexeme to look at.
+  std::size_t at(std::size_t i) {
+    ensure(i);
+    const Lex x = L_[i];  // a copy: the window grows while parsing
+    Raw r;
+    switch (x.kind) {
+      case K::Num: return at_number(i);
+      case K::Sym:
+        if (prefixed(i, i + 1, kSymbolUnits[static_cast<int>(x.c)], r)) {
+          emit(r);
+          return r.lb;
+        }
+        return i + 1;
+      case K::Word: {
+        const Low w = low(i);
+        if (w.empty() || w.size() > StartWords::kMaxLength) return i + 1;
+        if (is(i + 1, K::Sym)) {  // "US$5"
+          const char* cur = dollar_prefix(w);
+          if (cur && L_[i + 1].c == 0 && prefixed(i, i + 2, cur, r)) {
+            emit(r);
+            return r.lb;
+          }
+          return i + 1;
+        }
+        if (w.size() == 3 && is(i + 1, K::Space) && is(i + 2, K::Num)) {  // "EUR 12"
+          const char* code = currency_code(w);
+          if (code && prefixed(i, i + 2, code, r)) {
+            emit(r);
+            return r.lb;
+          }
+        }
+        if (w == "noon" || w == "midday" || w == "midnight") {
+          r.la = i;
+          r.lb = i + 1;
+          r.value = w == "midnight" ? 0.0 : 720.0;
+          r.mantissa = 12.0;
+          r.unit = "time";
+          r.written = true;
+          emit(r);
+          return r.lb;
+        }
+        if (written(i, r)) {
+          emit(r);
+          return r.lb;
+        }
+        return i + 1;
+      }
+      default: return i + 1;
+    }
+  }
+
+  // A currency (symbol or code at `i`) and the number at `j` (after one optional space).
+  bool prefixed(std::size_t i, std::size_t j, const char* unit, Raw& r) {
+    if (is(j, K::Space)) ++j;
+    if (!is(j, K::Num) || dotted_run(j)) return false;
+    digits(j, r, /*units=*/false);
+    r.la = i;
+    r.unit = unit;
+    r.prefix = true;
+    return true;
+  }
+
+  // Three or more dot-separated digit runs ("12.05.2020", "1.2.3"), or a run continuing a dotted
+  // token ("v1.2": the "2"): each part is an integer, never a decimal.
+  bool dotted_run(std::size_t i) const {
+    if (punct(i + 1, '.') && is(i + 2, K::Num) && punct(i + 3, '.') && is(i + 4, K::Num)) return true;
+    return after_dotted_token(L_[i].a);
+  }
+
+  // Is byte a preceded by "<word character>." ("v1.2", "No.5")?
+  bool after_dotted_token(std::size_t a) const {
+    if (a < 2 || s_[a - 1] != '.') return false;
+    std::size_t k = a - 2;
+    if (static_cast<unsigned char>(s_[k]) < 0x80) {
+      const auto c = static_cast<unsigned char>(s_[k]);
+      return ascii_letter(c) || ascii_digit(c);
+    }
+    while (k > 0 && a - 2 - k < 3 && (static_cast<unsigned char>(s_[k]) & 0xC0) == 0x80) --k;
+    std::size_t l = 1;
+    return word_char_at(s_, k, &l) && k + l == a - 1;
+  }
+
+  std::size_t at_number(std::size_t i) {
+    if (dotted_run(i)) {
+      std::size_t k = i;
+      for (;;) {
+        Raw r;
+        r.la = k;
+        r.lb = k + 1;
+        r.value = r.mantissa = to_double(text(k));
+        emit(r);
+        if (punct(k + 1, '.') && is(k + 2, K::Num)) {
+          k += 2;
+        } else {
+          return k + 1;
+        }
+      }
+    }
+    Raw r;
+    if (time_of_day(i, r)) {
+      emit(r);
+      return r.lb;
+    }
+    digits(i, r, /*units=*/true);
+    emit(r);
+    return r.lb;
+  }
+
+  // am / pm after lexeme j-1 (attached or after one space): "am", "PM", "a.m.", "p.m".
+  bool meridiem(std::size_t j, std::size_t* end, bool* pm) const {
+    if (is(j, K::Space)) ++j;
+    const Low w = low(j);
+    if (w == "am" || w == "pm") {
+      *pm = w[0] == 'p';
+      *end = j + 1;
+      return true;
+    }
+    if ((w == "a" || w == "p") && punct(j + 1, '.') && low(j + 2) == "m") {
+      *pm = w[0] == 'p';
+      *end = punct(j + 3, '.') ? j + 4 : j + 3;
+      return true;
+    }
+    return false;
+  }
+
+  static int to_24h(int h, bool pm) { return h % 12 + (pm ? 12 : 0); }
+
+  // "08:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "12 noon", "12 midnight".
+  bool time_of_day(std::size_t i, Raw& r) {
+    if (len(i) > 2) return false;
+    int h = small_int(i);
+    r.mantissa = h;
+    std::size_t end = 0;
+    bool pm = false;
+    double minutes = 0.0;
+    if (punct(i + 1, ':') && is(i + 2, K::Num) && len(i + 2) == 2) {
+      const int m = small_int(i + 2);
+      if (m > 59) return false;
+      minutes = m;
+      end = i + 3;
+      if (punct(end, ':') && is(end + 1, K::Num) && len(end + 1) == 2 && small_int(end + 1) <= 59) {
+        minutes += small_int(end + 1) / 60.0;
+        end += 2;
+      }
+      std::size_t e2 = 0;
+      if (meridiem(end, &e2, &pm)) {
+        if (h >= 1 && h <= 12) h = to_24h(h, pm);  // "17:30 pm": the marker is redundant
+        end = e2;
+      }
+      if (h > 24 || (h == 24 && minutes > 0)) return false;
+      if (h == 24) h = 0;  // "24:00" is midnight, like "midnight" and "12 am"
+    } else if (punct(i + 1, '.') && is(i + 2, K::Num) && len(i + 2) == 2) {  // "5.30 pm" only
+      const int m = small_int(i + 2);
+      if (m > 59 || h < 1 || h > 12 || !meridiem(i + 3, &end, &pm)) return false;
+      minutes = m;
+      h = to_24h(h, pm);
+    } else if (h >= 1 && h <= 12 && meridiem(i + 1, &end, &pm)) {
+      h = to_24h(h, pm);
+    } else if (h == 12 && is(i + 1, K::Space) && (low(i + 2) == "noon" || low(i + 2) == "midnight")) {
+      h = low(i + 2) == "noon" ? 12 : 0;
+      end = i + 3;
+    } else {
+      return false;
+    }
+    r.la = i;
+    r.lb = end;
+    r.value = h * 60.0 + minutes;
+    r.unit = "time";
+    return true;
+  }
+
+  // A number in digits at i: "2,500", "2.5", "3bn", "5km", "1st", then (if `units`) a
+  // multiplier word, a percent sign, a currency or a unit.
+  void digits(std::size_t i, Raw& r, bool units) {
+    std::string d(text(i));
+    std::size_t j = i + 1;
+    if (len(i) <= 3) {  // thousands groups of exactly three digits
+      while (punct(j, ',') && is(j + 1, K::Num) && len(j + 1) == 3) {
+        d += text(j + 1);
+        j += 2;
+      }
+    }
+    if (punct(j, '.') && is(j + 1, K::Num)) {
+      d += '.';
+      d += text(j + 1);
+      j += 2;
+    }
+    r.la = i;
+    r.value = r.mantissa = to_double(d);
+    if (is(j, K::Word)) {  // an attached suffix, whatever it is, belongs to the number
+      const Low w = low(j);
+      if (const std::size_t e = square(j, r)) {  // "50m²"
+        j = e;
+      } else if (const double mult = attached_multiplier(w)) {
+        r.value *= mult;
+        r.scale = mult;
+        ++j;
+      } else {
+        if (w == "g" && text(j) == "g") {  // "500g" (but "5G" is not grams)
+          r.unit = "g";
+        } else if (!w.empty()) {
+          if (const UnitWord* u = unit_words().find(w)) r.unit = u->key;
+        }
+        ++j;
+      }
+    }
+    if (units) {
+      if (r.scale == 1.0 && !*r.unit) j = scale(j, r, /*written=*/false);
+      if (!*r.unit) j = unit(j, r);
+    } else if (r.scale == 1.0) {
+      j = scale(j, r, false);
+    }
+    r.lb = j;
+  }
+
+  // "m²", "ft²", "km²": the word at j and the superscript two after it. Returns the lexeme after
+  // them (and sets the unit), or 0 when they are not there.
+  std::size_t square(std::size_t j, Raw& r) const {
+    if (!(is(j + 1, K::Other) && L_[j + 1].c == '2')) return 0;
+    const Low w = low(j);
+    if (w == "m") {
+      r.unit = "sqm";
+    } else if (w == "ft") {
+      r.unit = "sqft";
+    } else if (w == "km") {
+      r.unit = "sqkm";
+    } else {
+      return 0;
+    }
+    return j + 2;
+  }
+
+  // Multiplier words after the number ending before lexeme j: "hundred" (after 1..99, and for
+  // written numbers an optional "and twenty-five"), then one of thousand / million / billion /
+  // trillion / mn / bn / tn, or "dozen".
+  std::size_t scale(std::size_t j, Raw& r, bool written_number) {
+    if (r.value >= 1 && r.value < 100 && is(j, K::Space) && low(j + 1) == "hundred") {
+      r.mantissa = r.value;
+      r.value *= 100;
+      r.scale = 100;
+      j += 2;
+      if (written_number) {
+        std::size_t q = j;
+        if (is(q, K::Space) && low(q + 1) == "and") q += 2;
+        Raw add;
+        if (is(q, K::Space) && below_hundred(q + 1, add)) {
+          r.value += add.value;
+          r.mantissa = r.value;
+          r.scale = 1.0;
+          j = add.lb;
+        }
+      }
+    }
+    if (is(j, K::Space)) {
+      const Low w = low(j + 1);
+      if (const double mult = scale_word(w)) {
+        r.mantissa = r.value;
+        r.value *= mult;
+        r.scale *= mult;
+        return j + 2;
+      }
+      if (w == "dozen" && r.scale == 1.0 && r.value >= 1) {
+        r.mantissa = r.value;
+        r.value *= 12;
+        r.scale = 12;
+        return j + 2;
+      }
+    }
+    return j;
+  }
+
+  // A unit after the number ending before lexeme j: "%" / a currency symbol / "°" (attached or
+  // after one space), or a unit word after one space or a hyphen ("30-day").
+  std::size_t unit(std::size_t j, Raw& r) {
+    std::size_t q = is(j, K::Space) ? j + 1 : j;
+    if (punct(q, '%')) {
+      r.unit = "%";
+      return q + 1;
+    }
+    if (is(q, K::Sym)) {
+      r.unit = kSymbolUnits[static_cast<int>(L_[q].c)];
+      return q + 1;
+    }
+    if (is(q, K::Other) && L_[q].c == 'd') {  // "30°C", "30 °F", "30°"
+      r.unit = "deg";
+      const Low w = low(q + 1);
+      return (w == "c" || w == "f") ? q + 2 : q + 1;
+    }
+    if (!(is(j, K::Space) || punct(j, '-')) || !is(j + 1, K::Word)) return j;
+    if (const std::size_t e = square(j + 1, r)) return e;  // "50 m²"
+    const Low w = low(j + 1);
+    if (w.empty()) return j;
+    if (w == "per" && is(j + 2, K::Space) && low(j + 3) == "cent") {
+      r.unit = "%";
+      return j + 4;
+    }
+    if ((w == "sq" || w == "square") && is(j + 2, K::Space)) {
+      const Low v = low(j + 3);
+      if (v == "ft" || v == "feet" || v == "foot") {
+        r.unit = "sqft";
+        return j + 4;
+      }
+      if (v == "m" || v == "metres" || v == "meters" || v == "metre" || v == "meter") {
+        r.unit = "sqm";
+        return j + 4;
+      }
+      return j;
+    }
+    const UnitWord* u = unit_words().find(w);
+    if (u == nullptr || u->attached_only) return j;
+    r.unit = u->key;
+    return j + 2;
+  }
+
+  // "seven", "nineteen", "twenty", "twenty-five", "twenty five" at j (values 1..99).
+  bool below_hundred(std::size_t j, Raw& r) const {
+    const Written* found = written_words().find(low(j));
+    if (found == nullptr) return false;
+    const Written& w = *found;
+    if (w.kind == WrittenKind::Tens) {
+      r.value = w.value;
+      r.lb = j + 1;
+      if (punct(j + 1, '-') || is(j + 1, K::Space)) {
+        const Written* u = written_words().find(low(j + 2));
+        if (u != nullptr && u->kind == WrittenKind::Digit && u->value >= 1) {
+          r.value += u->value;
+          r.lb = j + 3;
+        }
+      }
+      return true;
+    }
+    if ((w.kind == WrittenKind::Digit && w.value >= 1) || w.kind == WrittenKind::Teen) {
+      r.value = w.value;
+      r.lb = j + 1;
+      return true;
+    }
+    return false;
+  }
+
+  // A written number at i ("two", "twenty-five thousand", "a hundred", "three hundred and
+  // twenty") with its unit.
+  bool written(std::size_t i, Raw& r) {
+    const Low w = low(i);
+    std::size_t j;
+    if (w == "a" || w == "an") {  // "a hundred", "a dozen", "a million": only with the scale word
+      const Low v = low(i + 2);
+      if (!is(i + 1, K::Space) || !(v == "hundred" || v == "dozen" || scale_word(v) > 0)) return false;
+      r.value = r.mantissa = 1.0;
+      j = scale(i + 1, r, true);
+      if (j == i + 1) return false;
+    } else {
+      const Written* found = written_words().find(w);
+      if (found == nullptr) return false;
+      const Written& x = *found;
+      if (x.kind == WrittenKind::Tens || x.kind == WrittenKind::Teen ||
+          (x.kind == WrittenKind::Digit && x.value >= 1)) {
+        below_hundred(i, r);
+        j = r.lb;
+      } else {
+        r.value = x.value;
+        j = i + 1;
+      }
+      r.mantissa = r.value;
+      if (x.kind == WrittenKind::Hundred || x.kind == WrittenKind::Dozen || x.kind == WrittenKind::Fixed ||
+          x.value == 0) {
+        // no "hundred" / "dozen" after these; a large scale still applies ("hundred thousand")
+        if (is(j, K::Space) && scale_word(low(j + 1)) > 0) {
+          const double mult = scale_word(low(j + 1));
+          r.value *= mult;
+          r.scale = mult;
+          j += 2;
+        }
+      } else {
+        j = scale(j, r, true);
+      }
+    }
+    r.la = i;
+    r.written = true;
+    if (!*r.unit) j = unit(j, r);
+    r.lb = j;
+    return true;
+  }
+
+  // Ranges "A-B", "A – B", "A to B": a unit or multiplier written once is shared ("5-10
+  // minutes", "$10-20", "$3-4 billion", "10-15%"). Times keep their own values.
+  void share_ranges() {
+    for (std::size_t k = 0; k + 1 < raw_.size(); ++k) {
+      Raw& a = raw_[k];
+      Raw& b = raw_[k + 1];
+      if (!range_gap(a.end, b.start)) continue;
+      const std::string_view ua = a.unit, ub = b.unit;
+      if (ua == "time" || ub == "time") continue;
+      if (ua.empty() && !ub.empty()) a.unit = b.unit;
+      if (a.prefix && ub.empty()) b.unit = a.unit;
+      if (a.scale == 1.0 && b.scale > 1.0 && a.value <= b.mantissa) {
+        a.value *= b.scale;
+        a.scale = b.scale;
+      }
+    }
+  }
+
+  // Is the text between two mentions a range connector: "-", " - ", " to " (any dash, any
+  // horizontal space)?
+  bool range_gap(std::size_t a, std::size_t b) const {
+    if (b <= a || b - a > 32) return false;
+    Lex x[3];
+    int k = 0;
+    for (std::size_t p = a; p < b; p = x[k++].b) {
+      if (k == 3) return false;
+      x[k] = lex_at(s_, p);
+      if (x[k].b > b) return false;
+    }
+    if (k == 1) return x[0].kind == K::Punct && x[0].c == '-';
+    if (k != 3 || x[0].kind != K::Space || x[2].kind != K::Space) return false;
+    if (x[1].kind == K::Punct) return x[1].c == '-';
+    return x[1].kind == K::Word && x[1].b - x[1].a == 2 && (s_[x[1].a] | 0x20) == 't' &&
+           (s_[x[1].a + 1] | 0x20) == 'o';
+  }
+
+  std::string_view s_;
+  mutable std::vector<Lex> L_;  // the window: lexemes from the parse position on
+  mutable std::size_t next_ = 0;  // byte where the window's next lexeme starts
+  std::vector<Raw> raw_;
+};
+
+}  // namespace
+
+std::vector<NumberMention> find_numbers(std::string_view text) { return Parser(text).run(); }
+
+}  // namespace director_fast
