@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from director_fast import _core
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalNLI, _split_sentences
+from director_fast.nli import LexicalNLI, split_sentences_text
+from director_fast.text import split_sentences
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +41,12 @@ def test_numbers_that_match(nli, premise, hypothesis):
 
 
 @pytest.mark.parametrize("premise,hypothesis,missing", [
-    ("Refunds within 30 days.", "Refunds within 90 days.", "90"),
-    ("The fee is 2,500 dollars.", "The fee is 2,600 dollars.", "2,600"),
+    # a missing number is reported by its whole mention (unit, currency and multiplier included)
+    ("Refunds within 30 days.", "Refunds within 90 days.", "90 days"),
+    ("The fee is 2,500 dollars.", "The fee is 2,600 dollars.", "2,600 dollars"),
     ("The rate is 2.5%.", "The rate is 25%.", "25%"),
-    ("Revenue was $3 million.", "Revenue was $3 billion.", "3"),
-    ("The trip takes 30 days.", "The trip takes 30 hours.", "30"),
+    ("Revenue was $3 million.", "Revenue was $3 billion.", "$3 billion"),
+    ("The trip takes 30 days.", "The trip takes 30 hours.", "30 hours"),
     ("He was born in 1990.", "He was born in 1991.", "1991"),
 ])
 def test_numbers_that_differ(nli, premise, hypothesis, missing):
@@ -128,12 +130,15 @@ def test_config_validation():
 
 
 def test_sentence_splitter():
+    # the lexical NLI splits with the package's one segmenter (director_fast.text.split_sentences)
     text = "Dr. Smith paid $2.5 million. The U.S. agreed! Really?\nNew line here"
-    spans = _split_sentences(text)
+    spans = split_sentences(text)
     assert [text[a:b] for a, b in spans] == [
         "Dr. Smith paid $2.5 million.", "The U.S. agreed!", "Really?", "New line here"]
+    assert _core.LexicalPremise(text).sentences() == tuple(split_sentences_text(text))
     text = "Café prices rose. Ünïcödé text follows."
-    assert [text[a:b] for a, b in _split_sentences(text)] == ["Café prices rose.", "Ünïcödé text follows."]
+    assert split_sentences_text(text) == ["Café prices rose.", "Ünïcödé text follows."]
+    assert _core.LexicalPremise(text).sentences() == ("Café prices rose.", "Ünïcödé text follows.")
 
 
 words = st.sampled_from("the a cat dog Paris Berlin not never rose fell 30 90 2,500 days percent % $ . ! ? ’ é 中".split())

@@ -164,11 +164,6 @@ void bind_lexical(py::module_& m) {
             return arr;
           },
           py::arg("premises"), py::arg("hypotheses"));
-
-  m.def(
-      "lexical_sentence_spans",
-      [](const std::string& text) { return lexical_sentence_spans(text); }, py::arg("text"),
-      "Sentence spans [start, end) in UTF-8 bytes.");
 }
 
 }  // namespace director_fast::bindings

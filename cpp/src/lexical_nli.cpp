@@ -5,7 +5,6 @@
 #include <cmath>
 #include <charconv>
 #include <cstdint>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -14,6 +13,8 @@
 #include <vector>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/numbers.hpp"
+#include "director_fast/segmenter.hpp"
 
 namespace director_fast {
 
@@ -71,8 +72,7 @@ const std::unordered_map<std::string, std::string>& polarity_cues() {
   return m;
 }
 
-// Cheap pre-test before the hash lookups of the short word lists (negations, polarity cues,
-// written numbers): can a word of this first byte and length be in one of them? Most content
+// Cheap pre-test before the hash lookups of the short word lists (negations, polarity cues): can a word of this first byte and length be in one of them? Most content
 // words fail it. (first byte, length capped at 31) -> bit.
 class ListedShapes {
  public:
@@ -104,7 +104,6 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha_or_high(char c) {
   return is_ascii_upper(c) || is_ascii_lower(c) || (static_cast<unsigned char>(c) >= 0x80);
 }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -188,63 +187,13 @@ const std::unordered_map<std::string, std::vector<std::string>>& antonyms() {
   return m;
 }
 
-struct WrittenNumber {
-  double value;
-  bool tens;
-};
-
-const std::unordered_map<std::string, WrittenNumber>& written_numbers() {
-  static const std::unordered_map<std::string, WrittenNumber> m = {
-      {"zero", {0, false}},     {"one", {1, false}},       {"two", {2, false}},
-      {"three", {3, false}},    {"four", {4, false}},      {"five", {5, false}},
-      {"six", {6, false}},      {"seven", {7, false}},     {"eight", {8, false}},
-      {"nine", {9, false}},     {"ten", {10, false}},      {"eleven", {11, false}},
-      {"twelve", {12, false}},  {"thirteen", {13, false}}, {"fourteen", {14, false}},
-      {"fifteen", {15, false}}, {"sixteen", {16, false}},  {"seventeen", {17, false}},
-      {"eighteen", {18, false}}, {"nineteen", {19, false}}, {"twenty", {20, true}},
-      {"thirty", {30, true}},   {"forty", {40, true}},     {"fifty", {50, true}},
-      {"sixty", {60, true}},    {"seventy", {70, true}},   {"eighty", {80, true}},
-      {"ninety", {90, true}},   {"hundred", {100, false}}, {"dozen", {12, false}},
-      {"half", {0.5, false}},   {"double", {2, false}},    {"twice", {2, false}},
-      {"triple", {3, false}}};
-  return m;
-}
-
 ListedShapes::ListedShapes() {
   for (const auto& w : negations()) add(w);
   for (const auto& kv : polarity_cues()) add(kv.first);
-  for (const auto& kv : written_numbers()) add(kv.first);
 }
 const ListedShapes& listed_shapes() {
   static const ListedShapes s;
   return s;
-}
-
-const std::unordered_map<std::string, double>& multipliers() {
-  static const std::unordered_map<std::string, double> m = {
-      {"hundred", 1e2}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9},
-      {"trillion", 1e12}, {"k", 1e3}, {"m", 1e6}, {"mn", 1e6}, {"bn", 1e9}, {"b", 1e9},
-      {"tn", 1e12}, {"millions", 1e6}, {"billions", 1e9}, {"thousands", 1e3}};
-  return m;
-}
-
-const std::unordered_map<std::string, std::string>& units() {
-  static const std::unordered_map<std::string, std::string> m = {
-      {"percent", "percent"}, {"pct", "percent"}, {"percentage", "percent"},
-      {"day", "day"}, {"days", "day"}, {"week", "week"}, {"weeks", "week"},
-      {"month", "month"}, {"months", "month"}, {"year", "year"}, {"years", "year"},
-      {"yr", "year"}, {"yrs", "year"}, {"hour", "hour"}, {"hours", "hour"}, {"hr", "hour"},
-      {"hrs", "hour"}, {"minute", "minute"}, {"minutes", "minute"}, {"min", "minute"},
-      {"mins", "minute"}, {"second", "second"}, {"seconds", "second"}, {"sec", "second"},
-      {"km", "km"}, {"kilometres", "km"}, {"kilometers", "km"}, {"kilometre", "km"},
-      {"kilometer", "km"}, {"mile", "mile"}, {"miles", "mile"}, {"kg", "kg"},
-      {"kilograms", "kg"}, {"kilogram", "kg"}, {"pound", "pound"}, {"pounds", "pound"},
-      {"lb", "pound"}, {"lbs", "pound"}, {"dollar", "usd"}, {"dollars", "usd"},
-      {"usd", "usd"}, {"euro", "eur"}, {"euros", "eur"}, {"eur", "eur"}, {"gbp", "gbp"},
-      {"meter", "m"}, {"meters", "m"}, {"metre", "m"}, {"metres", "m"}, {"feet", "ft"},
-      {"foot", "ft"}, {"ft", "ft"}, {"inch", "in"}, {"inches", "in"}, {"cm", "cm"},
-      {"mm", "mm"}, {"degrees", "deg"}, {"degree", "deg"}, {"times", "times"}};
-  return m;
 }
 
 // ---- tokens -------------------------------------------------------------------------------------
@@ -266,151 +215,154 @@ struct Token {
   std::string unit;
 };
 
-bool is_abbreviation(std::string_view word) {
-  static const std::unordered_set<std::string> abbr = {
-      "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co",
-      "corp", "no", "gen", "gov", "sen", "rep", "lt", "col", "sgt", "capt", "mt", "ft", "e.g",
-      "i.e", "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
-      "nov", "dec", "fig", "approx", "est", "dept", "univ", "al"};
-  return abbr.count(lower(word)) > 0;
+// One code point of possibly invalid UTF-8 at s[i]; an invalid or truncated sequence counts as one
+// byte of U+FFFD (the NLI takes any bytes; text from Python is always valid).
+char32_t next_code_point(std::string_view s, std::size_t i, std::size_t* len) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    if (i + k >= s.size()) return false;
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    return b >= lo && b <= hi;
+  };
+  auto byte = [&](std::size_t k) { return char32_t(static_cast<unsigned char>(s[i + k]) & 0x3F); };
+  *len = 1;
+  if (b0 < 0x80) return b0;
+  if (b0 >= 0xC2 && b0 <= 0xDF && cont(1)) {
+    *len = 2;
+    return (char32_t(b0 & 0x1F) << 6) | byte(1);
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF && cont(1, b0 == 0xE0 ? 0xA0 : 0x80, b0 == 0xED ? 0x9F : 0xBF) && cont(2)) {
+    *len = 3;
+    return (char32_t(b0 & 0x0F) << 12) | (byte(1) << 6) | byte(2);
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 && cont(1, b0 == 0xF0 ? 0x90 : 0x80, b0 == 0xF4 ? 0x8F : 0xBF) && cont(2) &&
+      cont(3)) {
+    *len = 4;
+    return (char32_t(b0 & 0x07) << 18) | (byte(1) << 12) | (byte(2) << 6) | byte(3);
+  }
+  return 0xFFFD;
 }
 
-}  // namespace
-
-std::vector<std::pair<std::size_t, std::size_t>> lexical_sentence_spans(std::string_view text) {
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
-  const std::size_t n = text.size();
-  std::size_t start = 0;
-  auto push = [&](std::size_t a, std::size_t b) {
-    while (a < b && is_space(text[a])) ++a;
-    while (b > a && is_space(text[b - 1])) --b;
-    if (b > a) spans.emplace_back(a, b);
+// Sentence spans [start, end) in UTF-8 bytes, by the package's one segmenter (split_sentences of
+// segmenter.hpp, the rules of director_fast.text.split_sentences).
+std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string_view text) {
+  std::u32string u;
+  u.reserve(text.size());
+  bool ascii = true;
+  for (std::size_t i = 0, len = 1; i < text.size(); i += len) {
+    const char32_t cp = next_code_point(text, i, &len);
+    ascii = ascii && cp < 0x80;
+    u.push_back(cp);
+  }
+  const std::vector<Span> spans = split_sentences(u);
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  out.reserve(spans.size());
+  if (ascii) {
+    for (const Span& sp : spans) out.emplace_back(static_cast<std::size_t>(sp.start), static_cast<std::size_t>(sp.end));
+    return out;
+  }
+  // code points -> bytes: one forward walk (the spans are sorted and disjoint)
+  std::size_t cp = 0, byte = 0;
+  auto walk_to = [&](int64_t target) {
+    for (std::size_t len = 1; cp < static_cast<std::size_t>(target); ++cp) {
+      next_code_point(text, byte, &len);
+      byte += len;
+    }
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      push(start, i);
-      start = i + 1;
+  for (const Span& sp : spans) {
+    walk_to(sp.start);
+    const std::size_t a = byte;
+    walk_to(sp.end);
+    out.emplace_back(a, byte);
+  }
+  return out;
+}
+
+// A number mention as one token; the words after its first inside it ("billion" of "3 billion",
+// "kg" of "8 kg", "pm" of "5:30 pm") follow as consumed tokens (counted, never matched).
+void push_number(const NumberMention& m, std::string_view s, int sid, std::vector<Token>& toks) {
+  Token t;
+  t.number = true;
+  t.written = m.written;
+  t.surface = m.surface;
+  t.low = lower(m.surface);
+  t.value = m.value;
+  t.mantissa = m.mantissa;
+  t.unit = m.unit;
+  t.sentence = sid;
+  std::size_t k = m.start;
+  while (k < m.end && !is_ascii_lower(static_cast<char>(s[k] | 0x20))) ++k;
+  if (m.written && k == m.start) {  // the index key of a written number: its first word's stem
+    std::size_t e = k;
+    while (e < m.end && is_ascii_lower(static_cast<char>(s[e] | 0x20))) ++e;
+    t.stem = stem(lower(s.substr(k, e - k)));
+  }
+  toks.push_back(std::move(t));
+  for (k = m.start; k < m.end;) {
+    if (!is_ascii_lower(static_cast<char>(s[k] | 0x20))) {
+      ++k;
       continue;
     }
-    if (c != '.' && c != '!' && c != '?') continue;
-    std::size_t j = i + 1;
-    while (j < n && (text[j] == '.' || text[j] == '!' || text[j] == '?' || text[j] == '"' ||
-                     text[j] == '\'' || text[j] == ')' || text[j] == ']'))
-      ++j;
-    // UTF-8 closing quotes (U+201D, U+2019)
-    while (j + 2 < n && static_cast<unsigned char>(text[j]) == 0xE2 &&
-           static_cast<unsigned char>(text[j + 1]) == 0x80 &&
-           (static_cast<unsigned char>(text[j + 2]) == 0x9D ||
-            static_cast<unsigned char>(text[j + 2]) == 0x99))
-      j += 3;
-    if (j < n && !is_space(text[j])) continue;  // "2.5", "U.S.A", "example.com"
-    if (c == '.') {
-      // word before the period
-      std::size_t k = i;
-      while (k > start && !is_space(text[k - 1])) --k;
-      std::string_view word = text.substr(k, i - k);
-      while (!word.empty() && (word.front() == '(' || word.front() == '"')) word.remove_prefix(1);
-      if (word.size() == 1 && is_alpha_or_high(word[0])) continue;  // initial "J."
-      if (is_abbreviation(word)) continue;
-      // next visible character lower-case: not a sentence end ("approx. three")
-      std::size_t m = j;
-      while (m < n && is_space(text[m]) && text[m] != '\n') ++m;
-      if (m < n && is_ascii_lower(text[m])) continue;
+    std::size_t e = k;
+    while (e < m.end && is_ascii_lower(static_cast<char>(s[e] | 0x20))) ++e;
+    if (k != m.start && !is_digit(s[k - 1])) {  // not the first word, not a suffix ("3bn", "9am")
+      Token c;
+      c.low = lower(s.substr(k, e - k));
+      c.sentence = sid;
+      c.consumed = true;
+      toks.push_back(std::move(c));
     }
-    push(start, j);
-    start = j;
-    i = j - 1;
+    k = e;
   }
-  push(start, n);
-  return spans;
 }
 
-namespace {
-
-// Tokenise one text into words and numbers with sentence ids; merges multipliers and units.
+// Tokenise one text into words and numbers (find_numbers of numbers.hpp: one token per number
+// mention, its multiplier and unit included) with sentence ids.
 std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sentences_out) {
   std::vector<Token> toks;
   // ~one token per 5-6 bytes of English text; capped (a token record is ~160 bytes, so an
   // uncapped guess for a huge or blank text would reserve ~32 bytes per input byte)
   toks.reserve(std::min<std::size_t>(text.size() / 5 + 4, 1u << 16));
-  const auto spans = lexical_sentence_spans(text);
+  const auto spans = sentence_byte_spans(text);
+  // Numbers are parsed once for the whole text and shifted into each sentence; a mention that
+  // would cross a sentence end (none can with the segmenter's rules: a number never holds a
+  // terminal followed by a space, nor a newline) is parsed again within the sentence.
+  const std::vector<NumberMention> all_nums = find_numbers(text);
+  std::size_t next_all = 0;
+  std::vector<NumberMention> nums;
   int sid = 0;
   for (const auto& [a, b] : spans) {
     if (sentences_out) sentences_out->emplace_back(text.substr(a, b - a));
     std::string_view s = text.substr(a, b - a);
     const std::size_t n = s.size();
+    nums.clear();
+    while (next_all < all_nums.size() && all_nums[next_all].start < a) ++next_all;
+    for (; next_all < all_nums.size() && all_nums[next_all].start < b; ++next_all) {
+      if (all_nums[next_all].end > b) {
+        nums = find_numbers(s);
+        break;
+      }
+      nums.push_back(all_nums[next_all]);
+      nums.back().start -= a;
+      nums.back().end -= a;
+    }
+    std::size_t next = 0;  // the next number mention
     bool first_word = true;
     std::size_t i = 0;
     while (i < n) {
-      const char c = s[i];
-      if (is_digit(c)) {
-        std::size_t j = i;
-        std::string digits;
-        bool dot = false;
-        while (j < n) {
-          if (is_digit(s[j])) {
-            digits += s[j];
-            ++j;
-          } else if ((s[j] == ',' ) && j + 1 < n && is_digit(s[j + 1]) && !dot) {
-            ++j;  // thousands separator
-          } else if (s[j] == '.' && !dot && j + 1 < n && is_digit(s[j + 1])) {
-            digits += '.';
-            dot = true;
-            ++j;
-          } else {
-            break;
-          }
-        }
-        Token t;
-        t.number = true;
-        t.surface = std::string(s.substr(i, j - i));
-        t.value = std::strtod(digits.c_str(), nullptr);
-        t.sentence = sid;
-        // attached letter suffix: "3bn", "5km", "1st", "10m"
-        std::size_t k = j;
-        while (k < n && is_ascii_lower(static_cast<char>(s[k] | 0x20)) && is_alpha_or_high(s[k])) ++k;
-        if (k > j) {
-          const std::string suf = lower(s.substr(j, k - j));
-          auto mit = multipliers().find(suf);
-          auto uit = units().find(suf);
-          if (mit != multipliers().end()) {
-            t.mantissa = t.value;
-            t.value *= mit->second;
-          } else if (uit != units().end()) {
-            t.unit = uit->second;
-          }
-          t.surface = std::string(s.substr(i, k - i));
-          j = k;
-        }
-        if (t.mantissa == 0.0) t.mantissa = t.value;
-        if (j < n && s[j] == '%') {
-          t.unit = "percent";
-          t.surface += '%';
-          ++j;
-        }
-        // currency before the number
-        if (i > 0) {
-          const char p = s[i - 1];
-          if (p == '$') t.unit = "usd";
-          if (i >= 2 && static_cast<unsigned char>(s[i - 2]) == 0xC2 &&
-              static_cast<unsigned char>(s[i - 1]) == 0xA3)
-            t.unit = "gbp";
-          if (i >= 3 && static_cast<unsigned char>(s[i - 3]) == 0xE2 &&
-              static_cast<unsigned char>(s[i - 2]) == 0x82 &&
-              static_cast<unsigned char>(s[i - 1]) == 0xAC)
-            t.unit = "eur";
-        }
-        t.low = t.surface;
-        toks.push_back(std::move(t));
+      while (next < nums.size() && nums[next].start < i) ++next;  // (never: words stop at mentions)
+      const std::size_t num_at = next < nums.size() ? nums[next].start : n;
+      if (i == num_at) {
+        push_number(nums[next], s, sid, toks);
         first_word = false;
-        i = j;
+        i = nums[next++].end;
         continue;
       }
+      const char c = s[i];
       if (is_alpha_or_high(c)) {
         std::size_t j = i;
         std::string w;
-        while (j < n) {
+        while (j < num_at) {  // a number mention ends the word ("中300")
           const char d = s[j];
           if (is_alpha_or_high(d) || is_digit(d)) {
             // U+2019 right single quote inside a word acts as an apostrophe
@@ -483,13 +435,6 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
         t.low = low;
         const bool listed = listed_shapes().maybe(low);
         t.negation = listed && negations().count(low) > 0;
-        auto wit = listed ? written_numbers().find(low) : written_numbers().end();
-        if (wit != written_numbers().end()) {
-          t.surface = w;
-          t.number = true;
-          t.written = true;
-          t.value = t.mantissa = wit->second.value;
-        }
         t.stem = stem(low);
         toks.push_back(std::move(t));
         first_word = false;
@@ -499,42 +444,6 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
       ++i;
     }
     ++sid;
-  }
-  // Merge: "twenty five" -> 25; number + multiplier; number + unit word.
-  for (std::size_t i = 0; i < toks.size(); ++i) {
-    Token& t = toks[i];
-    if (!t.number || t.consumed) continue;
-    std::size_t j = i + 1;
-    if (t.written && j < toks.size() && toks[j].sentence == t.sentence) {
-      auto a = written_numbers().find(t.low);
-      auto b = written_numbers().find(toks[j].low);
-      if (a != written_numbers().end() && a->second.tens && b != written_numbers().end() &&
-          b->second.value >= 1 && b->second.value <= 9) {
-        t.value = t.mantissa = t.value + b->second.value;
-        toks[j].consumed = true;
-        ++j;
-      }
-    }
-    if (j < toks.size() && toks[j].sentence == t.sentence && !toks[j].number) {
-      auto mit = multipliers().find(toks[j].low);
-      if (mit != multipliers().end() && toks[j].low.size() > 1) {
-        t.value *= mit->second;
-        toks[j].consumed = true;
-        ++j;
-      }
-    } else if (j < toks.size() && toks[j].sentence == t.sentence && toks[j].low == "hundred" &&
-               !toks[j].consumed) {
-      t.value *= 100;
-      toks[j].consumed = true;
-      ++j;
-    }
-    if (t.unit.empty() && j < toks.size() && toks[j].sentence == t.sentence) {
-      auto uit = units().find(toks[j].low);
-      if (uit != units().end()) {
-        t.unit = uit->second;
-        toks[j].consumed = true;  // the unit is checked with the number, not as a content word
-      }
-    }
   }
   return toks;
 }
@@ -781,6 +690,9 @@ struct LexicalPremise::Impl {
       };
       if (eq(t.value, p.value)) return true;
       if (t.value == t.mantissa && eq(t.value, p.mantissa)) return true;
+      // a time of day against a plain number of its hour ("opens at 9" / "opens at 9 am"; the
+      // other way round is the rule above: a time's mantissa is its hour as written)
+      if (t.unit == "time" && p.unit.empty() && p.value == p.mantissa && eq(t.mantissa, p.value)) return true;
       // percentages written as fractions ("0.25" vs "25%") are not matched on purpose
     }
     return false;

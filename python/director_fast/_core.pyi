@@ -571,10 +571,6 @@ def declarative_part(text: typing.Any) -> str:
     """
     The sentences of `text` that assert something (questions and requests dropped), joined with one space; see director_fast.core.scorer.declarative_part.
     """
-def lexical_sentence_spans(text: str) -> list[tuple[int, int]]:
-    """
-    Sentence spans [start, end) in UTF-8 bytes.
-    """
 def normalize_terms(text: typing.Any) -> list:
     ...
 def split_sentences(text: typing.Any) -> list:

@@ -40,6 +40,7 @@ import numpy as np
 
 from director_fast import _core
 from director_fast.errors import ConfigError, InputTypeError, StorageError, ValidationError
+from director_fast.text import split_sentences
 
 __all__ = [
     "NLIScore",
@@ -56,35 +57,13 @@ logger = logging.getLogger("director_fast.nli")
 _AGGREGATIONS = ("max", "mean")
 
 
-# ---- text helpers (swappable when director_fast.text lands) -----------------------------------
-
-
-def _split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans ``[start, end)`` in code points.
-
-    Uses ``director_fast.text.split_sentences`` when available, else the C++ lexical splitter
-    (splits at ``. ! ?`` + whitespace and at newlines; keeps decimals, initials, abbreviations).
-    """
-    try:  # pragma: no cover - depends on the text module landing
-        from director_fast.text import split_sentences  # type: ignore[attr-defined]
-
-        return [(int(a), int(b)) for a, b in split_sentences(text)]
-    except ImportError:
-        pass
-    data = text.encode("utf-8")
-    spans = _core.lexical_sentence_spans(text)
-    if text.isascii():
-        return [(int(a), int(b)) for a, b in spans]
-    # byte offset -> code point offset
-    out = []
-    for a, b in spans:
-        out.append((len(data[:a].decode("utf-8")), len(data[:b].decode("utf-8"))))
-    return out
+# ---- text helpers ------------------------------------------------------------------------------
 
 
 def split_sentences_text(text: str) -> list[str]:
-    """The sentences of ``text`` as strings (see :func:`_split_sentences`)."""
-    return [text[a:b] for a, b in _split_sentences(text)]
+    """The sentences of ``text`` as strings, by :func:`director_fast.text.split_sentences` (the
+    package's one segmenter; the lexical NLI splits premise and hypothesis with it too)."""
+    return [text[a:b] for a, b in split_sentences(text)]
 
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
@@ -317,7 +296,7 @@ class LexicalNLI:
 
     Divergence per hypothesis sentence is a noisy-OR of weighted signals -- uncovered content
     words, unsupported numbers (thousands separators, decimals, %, currency, units, multipliers,
-    written numbers), unsupported capitalised entities, negation-parity flips (graded by alignment)
+    written numbers, times of day: :func:`director_fast.numbers.find_numbers`), unsupported capitalised entities, negation-parity flips (graded by alignment)
     and antonyms against the best-aligned premise sentence, polarity cues ("not", "fails",
     "incorrectly", "only", ...) absent from the premise -- and the response divergence is their ``aggregation``
     (``"max"`` default, ``"mean"``, ``"mean_max"``). Every signal is reported per sentence in

@@ -2,10 +2,12 @@
 //
 // It is a heuristic, not a learned model. Signals (each reported per hypothesis sentence):
 //   - content coverage: share of the hypothesis' content-word stems found anywhere in the premise;
-//   - numeric mismatch: numbers of the hypothesis (thousands separators, decimals, percentages,
-//     currency, units, multipliers such as "3 billion", written numbers "two".."ninety",
-//     ranges and dates split into their numbers) that the premise does not contain with a
-//     compatible unit ("2,500" == 2500, "30 days" != "90 days");
+//   - numeric mismatch: numbers of the hypothesis (find_numbers of numbers.hpp: thousands
+//     separators, decimals, percentages, currency, units, multipliers such as "3 billion", written
+//     numbers "two".."ninety", times of day, ranges and dates split into their numbers) that the
+//     premise does not contain with a compatible unit ("2,500" == 2500, "€12" == "12 euros",
+//     "17:30" == "5:30 pm", "30 days" != "90 days"); a missing number is reported by its whole
+//     mention ("90 days", "$3 billion");
 //   - entity mismatch: capitalised words of the hypothesis absent from the premise (each one
 //     counts: 1 - (1 - q_entity)^missing);
 //   - negation flip: the hypothesis sentence and its best-aligned premise sentence disagree in
@@ -20,6 +22,8 @@
 //     while the word itself does not;
 //   - novel bigrams: share of the sentence's word bigrams (stems, stopwords included) that never
 //     occur in the premise (the "novel n-gram" measure of abstractiveness).
+// Premise and hypothesis are split into sentences by split_sentences (segmenter.hpp), the rules of
+// director_fast.text.split_sentences.
 // The sentence divergence is a noisy-OR of the weighted signals; the response divergence
 // aggregates the sentence divergences (mean, max or their average).
 //
@@ -126,9 +130,5 @@ class LexicalNLI {
  private:
   LexicalConfig config_;
 };
-
-// Sentence spans [start, end) in UTF-8 bytes; splits at . ! ? followed by whitespace and at
-// newlines, keeping decimals ("2.5"), initials ("U.S.") and common abbreviations ("Dr.") intact.
-std::vector<std::pair<std::size_t, std::size_t>> lexical_sentence_spans(std::string_view text);
 
 }  // namespace director_fast
