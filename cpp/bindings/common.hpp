@@ -51,5 +51,6 @@ void bind_index(py::module_& m);
 void bind_temporal(py::module_& m);
 void bind_lexical(py::module_& m);
 void bind_safety(py::module_& m);
+void bind_numbers(py::module_& m);
 
 }  // namespace director_fast::bindings

@@ -69,4 +69,5 @@ PYBIND11_MODULE(_core, m) {
   director_fast::bindings::bind_temporal(m);
   director_fast::bindings::bind_lexical(m);
   director_fast::bindings::bind_safety(m);
+  director_fast::bindings::bind_numbers(m);
 }

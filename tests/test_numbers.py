@@ -1,0 +1,227 @@
+"""Number mentions (director_fast.numbers / _core.find_numbers): a table of known answers, code-point
+offsets after non-ASCII text, errors, and Hypothesis properties (offsets, surfaces, no crash)."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _concurrency import run_threads
+from director_fast import _core
+from director_fast.errors import InputTypeError, ValidationError
+from director_fast.numbers import UNITS, NumberMention, find_numbers
+
+# (text, [(surface, value, unit), ...]): every mention of the text, in order.
+TABLE = [
+    # currencies: each symbol, code and word form maps to one key
+    ("The fee is $12.", [("$12", 12, "usd")]),
+    ("It costs €12 a month.", [("€12", 12, "eur")]),
+    ("It costs EUR 12 a month.", [("EUR 12", 12, "eur")]),
+    ("It costs 12 euros a month.", [("12 euros", 12, "eur")]),
+    ("It costs 12€ or 12 €.", [("12€", 12, "eur"), ("12 €", 12, "eur")]),
+    ("Rent is £49.", [("£49", 49, "gbp")]),
+    ("Rent is 49 pounds or GBP 49.", [("49 pounds", 49, "gbp"), ("GBP 49", 49, "gbp")]),
+    ("A bag costs NOK 450.", [("NOK 450", 450, "nok")]),
+    ("A bag costs 450 kroner (450 NOK).", [("450 kroner", 450, "nok"), ("450 NOK", 450, "nok")]),
+    ("US$5, USD 5 or 5 dollars", [("US$5", 5, "usd"), ("USD 5", 5, "usd"), ("5 dollars", 5, "usd")]),
+    ("¥300 or ₹50", [("¥300", 300, "jpy"), ("₹50", 50, "inr")]),
+    ("It costs $12.50.", [("$12.50", 12.5, "usd")]),
+    # units, spelled out, attached, hyphenated
+    ("It weighs 8 kg.", [("8 kg", 8, "kg")]),
+    ("It weighs eight kilograms.", [("eight kilograms", 8, "kg")]),
+    ("Add 500g of flour, not 8kg.", [("500g", 500, "g"), ("8kg", 8, "kg")]),
+    ("A 5G network", [("5G", 5, "")]),
+    ("Allow 30 minutes or 30 mins.", [("30 minutes", 30, "min"), ("30 mins", 30, "min")]),
+    ("It takes 2 hours (2h).", [("2 hours", 2, "h"), ("2h", 2, "h")]),
+    ("24-hour access and a 30-day trial", [("24-hour", 24, "h"), ("30-day", 30, "day")]),
+    ("3 weeks, 6 months, 5 years, 3 nights",
+     [("3 weeks", 3, "week"), ("6 months", 6, "month"), ("5 years", 5, "year"), ("3 nights", 3, "night")]),
+    ("5 lbs, 10 km, 2.4 metres", [("5 lbs", 5, "lb"), ("10 km", 10, "km"), ("2.4 metres", 2.4, "m")]),
+    ("A 50 m² flat; a 15 sq ft locker", [("50 m²", 50, "sqm"), ("15 sq ft", 15, "sqft")]),
+    ("It was 30°C.", [("30°C", 30, "deg")]),
+    # percentages
+    ("25%, 25 %, 25 percent, 25 per cent",
+     [("25%", 25, "%"), ("25 %", 25, "%"), ("25 percent", 25, "%"), ("25 per cent", 25, "%")]),
+    ("Twenty percent agreed.", [("Twenty percent", 20, "%")]),
+    # thousands separators and decimals
+    ("Population 2,500; budget 1,234,567.89", [("2,500", 2500, ""), ("1,234,567.89", 1234567.89, "")]),
+    ("Lists: 2,5 and 2019,2020", [("2", 2, ""), ("5", 5, ""), ("2019", 2019, ""), ("2020", 2020, "")]),
+    ("The rate is 0.75.", [("0.75", 0.75, "")]),
+    # multipliers
+    ("Revenue was $3 billion ($3bn).", [("$3 billion", 3e9, "usd"), ("$3bn", 3e9, "usd")]),
+    ("2.5 million people, 5k runs, $10M", [("2.5 million", 2.5e6, ""), ("5k", 5000, ""), ("$10M", 1e7, "usd")]),
+    ("3 hundred, two hundred thousand, 3 dozen",
+     [("3 hundred", 300, ""), ("two hundred thousand", 200000, ""), ("3 dozen", 36, "")]),
+    ("a dozen eggs and a million stars", [("a dozen", 12, ""), ("a million", 1e6, "")]),
+    ("1.5bn euros", [("1.5bn euros", 1.5e9, "eur")]),
+    ("twenty-five thousand pounds", [("twenty-five thousand pounds", 25000, "gbp")]),
+    # written numbers
+    ("two, twelve, Seventeen", [("two", 2, ""), ("twelve", 12, ""), ("Seventeen", 17, "")]),
+    ("twenty-five, twenty five, ninety-nine", [("twenty-five", 25, ""), ("twenty five", 25, ""), ("ninety-nine", 99, "")]),
+    ("three hundred and twenty, one hundred", [("three hundred and twenty", 320, ""), ("one hundred", 100, "")]),
+    ("zero, half, twice", [("zero", 0, ""), ("half", 0.5, ""), ("twice", 2, "")]),
+    ("someone at the stone tenth", []),
+    # times of day: minutes since midnight
+    ("Open 08:30 to 17:30.", [("08:30", 510, "time"), ("17:30", 1050, "time")]),
+    ("Open until 5:30 pm, 5:30 PM or 5.30pm.",
+     [("5:30 pm", 1050, "time"), ("5:30 PM", 1050, "time"), ("5.30pm", 1050, "time")]),
+    ("From 9 am, 9am or 9 a.m. on", [("9 am", 540, "time"), ("9am", 540, "time"), ("9 a.m.", 540, "time")]),
+    ("At 12 pm or 12 am", [("12 pm", 720, "time"), ("12 am", 0, "time")]),
+    ("At noon, midday, midnight or 12 noon",
+     [("noon", 720, "time"), ("midday", 720, "time"), ("midnight", 0, "time"), ("12 noon", 720, "time")]),
+    ("Until 24:00 or 17:30 pm", [("24:00", 0, "time"), ("17:30 pm", 1050, "time")]),
+    ("Ratio 16:9", [("16", 16, ""), ("9", 9, "")]),
+    # dates split into numbers
+    ("On 2023-05-12", [("2023", 2023, ""), ("05", 5, ""), ("12", 12, "")]),
+    ("On 12/05/2020 and 12.05.2020",
+     [("12", 12, ""), ("05", 5, ""), ("2020", 2020, ""), ("12", 12, ""), ("05", 5, ""), ("2020", 2020, "")]),
+    ("On 12 May 2020", [("12", 12, ""), ("2020", 2020, "")]),
+    # ranges share a unit or multiplier written once
+    ("From 1990-1995", [("1990", 1990, ""), ("1995", 1995, "")]),
+    ("It takes 5-10 minutes.", [("5", 5, "min"), ("10 minutes", 10, "min")]),
+    ("Sales of $3-4 billion", [("$3", 3e9, "usd"), ("4 billion", 4e9, "usd")]),
+    ("Growth of 10-15%", [("10", 10, "%"), ("15%", 15, "%")]),
+    ("Tickets €10–20", [("€10", 10, "eur"), ("20", 20, "eur")]),
+    ("It lasts 10 to 20 days.", [("10", 10, "day"), ("20 days", 20, "day")]),
+    ("From 08:30-17:30", [("08:30", 510, "time"), ("17:30", 1050, "time")]),
+    # digits inside words are not numbers; an attached suffix belongs to the number
+    ("covid19, A4 paper and mp3 files", []),
+    ("The 1st, the 3D film, the 1990s", [("1st", 1, ""), ("3D", 3, ""), ("1990s", 1990, "")]),
+    ("Version v1.2.3", [("2", 2, ""), ("3", 3, "")]),
+]
+
+
+@pytest.mark.parametrize("text,expected", TABLE, ids=[t for t, _ in TABLE])
+def test_known_mentions(text, expected):
+    got = find_numbers(text)
+    assert [(m.surface, m.unit) for m in got] == [(s, u) for s, _, u in expected]
+    for m, (_, value, _) in zip(got, expected):
+        assert m.value == pytest.approx(value, rel=1e-12, abs=0.0)
+        assert text[m.start:m.end] == m.surface
+
+
+def test_table_size():
+    assert sum(len(e) for _, e in TABLE) >= 40
+
+
+@pytest.mark.parametrize("text,surface,start", [
+    ("Café à 3 €.", "3 €", 7),                     # 2-byte UTF-8 letters before the number
+    ("価格は300円です", "300", 3),                 # CJK: 3 bytes each, and no spaces
+    ("😀 costs £5", "£5", 8),                      # emoji: 4 UTF-8 bytes, 2 UTF-16 units
+    ("naïve Zoë paid 25% at 5:30 pm", "5:30 pm", 22),
+    ("Ünïcödé text: twenty-five kilos", "twenty-five kilos", 14),
+])
+def test_code_point_offsets_after_non_ascii(text, surface, start):
+    m = next(x for x in find_numbers(text) if x.surface == surface)
+    assert (m.start, m.end) == (start, start + len(surface))
+    assert text[m.start:m.end] == surface
+
+
+def test_core_returns_tuples():
+    assert _core.find_numbers("Café costs €3.50 at 5:30 pm") == [
+        (11, 16, 3.5, "eur", "€3.50"), (20, 27, 1050.0, "time", "5:30 pm")]
+    assert _core.find_numbers("") == []
+    m = find_numbers("8 kg")[0]
+    assert m == NumberMention(0, 4, 8.0, "kg", "8 kg")
+    with pytest.raises(AttributeError):
+        m.value = 9.0  # type: ignore[misc]  # frozen
+
+
+@pytest.mark.parametrize("bad", [b"8 kg", None, 8, ["8 kg"]])
+def test_non_str_is_refused(bad):
+    with pytest.raises(InputTypeError):
+        find_numbers(bad)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError):
+        _core.find_numbers(bad)
+    with pytest.raises(TypeError):  # InputTypeError is a TypeError
+        find_numbers(bad)  # type: ignore[arg-type]
+
+
+def test_lone_surrogate_is_a_clean_error():
+    for text in ("\ud800", "5 kg \udfff", "\udc80 12"):
+        with pytest.raises(ValidationError, match="surrogate"):
+            find_numbers(text)
+        with pytest.raises(ValueError):
+            _core.find_numbers(text)
+
+
+def test_pathological_inputs_are_linear():
+    # long repeats of what the grammars loop over or look ahead through, each well under a second
+    texts = [
+        "1" + ",234" * 200_000,          # one huge thousands-grouped number
+        ".".join(["1"] * 200_000),       # a dotted run of 200k parts
+        "5" + " " * 1_000_000 + "kg",    # a unit after a million spaces
+        "a " * 400_000,                  # a start word everywhere
+        "twenty-" * 200_000,             # written numbers that never complete
+        "9 " * 300_000,                  # a number everywhere
+        "$" * 500_000,                   # currency symbols without numbers
+        "€-" * 300_000 + "5",
+    ]
+    for text in texts:
+        t0 = time.perf_counter()
+        got = find_numbers(text)
+        assert time.perf_counter() - t0 < 2.0, text[:20]
+        for m in got[:50] + got[-50:]:
+            assert text[m.start:m.end] == m.surface
+    assert len(find_numbers(texts[1])) == 200_000
+    assert find_numbers(texts[0])[0].surface == texts[0]
+
+
+def test_thread_safety():
+    text = "Open 08:30-17:30; €12 or 12 euros; twenty-five thousand pounds; 3bn. " * 200
+    expected = find_numbers(text)
+
+    def work():
+        for _ in range(20):
+            assert find_numbers(text) == expected
+
+    assert run_threads(work) == []
+
+
+# ---- properties -------------------------------------------------------------------------------
+
+pieces = st.sampled_from(
+    "8 kg 2,500 1,234.5 12.05.2020 08:30 5:30 pm 9am a.m. p.m noon midnight twenty-five twenty five "
+    "hundred and thousand a an million bn 3bn $ € £ ¥ EUR NOK US$ 12 0 99 % percent per cent sq ft "
+    "m² ° C - – to / : . , ' ’ covid19 v1.2.3 é 中 😀 \u00a0 \u2009 \n one two half dozen".split(" "))
+seps = st.sampled_from(["", " ", "  ", "-", ".", ",", ":", "\n", "\u00a0"])
+number_texts = st.lists(st.tuples(pieces, seps), max_size=25).map(lambda xs: "".join(a + b for a, b in xs))
+any_text = st.text(max_size=120)
+
+
+def _check_mentions(text: str, got: list[NumberMention]) -> None:
+    prev_end = 0
+    for m in got:
+        assert isinstance(m.value, float) and not math.isnan(m.value)
+        assert 0 <= prev_end <= m.start < m.end <= len(text)
+        assert text[m.start:m.end] == m.surface
+        assert m.unit in UNITS
+        prev_end = m.end
+    if text.isascii():
+        # every digit run that is not inside a word is (inside) a number
+        for run in re.finditer(r"(?<![A-Za-z0-9])[0-9]+", text):
+            assert any(m.start <= run.start() and run.end() <= m.end for m in got), (text, run.group())
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=number_texts | any_text)
+def test_offsets_and_surfaces(text):
+    _check_mentions(text, find_numbers(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=60))
+def test_never_crashes_including_surrogates(text):
+    has_surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    try:
+        got = find_numbers(text)
+    except ValidationError:
+        assert has_surrogate
+        return
+    assert not has_surrogate
+    _check_mentions(text, got)
