@@ -255,6 +255,42 @@ def test_self_reference_then_claim():
         ("self_reference", "I don't have feelings"), ("claim", "the shop opens at 9.")]
 
 
+@pytest.mark.parametrize("text,expected", [
+    # pinned outputs at the edges of the splitter's cheap exits (particle look-ahead, chat-word
+    # filter, "and"/"but" pre-check, comma + "so", Latin-letter count)
+    ("Hi Anna Maria Smith, the room is ready.", [("claim", "the room is ready.")]),
+    ("Thank you for getting in touch Anna Smith, the room is ready.",
+     [("claim", "the room is ready.")]),
+    ("Thank you for getting in touch, Anna.",
+     [("pleasantry", "Thank you for getting in touch, Anna.")]),
+    ("Good morning, Mr. Smith!", [("pleasantry", "Good morning, Mr. Smith!")]),
+    ("Hello Mr. Smith. The room is ready.",
+     [("pleasantry", "Hello Mr. Smith."), ("claim", "The room is ready.")]),
+    ("The shop is open ‘and’ it is closed.", [("claim", "The shop is open ‘and’ it is closed.")]),
+    ("The shop is open -and- it is closed.",
+     [("claim", "The shop is open"), ("claim", "it is closed.")]),
+    ("The shop is open AND it is closed.",
+     [("claim", "The shop is open"), ("claim", "it is closed.")]),
+    ("Brandon runs the shop and the café.", [("claim", "Brandon runs the shop and the café.")]),
+    ("Paint, brushes and decorating supplies are in aisle 9.",
+     [("claim", "Paint, brushes and decorating supplies are in aisle 9.")]),
+    ("The museum is free and “the park is too” and it is open.",
+     [("claim", "The museum is free and “the park is too”"), ("claim", "it is open.")]),
+    ("I couldn't find the price, so I can't tell you whether it is free.",
+     [("abstention", "I couldn't find the price, so I can't tell you whether it is free.")]),
+    ("I don't know so the shop is open.", [("abstention", "I don't know so the shop is open.")]),
+    ("As an AI language model, I cannot browse the internet and I don't have feelings.",
+     [("self_reference", "I cannot browse the internet"),
+      ("self_reference", "I don't have feelings.")]),
+    ("The cafe is open. Кафе открыто.",
+     [("claim", "The cafe is open."), ("claim", "Кафе открыто.")]),
+])
+def test_cheap_exit_edges(text, expected):
+    units = split_claims(text)
+    check_units(text, units)
+    assert [(u.kind, u.text) for u in units] == expected
+
+
 # ------------------------------------------------------------------------------------------
 # markdown
 

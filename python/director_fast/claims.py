@@ -110,8 +110,9 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import filterfalse, islice
 from typing import Any
 
 from director_fast._validate import check_text
@@ -153,7 +154,7 @@ _URLISH_RE = re.compile(r"@|https?:|www\.|[A-Za-z]\.(?:com|org|net|io|co|gov|edu
 _TRIM = "'’-"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs 4x (built per word)
 class _Tok:
     start: int    # raw match span in the source
     end: int
@@ -161,11 +162,19 @@ class _Tok:
     upper: bool   # starts with an upper-case letter (a name)
 
 
+def _norm(raw: str) -> str:
+    """The normal form of a ``_WORD_RE`` match: leading/trailing ``'`` and ``-`` dropped, lower
+    case, curly apostrophe -> ``'``; ``""`` when nothing is left (not a word)."""
+    return raw.strip(_TRIM).lower().replace("’", "'")
+
+
 def _tok(m: re.Match[str]) -> _Tok | None:
-    core = m.group().strip(_TRIM)
-    if not core:
+    raw = m.group()
+    norm = _norm(raw)
+    if not norm:
         return None
-    return _Tok(m.start(), m.end(), core.lower().replace("’", "'"), core[0].isupper())
+    s, e = m.span()
+    return _Tok(s, e, norm, raw.lstrip(_TRIM)[0].isupper())
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Tok]:
@@ -175,6 +184,19 @@ def _tokens(text: str, start: int, end: int) -> list[_Tok]:
         if t is not None:
             out.append(t)
     return out
+
+
+def _norms(text: str, start: int, end: int) -> list[str]:
+    """``[t.norm for t in _tokens(text, start, end)]``, without building the tokens."""
+    return [n for n in map(_norm, _WORD_RE.findall(text, start, end)) if n]
+
+
+def _iter_norms(text: str, start: int, end: int) -> Iterator[str]:
+    """``_norms(text, start, end)`` one at a time, for callers that stop early."""
+    for m in _WORD_RE.finditer(text, start, end):
+        norm = _norm(m.group())
+        if norm:
+            yield norm
 
 
 def _gap(text: str, toks: Sequence[_Tok], i: int, lo: int) -> str:
@@ -223,8 +245,22 @@ class _Pattern:
     first: frozenset[str] | None  # the tokens a match can start with ("" = empty unit), None = any
     slots: tuple[_Slot, ...]
 
-    def may_match(self, toks: Sequence[str]) -> bool:
-        return self.first is None or (toks[0] if toks else "") in self.first
+
+class _Patterns:
+    """Compiled patterns, indexed by the token a match can start with."""
+
+    __slots__ = ("_by_first", "_any_first")
+
+    def __init__(self, specs: Iterable[str]) -> None:
+        patterns = [_compile(spec) for spec in specs]
+        self._any_first = tuple(p for p in patterns if p.first is None)
+        heads = set().union(*(p.first for p in patterns if p.first is not None))
+        self._by_first = {w: tuple(p for p in patterns if p.first is None or w in p.first)
+                          for w in heads}
+
+    def candidates(self, toks: Sequence[str]) -> tuple[_Pattern, ...]:
+        """The patterns (in their order) whose first token allows a match of ``toks``."""
+        return self._by_first.get(toks[0] if toks else "", self._any_first)
 
 
 def _compile(spec: str) -> _Pattern:
@@ -238,10 +274,10 @@ def _compile(spec: str) -> _Pattern:
         elif item[0] in "{[":
             if item[-1] != "}]"["{[".index(item[0])]:
                 raise ValueError(f"bad pattern item {item!r}")
-            alts = tuple(tuple(a.split("_")) for a in item[1:-1].split("|"))
-            slots.append(("alt" if item[0] == "{" else "opt", alts))
+            alts = [tuple(a.split("_")) for a in item[1:-1].split("|")]
+            slots.append(("alt" if item[0] == "{" else "opt", _by_length(alts)))
         else:
-            slots.append(("alt", ((item,),)))
+            slots.append(("alt", _by_length([(item,)])))
     first: set[str] = set()
     bounded = False  # the first token is known
     for kind, data in slots:
@@ -251,11 +287,18 @@ def _compile(spec: str) -> _Pattern:
             first.add("")
             bounded = True
             break
-        first.update(alt[0] for alt in data)
+        first.update(alt[0] for _, alts in data for alt in alts)
         if kind == "alt":
             bounded = True
             break
     return _Pattern(frozenset(first) if bounded else None, tuple(slots))
+
+
+def _by_length(alts: list[tuple[str, ...]]) -> tuple[tuple[int, frozenset[tuple[str, ...]]], ...]:
+    """The alternatives of an ``alt``/``opt`` slot as (number of words, alternatives) pairs, so
+    that matching looks each length up once."""
+    lengths = sorted({len(a) for a in alts})
+    return tuple((n, frozenset(a for a in alts if len(a) == n)) for n in lengths)
 
 
 def _ends(slots: tuple[_Slot, ...], toks: Sequence[str], k: int = 0, i: int = 0,
@@ -277,9 +320,8 @@ def _ends(slots: tuple[_Slot, ...], toks: Sequence[str], k: int = 0, i: int = 0,
             if out and first:
                 return out
         return out
-    for alt in data:
-        n = len(alt)
-        if tuple(toks[i:i + n]) == alt:
+    for n, alts in data:
+        if tuple(toks[i:i + n]) in alts:
             out += _ends(slots, toks, k + 1, i + n, first)
             if out and first:
                 return out
@@ -288,8 +330,8 @@ def _ends(slots: tuple[_Slot, ...], toks: Sequence[str], k: int = 0, i: int = 0,
     return out
 
 
-def _any(patterns: Iterable[_Pattern], toks: Sequence[str]) -> bool:
-    return any(p.may_match(toks) and _ends(p.slots, toks) for p in patterns)
+def _any(patterns: _Patterns, toks: Sequence[str]) -> bool:
+    return any(_ends(p.slots, toks) for p in patterns.candidates(toks))
 
 
 def _alts(words: Iterable[str]) -> str:
@@ -392,6 +434,10 @@ as an ai|as an ai assistant|as an ai language model|as a language model|as an ai
 |as an ai system|as an ai-based assistant|as a text-based ai|as a text-based assistant
 """)
 
+# every start (first words) of a particle or AI prefix
+_PARTICLE_PREFIXES = frozenset(p[:n] for p in _PARTICLES | _AI_PREFIXES
+                               for n in range(1, len(p) + 1))
+
 # particles that may be followed directly by "but" ("I'm sorry but ...")
 _SORRY = _phrases("""
 sorry|i'm sorry|i am sorry|i apologize|i apologise|apologies|my apologies|i'm afraid|i am afraid
@@ -450,7 +496,7 @@ good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy
 # wishes and exclamations addressed to the user, matched from the unit's start (a unit with a
 # digit never gets here): "I hope you get your scarf back soon!", "Hope to see you soon!",
 # "And what a lovely trip!", "Oh no, sorry to hear that!"
-_WISHES = tuple(_compile(s) for s in [
+_WISHES = _Patterns([
     "[oh|and|but] {i|we} [really|truly|do|sincerely] hope {you|your|everything|it_all|you're|the_rest}",
     "[oh|and|but] [i|we] hope to {see|hear_from|welcome|help} you",
     "[oh|and|but] [i|we] {wish|wishing} you",
@@ -463,6 +509,10 @@ _WISHES = tuple(_compile(s) for s in [
 _HONORIFICS = frozenset("mr mrs ms dr prof sir madam miss".split())
 _ADDRESSEES = frozenset("customer guest guests valued user friend friends all everyone team folks"
                         " there sir madam".split())
+
+# the first words of the chat phrases, and every word a sequence of them can hold besides names
+_PLEASANTRY_HEADS = frozenset(p[0] for p in _PLEASANTRIES)
+_PLEASANTRY_WORDS = frozenset(w for p in _PLEASANTRIES for w in p) | _ADDRESSEES | _HONORIFICS
 
 # --------------------------------------------------------------------------------------------
 # classification patterns
@@ -486,7 +536,7 @@ _GET = "provide give share access get retrieve offer obtain".split()
 _DOC_SUBJ = ("[the|my|your|these|those|this|our|any] [provided|available|given|supplied|attached|"
              "retrieved|reference|source|relevant] " + _alts(_DOC) + " ~5/doc ")
 
-_ABSTENTION = tuple(_compile(s) for s in [
+_ABSTENTION = _Patterns([
     "i {don't|do_not|didn't|did_not|currently_don't|currently_do_not} have",
     "i {don't|do_not|didn't|did_not} {see|find} ~3 " + _alts(_INFO + ["any", "anything"]),
     "i {don't|do_not|didn't|did_not} know",
@@ -525,7 +575,7 @@ _BUT = frozenset("but however although though yet except whereas which because".
 
 _AI_NOUN = ("ai assistant chatbot bot model language llm program robot machine agent system "
             "helper").split()
-_SELF_REFERENCE = tuple(_compile(s) for s in [
+_SELF_REFERENCE = _Patterns([
     "{i'm|i_am} [just|only|simply|merely|actually|basically|really] {a|an|your|the} ~3 "
     + _alts(_AI_NOUN),
     "{i'm|i_am} not {a|an} ~2 {human|person|doctor|lawyer|professional|physician|therapist|"
@@ -572,8 +622,8 @@ _CONTACT = ("contact contacting call calling reach_out_to reaching_out_to reach_
             "enquire_with ring phone phoning write_to writing_to reach let_me_know let_us_know "
             "get_back_to_me get_back_to_us get_back come_back check_back follow_up drop_me_a_line "
             "drop_us_a_line send_me send_us message_me message_us write reply return").split()
-_CONTACT_LEADS = tuple(_compile(s + " [directly|also|simply|always|just|kindly|first|instead|then|"
-                                "still|again] " + _alts(_CONTACT)) for s in [
+_CONTACT_LEADS = _Patterns(s + " [directly|also|simply|always|just|kindly|first|instead|then|"
+                           "still|again] " + _alts(_CONTACT) for s in [
     "for ~4 {information|details|info|questions|assistance|help|inquiries|enquiries|specifics|"
     "clarification|confirmation|updates|support|advice|answers|guidance} [please|kindly|just|so|"
     "and]",
@@ -589,7 +639,7 @@ _CONTACT_LEADS = tuple(_compile(s + " [directly|also|simply|always|just|kindly|f
     "[please|kindly|just|also|and|so] {feel_free_to|don't_hesitate_to|do_not_hesitate_to|"
     "never_hesitate_to}",
 ])
-_DEFERRALS = tuple(_compile(s) for s in [
+_DEFERRALS = _Patterns([
     "{for|to_get|to_obtain|to_receive} [the|more|further|additional|any|up-to-date|current|"
     "latest|exact|specific|precise|accurate|complete|full|most_accurate|most_up-to-date|"
     "official|detailed|personalized|personalised|most_current|definitive] "
@@ -605,7 +655,7 @@ _DEFERRALS = tuple(_compile(s) for s in [
 ])
 # words that end the short target of a contact pointer ("Please contact the hotel, it ...")
 _TARGET_STOP = _AUX | _SUBJ_VERB | _NOT_SUBJECT | frozenset("i it he she we they there".split())
-_OFFERS = tuple(_compile(s) for s in [
+_OFFERS = _Patterns([
     "[please|just|so|and|also|do] {let_me|let_us} know",
     "{i'd|i_would|i'll|i_will|we'd|we_would|we'll|we_will} [also|always|certainly|gladly|"
     "definitely] be [more_than|very|really|so|always|also|most] {happy|glad|pleased|delighted|"
@@ -630,7 +680,7 @@ _OFFERS = tuple(_compile(s) for s in [
     "[so] {it's|it_is|it'd_be|it_would_be} {worth|best|a_good_idea|wise} {asking|checking|calling|"
     "contacting|confirming|double-checking|to_ask|to_check|to_call|to_contact|to_confirm}",
 ])
-_IF_QUESTIONS = tuple(_compile(s) for s in [
+_IF_QUESTIONS = _Patterns([
     "{if|should|in_case|whenever|when} ~5 {questions|question|concerns|concern|queries|query|"
     "inquiries|enquiries|help|assistance|support|clarification|information|details|else|more|"
     "anything}",
@@ -742,47 +792,45 @@ def _lines(text: str) -> list[tuple[int, str, int, int]]:
 # --------------------------------------------------------------------------------------------
 # language check
 
-def _latin(ch: str) -> bool:
-    o = ord(ch)
-    return o < 0x250 or 0x1E00 <= o <= 0x1EFF or 0xFF21 <= o <= 0xFF5A
+# characters outside the Latin blocks (Basic Latin to Latin Extended-B, Latin Extended
+# Additional, fullwidth A-z)
+_NON_LATIN_RE = re.compile(r"[^\u0000-\u024f\u1e00-\u1eff\uff21-\uff5a]+")
 
 
 def _looks_english(text: str, spans: Sequence[tuple[int, int]]) -> bool:
-    letters = latin = words = english = 0
-    for s, e in spans:
-        for ch in text[s:e]:
-            if ch.isalpha():
-                letters += 1
-                latin += _latin(ch)
-        for t in _tokens(text, s, e):
-            if not t.norm.isdigit():
-                words += 1
-                english += t.norm in _ENGLISH
-    if letters and latin * 2 < letters:
-        return False
-    return words < 6 or english >= 0.12 * words
+    """At least half of the letters are Latin and, from six words on (digits-only words not
+    counted), at least 12% of the words are in ``_ENGLISH``."""
+    if not text.isascii():  # ASCII letters are all Latin
+        non_latin = sum(map(str.isalpha, "".join(run for s, e in spans
+                                                 for run in _NON_LATIN_RE.findall(text, s, e))))
+        # latin * 2 < letters  <=>  non_latin * 2 > letters; the letters are counted only when
+        # the spans' length (their most) does not decide it
+        if non_latin and (non_latin * 2 > sum(e - s for s, e in spans) or non_latin * 2 > sum(
+                sum(map(str.isalpha, text[s:e])) for s, e in spans)):
+            return False
+    words = list(filterfalse(str.isdigit, (w for s, e in spans for w in _norms(text, s, e))))
+    return len(words) < 6 or sum(map(_ENGLISH.__contains__, words)) >= 0.12 * len(words)
 
 
 # --------------------------------------------------------------------------------------------
 # particles
 
-def _peek(text: str, i: int, end: int, n: int) -> list[_Tok]:
-    """Up to ``n`` tokens from ``i`` separated by whitespace only (``.`` allowed after an
-    honorific: "Hi Mr. Smith,")."""
-    out: list[_Tok] = []
-    while len(out) < n and i < end:
+def _peek(text: str, i: int, end: int) -> Iterator[_Tok]:
+    """The tokens from ``i`` separated by whitespace only (``.`` allowed after an honorific:
+    "Hi Mr. Smith,"), one at a time."""
+    prev: _Tok | None = None
+    while i < end:
         j = _skip_ws(text, i, end)
-        if out and out[-1].norm in _HONORIFICS and j == i and text[j] == ".":
+        if prev is not None and prev.norm in _HONORIFICS and j == i and text[j] == ".":
             j = _skip_ws(text, j + 1, end)
-        if out and j == i:
-            break
+        if prev is not None and j == i:
+            return
         m = _WORD_RE.match(text, j, end)
         t = _tok(m) if m is not None else None
         if t is None:
-            break
-        out.append(t)
-        i = t.end
-    return out
+            return
+        yield t
+        prev, i = t, t.end
 
 
 def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | None:
@@ -790,9 +838,15 @@ def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | No
     i = pos
     while i < end and text[i] in "*_":
         i += 1
-    toks = _peek(text, i, end, 8)
-    if not toks or toks[0].start != i:
-        return None
+    m = _WORD_RE.match(text, i, end)
+    if m is None or (_norm(m.group()),) not in _PARTICLE_PREFIXES:
+        return None  # cheap exit: no particle or AI prefix starts with this word
+    words = _peek(text, i, end)  # starts with the word matched above
+    toks: list[_Tok] = []  # the words that can begin a particle (6 at most), and the next one
+    for t in words:
+        toks.append(t)
+        if len(toks) == 6 or tuple(x.norm for x in toks) not in _PARTICLE_PREFIXES:
+            break
     norms = tuple(t.norm for t in toks)
     for n in range(min(len(norms), 6), 0, -1):
         key = norms[:n]
@@ -801,6 +855,7 @@ def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | No
             continue
         k = n
         if key in _NAME_OK:  # "Hi Anna," / "Dear valued customer,"
+            toks += islice(words, max(0, min(n + 3, 8) - len(toks)))  # up to 3 addressee words
             while k < len(toks) and k - n < 3 and (toks[k].upper or toks[k].norm in _ADDRESSEES):
                 k += 1
         for kk in range(k, n - 1, -1):
@@ -851,15 +906,13 @@ def _separator(text: str, i: int, end: int, sorry: bool, ai: bool) -> tuple[int,
 # --------------------------------------------------------------------------------------------
 # clause splitting
 
-def _is_clause_start(toks: Sequence[_Tok], i: int) -> bool:
-    """The tokens from ``i`` begin with a subject followed by a finite verb."""
-    if i >= len(toks):
-        return False
-    if toks[i].norm in _SUBJ_VERB:
-        return True
+def _is_clause_start(norms: Iterable[str]) -> bool:
+    """The words ``norms`` begin with a subject followed by a finite verb (only the first 8 are
+    looked at)."""
     subject: list[str] = []
-    for j in range(i, min(i + 8, len(toks))):
-        w = toks[j].norm
+    for j, w in enumerate(islice(norms, 8)):
+        if j == 0 and w in _SUBJ_VERB:
+            return True
         if w in _FINITE:
             if any(x not in _DET_ONLY for x in subject):
                 return True
@@ -877,8 +930,18 @@ def _is_clause_start(toks: Sequence[_Tok], i: int) -> bool:
     return False
 
 
+# "and" / "but" between whitespace: the only words a clause split can happen at
+_CONJ_RE = re.compile(r"\s[’'\-]*(?:and|but)[’'\-]*(?=\s)", re.IGNORECASE)
+
+
 def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
     """Split at safe ``and`` / ``but`` (see the module docstring)."""
+    lowered = text[s:e].lower()
+    if "and" not in lowered and "but" not in lowered:
+        return [(s, e)]  # cheap exit: no "and" / "but" at all
+    if not any(_is_clause_start(_iter_norms(text, m.end(), e))
+               for m in _CONJ_RE.finditer(text, s, e)):
+        return [(s, e)]  # cheap exit: none is followed by a subject and a verb
     toks = _tokens(text, s, e)
     out: list[tuple[int, int]] = []
     seg = s
@@ -900,7 +963,7 @@ def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
             left = left.rstrip()
             if (all(ch in "%)]}”’\"'*_" for ch in left) and has_verb and not subord
                     and i + 1 < len(toks) and _gap(text, toks, i + 1, s).isspace()
-                    and _is_clause_start(toks, i + 1)):
+                    and _is_clause_start(t.norm for t in toks[i + 1:i + 9])):
                 out.append((seg, toks[i - 1].end + len(left)))
                 seg = toks[i + 1].start
                 has_verb = subord = False
@@ -943,6 +1006,12 @@ def _is_pleasantry(text: str, s: int, e: int) -> bool:
     for m in _WORD_RE.finditer(text, s, e):
         t = _tok(m)
         if t is not None:
+            # cheap exits: the first phrase must start with the first word, and every word must
+            # be a chat-phrase word or a name
+            if not toks and t.norm not in _PLEASANTRY_HEADS:
+                return False
+            if not t.upper and t.norm not in _PLEASANTRY_WORDS:
+                return False
             toks.append(t)
             if len(toks) > 24:
                 return False
@@ -984,21 +1053,27 @@ def _is_question(text: str, s: int, e: int) -> bool:
     return e > s and text[e - 1] in "?？"
 
 
-def _is_abstention(text: str, s: int, toks: list[_Tok]) -> bool:
-    norms = [t.norm for t in toks]
+def _is_abstention(text: str, s: int, e: int, norms: list[str]) -> bool:
+    """``norms``: the unit's ``_norms``."""
+    off = 0  # tokens cut from the start
     for _ in range(3):  # apologies left in place ("I'm sorry I don't ...")
         cut = next((n for n in (3, 2, 1) if tuple(norms[:n]) in _SORRY), 0)
         if not cut:
             break
         if cut < len(norms) and norms[cut] == "but":
             cut += 1
-        norms, toks = norms[cut:], toks[cut:]
+        norms, off = norms[cut:], off + cut
     if not norms:
         return False
+    toks: list[_Tok] | None = None  # the unit's tokens, built at the first "so"
     for i in range(1, len(norms) - 1):  # "..., but <more content>"
-        if norms[i] == "so" and "," in _gap(text, toks, i, s) and _any(_ABSTENTION, norms[i + 1:]):
+        comma_so = False
+        if norms[i] == "so":
+            toks = _tokens(text, s, e) if toks is None else toks
+            comma_so = "," in _gap(text, toks, off + i, s)
+        if comma_so and _any(_ABSTENTION, norms[i + 1:]):
             break  # "..., so I can't tell you whether ...": a second abstention, not content
-        if norms[i] in _BUT or (norms[i] == "so" and "," in _gap(text, toks, i, s)):
+        if norms[i] in _BUT or comma_so:
             return False
     return _any(_ABSTENTION, norms)
 
@@ -1006,9 +1081,7 @@ def _is_abstention(text: str, s: int, toks: list[_Tok]) -> bool:
 def _contact_offer(norms: Sequence[str]) -> bool:
     """A pointer to someone to contact: lead + contact verb + (short target) + (end or a
     deferral such as "for details", "to confirm", "if ...")."""
-    for lead in _CONTACT_LEADS:
-        if not lead.may_match(norms):
-            continue
+    for lead in _CONTACT_LEADS.candidates(norms):
         for k in _ends(lead.slots, norms, first=False):
             tail = norms[k:]
             for i in range(min(len(tail), 8) + 1):
@@ -1033,17 +1106,22 @@ def _is_offer(norms: Sequence[str], nested: bool = False) -> bool:
 def _classify(text: str, s: int, e: int) -> str:
     if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
         return "pleasantry"
+    return _classify_content(text, s, e)
+
+
+def _classify_content(text: str, s: int, e: int) -> str:
+    """``_classify`` for a unit already known to have a letter or digit and not to be a
+    pleasantry."""
     if _is_question(text, s, e):
         return "question"
     if _DIGIT_RE.search(text, s, e):
         return "claim"
-    toks = _tokens(text, s, e)
-    norms = [t.norm for t in toks]
+    norms = _norms(text, s, e)
     if _any(_WISHES, norms):
         return "pleasantry"
     if _any(_SELF_REFERENCE, norms):
         return "self_reference"
-    if _is_abstention(text, s, toks):
+    if _is_abstention(text, s, e, norms):
         return "abstention"
     if not _URLISH_RE.search(text, s, e) and _is_offer(norms):
         return "offer"
@@ -1089,13 +1167,17 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     if pos > s and _is_pleasantry(text, pos, e):  # "Yes! Happy to help, Anna!"
         _emit(text, unit_start, e, "pleasantry", out)
         return
-    for cs, ce in _split_clauses(text, pos, e):
+    clauses = _split_clauses(text, pos, e)
+    for cs, ce in clauses:
         cs, ce = _trim(text, cs, ce)
         while ce > cs and text[ce - 1] in ",;:":
             ce -= 1
         cs, ce = _trim(text, cs, ce)
         if cs < ce:
-            _emit(text, cs, ce, _classify(text, cs, ce), out)
+            if len(clauses) == 1:  # text[pos:e] less a trailing ",;:": known not to be chat
+                _emit(text, cs, ce, _classify_content(text, cs, ce), out)
+            else:
+                _emit(text, cs, ce, _classify(text, cs, ce), out)
 
 
 def split_claims(text: str) -> list[ClaimUnit]:
