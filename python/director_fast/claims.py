@@ -95,10 +95,12 @@ or a ``claim`` (a phone number, price or date is checkable).
 ``claim``
     everything else.
 
-Non-English text: when the text does not look like English (mostly non-Latin letters, or, from
-six words on, fewer than 12% of its words from a list of English function words), the English
-rules are not applied -- no particle stripping, no clause splitting -- every unit is a ``claim``
-and one WARNING per call is logged on the ``director_fast.claims`` logger.
+Non-English text: a sentence (or table row) that does not look like English (mostly non-Latin
+letters, or, from six words on, fewer than 12% of its words from a list of English function
+words) gets no English rules -- no particle stripping, no clause splitting -- and is one
+``claim``; one WARNING per call is logged on the ``director_fast.claims`` logger when any
+sentence was judged so. The check is per sentence, so a sentence is classified the same whether
+it is split alone (a stream) or inside the whole response.
 
 Cost: linear in the length of the text (one segmenter call, one pass per line and per unit; no
 regular expression with nested quantifiers). Thread-safety: pure functions over immutable
@@ -1204,15 +1206,14 @@ def split_claims(text: str) -> list[ClaimUnit]:
     if not text.strip():
         return []
     lines = _lines(text)
-    english = _looks_english(text, [(cs, ce) for _, k, cs, ce in lines if k != "skip"])
-    if not english:
-        _log.warning("split_claims: the text does not look like English; the claim rules are "
-                     "English-only, so every unit is classified 'claim'")
+    foreign = 0  # sentences / rows that do not look like English
     sentences = split_sentences(text) if any(k == "text" for _, k, _, _ in lines) else []
     line_starts = [ls for ls, _, _, _ in lines]
     out: list[ClaimUnit] = []
     for ls, kind, cs, ce in lines:
         if kind == "table":
+            english = _looks_english(text, [(cs, ce)])
+            foreign += not english
             _emit(text, cs, ce, _classify(text, cs, ce) if english else "claim", out)
     for ss, se in sentences:
         # the segmenter ends a sentence at every newline; cut at newlines anyway (defensive)
@@ -1223,10 +1224,17 @@ def split_claims(text: str) -> list[ClaimUnit]:
             if kind == "text":
                 a, b = _trim(text, max(ss, cs), min(pe, ce))
                 if a < b:
+                    # judged per sentence, so a sentence is classified the same whether it
+                    # arrives alone (a stream) or inside the whole response
+                    english = _looks_english(text, [(a, b)])
+                    foreign += not english
                     if english:
                         _sentence_units(text, a, b, out)
                     else:
                         _emit(text, a, b, "claim", out)
             ss = pe + 1 if nl != -1 else se
+    if foreign:
+        _log.warning("split_claims: %d sentence(s) do not look like English; the claim rules are "
+                     "English-only, so their units are classified 'claim'", foreign)
     out.sort(key=lambda u: u.start)
     return out

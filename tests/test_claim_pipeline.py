@@ -1,0 +1,297 @@
+"""The claim-level pipeline end to end: per-claim evidence isolation, roles of the inputs,
+stream / review agreement, one scoring call per sentence, cache invalidation on kb.add, unknown
+tenants, tenant-safe halt events."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import director_fast as df
+from director_fast.core.safety_event import validate_safety_event_payload
+from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
+
+SHOP = {
+    "opening-hours.md": "The shop opens at 08:30 and closes at 18:00 from Monday to Saturday. "
+                        "On Sundays the shop is closed.",
+    "returns.md": "Refunds take 5 working days, except for gift cards, which are not refundable. "
+                  "Returns need the original receipt.",
+    "delivery.md": "Delivery costs EUR 4 and is free for orders over EUR 50. Deliveries leave the "
+                   "warehouse in Lund every morning.",
+    "password-reset.md": "Passwords are reset at the service desk on the ground floor. "
+                         "The service desk is staffed by Mia Berg and Jon Alm.",
+}
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    k = df.KnowledgeBase()
+    for source, text in SHOP.items():
+        k.add(text, source=source, tenant="shop")
+    return k
+
+
+@pytest.fixture(scope="module")
+def scorer(kb):
+    return df.CoherenceScorer(knowledge=kb)
+
+
+# ---- verdicts on typical chat answers -------------------------------------------------------
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("When do you open?", "The shop opens at 08:30.", True),
+    ("When do you open?", "Sure! The shop opens at 08:30. I hope this helps!", True),
+    ("When do you open?", "The shop opens at 9 am.", False),
+    ("Are you open on Sundays?", "No, on Sundays the shop is closed.", True),
+    ("Are you open on Sundays?", "Yes, the shop opens on Sundays.", False),
+    ("Can I return a gift card?", "Yes, refunds take 5 working days.", False),  # dropped exception
+    ("How long do refunds take?", "Refunds take 5 working days.", True),
+    ("Do you sell bikes?", "I'm sorry, I don't have information about that.", True),
+    ("Who staffs the desk?", "The service desk is staffed by Mia Berg and Jon Alm.", True),
+    ("How much is delivery?", "Delivery costs EUR 4 and is free for orders over EUR 50.", True),
+    ("How much is delivery?", "Delivery costs EUR 7.", False),
+    # a known limit of the lexical backend, pinned so a change is noticed: a wrong number that
+    # the same sentence holds for another quantity ("free for orders over EUR 50") passes
+    ("How much is delivery?", "Delivery costs EUR 50.", True),
+])
+def test_typical_answers(scorer, question, answer, approved):
+    ok, c = scorer.review(question, answer, tenant_id="shop")
+    assert ok == approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in c.attributions]
+    g = df.stream_guard(tokens(answer), scorer, prompt=question, tenant_id="shop")
+    out = "".join(g)
+    assert g.session.halted == (not approved)
+    if approved:
+        assert out == answer
+
+
+def test_pleasantries_are_skipped_and_released_at_once(scorer):
+    ok, c = scorer.review("When do you open?", "Sure! Great question. The shop opens at 08:30. "
+                          "Let me know if you have other questions.", tenant_id="shop")
+    assert ok and c.evidence.claims == ["The shop opens at 08:30."]
+    assert [u.kind for u in c.evidence.skipped_units] == ["pleasantry", "pleasantry", "offer"]
+    seen = []
+    g = df.stream_guard(iter(tokens("Sure! The shop opens at 9 am.")), scorer, prompt="When?", tenant_id="shop")
+    for t in g:
+        seen.append(t)
+    assert "".join(seen) == "Sure! " and g.session.halted  # the pleasantry reached the user
+    assert g.session.halt_claim.claim == "The shop opens at 9 am." and g.session.halt_claim.claim_index == 0
+
+
+def test_verbatim_copy_of_the_whole_knowledge_base_passes(scorer):
+    everything = " ".join(SHOP.values())
+    ok, c = scorer.review("Tell me everything.", everything, tenant_id="shop")
+    assert ok and c.score >= 0.9 and len(c.evidence.claims) >= 8
+    assert df.CoherenceScorer(knowledge=scorer.knowledge, threshold=0.75).review(
+        "Tell me everything.", everything, tenant_id="shop")[0]
+
+
+# ---- per-claim evidence isolation ---------------------------------------------------------------
+
+_UNRELATED = st.lists(st.builds("Aisle {} holds {} {}.".format, st.integers(1, 99),
+                                st.sampled_from(["garden", "kitchen", "paint", "pet"]),
+                                st.sampled_from(["tools", "supplies", "items", "goods"])),
+                      max_size=6)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extra=_UNRELATED, hour=st.integers(1, 12))
+def test_an_unrelated_fact_never_changes_a_verdict(extra, hour):
+    base = ["The shop opens at 08:30.", "Refunds take 5 working days."]
+    claim = f"The shop opens at {hour} am."
+    alone = df.CoherenceScorer(knowledge=base).score("When do you open?", claim)
+    more = df.CoherenceScorer(knowledge=base + extra).score("When do you open?", claim)
+    assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
+    assert alone.approved == more.approved is False  # 8:30 is never a whole hour "am" claim
+
+
+def test_a_number_from_another_fact_never_confirms_a_claim():
+    s = df.CoherenceScorer(knowledge=["The shop opens at 08:30.", "Aisle 9 holds garden tools."])
+    ok, c = s.review("When do you open?", "The shop opens at 9 am.")
+    assert not ok and c.attributions[0].verdict == "contradicted"
+    assert c.evidence.comparisons >= 1
+
+
+def test_each_claim_gets_its_own_evidence(scorer):
+    answer = ("The shop opens at 08:30. Refunds take 5 working days. Delivery costs EUR 4. "
+              "Passwords are reset at the service desk on the ground floor.")
+    ok, c = scorer.review("Tell me the basics.", answer, tenant_id="shop")
+    assert ok, [(a.claim, a.verdict, a.signal) for a in c.attributions]
+    assert len({a.source_sentence for a in c.attributions}) == 4
+
+
+# ---- roles of the inputs --------------------------------------------------------------------------
+
+def test_messages_roles(scorer):
+    msgs = [
+        {"role": "system", "content": "You are a helpful assistant for Example Corp. Answer briefly. "
+                                      "The shop opens at 07:00."},  # instructions, never evidence
+        {"role": "user", "content": "When do you open?"},
+    ]
+    ok, c = scorer.review("", "The shop opens at 08:30.", tenant_id="shop", messages=msgs)
+    assert ok and c.h_logical == 0.0
+    ok, c = scorer.review("", "The shop opens at 07:00.", tenant_id="shop", messages=msgs)
+    assert not ok  # a fact in the system prompt supports nothing
+    tool = msgs + [{"role": "tool", "content": "Store 12 opens at 07:00 today."}]
+    ok, c = scorer.review("", "Store 12 opens at 07:00 today.", tenant_id="shop", messages=tool)
+    assert ok  # tool output is evidence
+    parts = [{"role": "user", "content": [{"type": "text", "text": "When do you open?"}, {"type": "image_url"}]}]
+    assert scorer.review("", "The shop opens at 08:30.", tenant_id="shop", messages=parts)[0]
+    with pytest.raises(ConfigError) as e:
+        scorer.review("When?", "The shop opens at 08:30.", tenant_id="shop", messages=msgs)
+    assert e.value.field == "messages"
+    with pytest.raises(ConfigError):
+        scorer.review("", "x", tenant_id="shop", messages=[{"role": "wizard", "content": "x"}])
+    with pytest.raises(InputTypeError):
+        scorer.review("", "x", tenant_id="shop", messages="hello")
+    with pytest.raises(InputTypeError):
+        scorer.review("q", "x", tenant_id="shop", context=[1, 2])
+
+
+def test_system_prompt_does_not_turn_correct_answers_into_rejections(scorer):
+    system = ("You are a helpful assistant for Example Corp. Answer briefly and politely. Never "
+              "promise refunds. Do not discuss competitors. Always answer in English.")
+    ok, _ = scorer.review("When do you open?", "The shop opens at 08:30.", tenant_id="shop", system=system)
+    assert ok
+    g = df.stream_guard(tokens("The shop opens at 08:30."), scorer, prompt="When?", tenant_id="shop", system=system)
+    assert "".join(g) == "The shop opens at 08:30." and not g.session.halted
+
+
+def test_a_user_statement_can_be_contradicted():
+    s = df.CoherenceScorer(knowledge=["Acme was founded in 1998."])
+    ok, c = s.review("Acme was founded in 2003. Is that right?", "Acme was founded in 1998.")
+    assert c.h_logical > 0.5 and not ok  # the answer contradicts what the user stated
+    ok, c = s.review("I'm travelling with my son. When was Acme founded?", "Acme was founded in 1998.")
+    assert ok and c.h_logical == 0.0
+
+
+# ---- stream / review agreement -------------------------------------------------------------------
+
+_SENTENCES = [
+    "The shop opens at 08:30.", "The shop opens at 10:00.", "On Sundays the shop is closed.",
+    "On Sundays the shop is open.", "Refunds take 5 working days.", "Refunds take 9 working days.",
+    "Delivery costs EUR 4.", "Delivery costs EUR 7.", "Returns need the original receipt.",
+    "Sure!", "I hope this helps!", "Let me know if you have other questions.", "Great question.",
+    "Deliveries leave the warehouse in Lund every morning.", "Deliveries leave the warehouse in Oslo.",
+    "The service desk is staffed by Mia Berg and Jon Alm.", "Bananas are sold by the kilo.",
+    "No, on Sundays the shop is closed.", "Yes, refunds take 5 working days.",
+]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(_SENTENCES), min_size=1, max_size=6),
+       threshold=st.sampled_from([0.3, 0.5, 0.75]), mode=st.sampled_from(["reject", "warn"]))
+def test_stream_halts_exactly_when_review_rejects(kb, parts, threshold, mode):
+    answer = " ".join(parts)
+    s = df.CoherenceScorer(knowledge=kb, threshold=threshold, unsupported=mode)
+    ok, c = s.review("Tell me about the shop.", answer, tenant_id="shop")
+    g = df.stream_guard(tokens(answer), s, prompt="Tell me about the shop.", tenant_id="shop")
+    delivered = "".join(g)
+    assert ok == (not g.session.halted), (answer, c.score)
+    if ok:
+        assert delivered == answer
+
+
+def test_each_completed_sentence_is_scored_exactly_once(kb):
+    s = df.CoherenceScorer(knowledge=kb)
+    calls = []
+    inner = s.score_sentence
+
+    def counted(sentence, **kw):
+        calls.append(sentence)
+        return inner(sentence, **kw)
+
+    s.score_sentence = counted  # type: ignore[method-assign]
+    answer = " ".join(["The shop opens at 08:30.", "Refunds take 5 working days.", "I hope this helps!"] * 20)
+    g = df.stream_guard(tokens(answer), s, prompt="Tell me.", tenant_id="shop")
+    assert "".join(g) == answer and not g.session.halted
+    assert len(calls) == 60 and g.session.scorer_calls == 60
+
+
+def test_halt_config_is_derived_from_the_scorer(kb):
+    s = df.CoherenceScorer(knowledge=kb, threshold=0.7, soft_limit=0.8)
+    g = df.stream_guard(iter(["The shop opens at 08:30."]), s, tenant_id="shop")
+    cfg = g._state.config
+    assert (cfg.hard_limit, cfg.window_threshold, cfg.soft_limit, cfg.trend_threshold) == (0.7, 0.7, 0.8, 1.0)
+    g = df.stream_guard(iter(["x"]), lambda t: 0.9)  # a plain callable keeps director-ai's defaults
+    assert g._state.config == df.HaltConfig()
+
+
+def test_third_party_scorer_without_the_new_arguments_keeps_working(caplog):
+    class Old:
+        def score_sentence(self, sentence, *, prompt="", previous="", tenant_id=""):
+            return 0.9
+
+    with caplog.at_level(logging.WARNING, logger="director_fast.stream_guard"):
+        g = df.stream_guard(iter(["A b. ", "C d."]), Old(), context="evidence", system="be nice")
+        assert "".join(g) == "A b. C d."
+    assert "does not accept context, system" in caplog.text
+
+
+# ---- knowledge changes, tenants, audit events -------------------------------------------------------
+
+def test_kb_add_takes_effect_at_once_in_review_and_stream():
+    k = df.KnowledgeBase()
+    k.add("The shop opens at 08:30.", source="hours.md", tenant="t")
+    s = df.CoherenceScorer(knowledge=k)
+    v0 = k.version
+    assert not s.review("Parking?", "Parking is free for 2 hours.", tenant_id="t")[0]
+    g = df.stream_guard(tokens("Parking is free for 2 hours."), s, tenant_id="t")
+    assert "".join(g) == "" and g.session.halted
+    k.add("Parking is free for 2 hours.", source="parking.md", tenant="t")
+    assert k.version > v0
+    assert s.review("Parking?", "Parking is free for 2 hours.", tenant_id="t")[0]
+    g = df.stream_guard(tokens("Parking is free for 2 hours."), s, tenant_id="t")
+    assert "".join(g) == "Parking is free for 2 hours." and not g.session.halted
+
+
+def test_unknown_tenant_fails_loudly(kb, scorer):
+    with pytest.raises(UnknownTenantError) as e:
+        scorer.review("When?", "The shop opens at 08:30.", tenant_id="Shop")
+    assert e.value.tenant == "Shop"
+    with pytest.raises(UnknownTenantError):
+        df.stream_guard(iter(["The shop opens at 08:30."]), scorer, tenant_id="Shop")  # at start
+    lenient = df.CoherenceScorer(knowledge=kb, allow_unknown_tenant=True)
+    ok, c = lenient.review("When?", "The shop opens at 08:30.", tenant_id="Shop")
+    assert not ok and c.attributions[0].signal == "unknown_tenant"
+    g = df.stream_guard(iter(["Sure! ", "The shop opens at 08:30."]), lenient, tenant_id="Shop")
+    assert "".join(g) == "Sure! " and g.session.halted
+    assert df.CoherenceScorer(knowledge=["Shared fact."]).check_tenant("anyone")  # a list is shared
+
+
+def test_halt_event_is_tenant_safe_whatever_the_source_is_called(scorer):
+    g = df.stream_guard(tokens("Passwords are reset at the service desk on floor 3."), scorer,
+                        prompt="Where do I reset my password?", tenant_id="shop", request_id="r-1")
+    out = "".join(g)
+    s = g.session
+    assert out == "" and s.halted
+    ev = s.safety_events[0]
+    d = ev.to_dict()
+    validate_safety_event_payload(d)
+    assert all(re.fullmatch(r"kb:\d+", r) for r in d["evidence_refs"]) and d["evidence_refs"]
+    assert d["attributes"]["claim_index"] == "0" and d["attributes"]["verdict"] in ("contradicted", "not_found")
+    assert "password-reset.md" not in str(d)
+    assert s.halt_evidence_structured.evidence_chunks[0].source == "password-reset.md"  # operator side
+    assert s.halt_claim.source_sentence.startswith("Passwords are reset")
+
+
+def test_guard_job_reports_records_without_evidence(tmp_path):
+    import json
+
+    from director_fast.jobs import GuardOptions, run_guard
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in [
+        {"context": "Acme was founded in 1998.", "question": "When?", "response": "Acme was founded in 1998."},
+        {"context": "", "question": "When?", "response": "Acme was founded in 1998."},
+    ]) + "\n", encoding="utf-8")
+    summary = run_guard(data, options=GuardOptions(stream=True), progress=False)
+    d = summary.to_dict()
+    assert d["records"] == 2 and d["no_evidence"] == 1 and d["approved"] == 1
