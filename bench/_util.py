@@ -42,3 +42,11 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     for r in rows:
         out.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
     return "\n".join(out)
+
+
+def ours_review(scorer):
+    """``review(context, response)`` for director_fast: the document is evidence passed with the
+    call (``context=``), never a prompt to be entailed by (director-ai's benches pass it as the
+    prompt, since its retrieval is prompt-driven)."""
+    return lambda context, response: scorer.review("", response, context=context)
+

@@ -4,8 +4,8 @@ heuristic scorer, lexical pair cost, and the ONNX path's throughput (tiny model)
 Run:  python bench/bench_scoring.py [--quick]
 
 Quality: every record of /work/shared/data/halluc/*.jsonl (and SICK test) is reviewed with the
-source document as the prompt (director-ai's retrieval is prompt-driven: with an empty prompt it
-scores every record exactly 0.5). Predicted hallucinated = not approved at each backend's own
+source document as the prompt for director-ai (its retrieval is prompt-driven: with an empty prompt
+it scores every record exactly 0.5) and as the call's evidence (``context=``) for director_fast. Predicted hallucinated = not approved at each backend's own
 default threshold (0.5). ROC-AUC uses 1 - score. A second column applies a threshold tuned on the
 design data only (WiCE dev + SummEdits 'evaluation' split), the files looked at while writing the
 lexical rules. ms/rec: median CPU ms per record over the first 200 records of each file, 5 passes
@@ -34,6 +34,7 @@ DATA = Path(os.environ.get("DIRECTOR_DATA", ROOT.parent / "shared" / "data"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from director_fast.metrics import binary_metrics  # noqa: E402
+from _util import ours_review  # noqa: E402
 from director_fast.metrics import roc_auc as _roc_auc  # noqa: E402
 
 
@@ -105,6 +106,13 @@ def latency(make_ours, make_anchor, recs, passes=5, n=200):
     return statistics.median(out["ours"]), statistics.median(out["anchor"])
 
 
+class _Reviewing:
+    """Gives a ``review(context, response)`` function a ``.review`` attribute (for latency())."""
+
+    def __init__(self, review):
+        self.review = review
+
+
 def tune_threshold(y, scores):
     best = (0.0, 0.5)
     for t in np.unique(np.round(scores, 4)):
@@ -125,9 +133,9 @@ def quality(quick):
     res = {}
     for name, recs in data.items():
         y = np.array([r["hallucinated"] for r in recs])
-        s_o, a_o, _ = run_scorer(ours.review, recs)
+        s_o, a_o, _ = run_scorer(ours_review(ours), recs)
         s_a, a_a, _ = run_scorer(anchor.review, recs)
-        t_o, t_a = latency(CoherenceScorer, lambda: AnchorScorer(use_nli=False), recs,
+        t_o, t_a = latency(lambda: _Reviewing(ours_review(CoherenceScorer())), lambda: AnchorScorer(use_nli=False), recs,
                            passes=3 if quick else 5)
         res[name] = dict(y=y, ours=(s_o, a_o, t_o), anchor=(s_a, a_a, t_a))
         print(f"  scored {name} ({len(recs)})", file=sys.stderr, flush=True)

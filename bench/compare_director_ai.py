@@ -13,7 +13,7 @@ Sections:
     incremental-scorer path and batch replay;
   * heuristic scoring on shared/data/halluc: balanced accuracy at each backend's default
     threshold, ROC-AUC and ms/record (director-ai's heuristic CoherenceScorer(use_nli=False) given
-    the source document as prompt, vs the lexical CoherenceScorer);
+    the source document as prompt, vs the lexical CoherenceScorer given it as context=);
   * SafetyEvent build + to_dict + validate and signal build + to_json + validate (us/op);
   * temporal graph record throughput (director-ai ships no temporal graph in 3.21.0: the
     baseline is the pure-Python scan-the-group oracle of its algorithm).
@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from _util import env_line, median_time, table  # noqa: E402
+from _util import env_line, median_time, ours_review, table  # noqa: E402
 
 SHARED = Path(os.environ.get("DIRECTOR_FAST_SHARED", HERE.parent.parent / "shared"))
 
@@ -95,11 +95,11 @@ def scoring_rows(quick, repeats):
             recs = [recs[i] for i in sorted(rng.choice(len(recs), cap, replace=False))]
         y = [r["hallucinated"] for r in recs]
         res = {}
-        for who, sc in (("anchor", anchor), ("ours", ours)):
+        for who, review in (("anchor", anchor.review), ("ours", ours_review(ours))):
             scores, flags = [], []
             t0 = time.perf_counter()
             for r in recs:
-                ok, cs = sc.review(r["context"], r["response"])
+                ok, cs = review(r["context"], r["response"])
                 scores.append(1.0 - cs.score)
                 flags.append(not ok)
             dt = (time.perf_counter() - t0) / len(recs)
