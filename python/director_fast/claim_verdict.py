@@ -48,6 +48,7 @@ from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "DivergenceJudge", "decide", "claim_score",
+           "conjuncts",
            "make_judge", "UNSUPPORTED_MODES"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -408,6 +409,28 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
         if case & q and not case & c:
             return True
     return False
+
+
+_CONJUNCT_BREAK = re.compile(r",\s+(?:and|but|while|plus)\s+|;\s+|,\s+(?=[A-Za-z])|\s+(?:and|but)\s+(?=\w)")
+
+
+def conjuncts(claim: str) -> list[str]:
+    """The parts of ``claim`` joined by commas, "and", "but", "while", "plus" or ";", each of at
+    least 3 words (a shorter part is joined to the part before it, or the first to the next):
+    "You get two bags of 23 kg, and your skis travel free of charge." gives "You get two bags of
+    23 kg" and "your skis travel free of charge."."""
+    spans: list[list[int]] = []  # [start, end) of each part, merged in the original text
+    pos = 0
+    for m in [*_CONJUNCT_BREAK.finditer(claim), None]:
+        a, b = pos, (m.start() if m is not None else len(claim))
+        if claim[a:b].strip():
+            if spans and (len(claim[a:b].split()) < 3 or len(claim[spans[-1][0]:spans[-1][1]].split()) < 3):
+                spans[-1][1] = b
+            else:
+                spans.append([a, b])
+        if m is not None:
+            pos = m.end()
+    return [claim[a:b].strip() for a, b in spans]
 
 
 #: a support weaker than this (lexical: coverage) yields to a stronger single-sentence negation or

@@ -38,6 +38,7 @@ from director_fast.claim_verdict import (
     UNSUPPORTED_MODES,
     ClaimDecision,
     claim_score,
+    conjuncts,
     decide,
     make_judge,
 )
@@ -50,7 +51,7 @@ from director_fast.core.types import (
     SkippedUnit,
 )
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalNLI, NLIModel
+from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel
 from director_fast.roles import CallRoles, resolve_roles
 
 __all__ = ["CoherenceScorer", "SentenceScore", "declarative_part"]
@@ -284,6 +285,8 @@ class CoherenceScorer:
         self._lock = threading.Lock()
         self._claim_cache: OrderedDict[tuple, tuple] = OrderedDict()
         self._context_cache: OrderedDict[tuple, ContextEvidence] = OrderedDict()
+        self._facts_cache: OrderedDict[str, Any] = OrderedDict()
+        self._contra_cache: OrderedDict[tuple[str, str], float] = OrderedDict()
 
     @staticmethod
     def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
@@ -384,18 +387,84 @@ class CoherenceScorer:
                 if hit is not None:
                     self._claim_cache.move_to_end(key)
                     return hit
-        units = self._units_for(claim, question, tenant_id, known, ctx)
-        comparisons = self._judge.compare(claim, units, question)
-        decision = decide(claim, units, comparisons, question)
-        unit = units[decision.unit_index] if decision.unit_index >= 0 else None
-        chunks = tuple(dict.fromkeys(u.chunk for u in units))
-        out = (decision, unit, chunks)
+        out = self._judge_claim(claim, question, tenant_id, known, ctx)
+        if out[0].verdict == "not_found":
+            out = self._judge_conjuncts(claim, question, tenant_id, known, ctx) or out
         if key is not None:
             with self._lock:
                 self._claim_cache[key] = out
                 while len(self._claim_cache) > self._cache_size:
                     self._claim_cache.popitem(last=False)
         return out
+
+    def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
+                     ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+        units = self._units_for(claim, question, tenant_id, known, ctx)
+        comparisons = self._judge.compare(claim, units, question)
+        decision = decide(claim, units, comparisons, question)
+        unit = units[decision.unit_index] if decision.unit_index >= 0 else None
+        return decision, unit, tuple(dict.fromkeys(u.chunk for u in units))
+
+    def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
+                         ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
+        """A claim no single unit supports may join facts from several passages ("Flex fares
+        include two bags, and skis travel free."): it is supported when each of its conjuncts
+        (:func:`~director_fast.claim_verdict.conjuncts`) is supported by evidence retrieved for
+        that conjunct, contradicted when one is contradicted; None when it has one conjunct or
+        some conjunct is not found (the claim's own verdict stands)."""
+        parts = conjuncts(claim)
+        if len(parts) < 2:
+            return None
+        judged = [self._judge_claim(p, question, tenant_id, known, ctx) for p in parts]
+        n = sum(d.comparisons for d, _u, _c in judged)
+        chunks = tuple(dict.fromkeys(c for _d, _u, cs in judged for c in cs))
+        for d, u, _c in judged:
+            if d.verdict == "contradicted":
+                return ClaimDecision("contradicted", d.strength, d.signal, d.unit_index, n), u, chunks
+        if all(d.verdict == "supported" for d, _u, _c in judged):
+            weakest = min(judged, key=lambda j: j[0].strength)
+            d, u, _c = weakest
+            return ClaimDecision("supported", d.strength, "conjuncts", d.unit_index, n), u, chunks
+        return None
+
+    def _prompt_facts(self, prompt: str) -> Any:
+        """The prompt's statements (:func:`_declarative_sentences`) as an index, cached per
+        prompt (a long prompt is split once per stream, not once per sentence); None when the
+        prompt states nothing."""
+        if not prompt.strip():
+            return None
+        with self._lock:
+            hit = self._facts_cache.get(prompt)
+            if hit is not None:
+                self._facts_cache.move_to_end(prompt)
+                return hit
+        sentences = _declarative_sentences(prompt)
+        facts = LexicalIndex(sentences) if sentences else None
+        with self._lock:
+            self._facts_cache[prompt] = facts
+            while len(self._facts_cache) > 8:
+                self._facts_cache.popitem(last=False)
+        return facts
+
+    def _cached_contradiction(self, claim: str, prompt: str, facts: Any) -> float:
+        """h_logical of one claim: its strongest contradiction with the ``context_units``
+        statements of the prompt most similar to it (0.0 when the prompt states nothing)."""
+        if facts is None:
+            return 0.0
+        key = (prompt, claim)
+        with self._lock:
+            hit = self._contra_cache.get(key)
+            if hit is not None:
+                self._contra_cache.move_to_end(key)
+                return hit
+        near = [facts.docs[i] for i, sim in facts.top_k(claim, self.context_units) if sim > 0.0]
+        contra = self._prompt_contradiction(claim, near)
+        if self._cache_size:
+            with self._lock:
+                self._contra_cache[key] = contra
+                while len(self._contra_cache) > self._cache_size:
+                    self._contra_cache.popitem(last=False)
+        return contra
 
     def _prompt_contradiction(self, claim: str, premises: list[str]) -> float:
         if not premises:
@@ -410,7 +479,7 @@ class CoherenceScorer:
         """Split ``text`` into units and judge its claims (offsets relative to ``text``)."""
         known = self._access.check_tenant(tenant_id)
         ctx = self._context(roles.evidence)
-        prompt_facts = [roles_fact for roles_fact in _declarative_sentences(roles.prompt)]
+        prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
         skipped: list[SkippedUnit] = []
         for u in split_claims(text):
@@ -423,7 +492,7 @@ class CoherenceScorer:
             else:
                 decision, unit, chunks = self._verify_claim(u.text, roles.prompt, tenant_id, known, ctx)
             score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
-            contra = self._prompt_contradiction(u.text, prompt_facts)
+            contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
         if claims and not known and ctx is None:
             if self._access.kind == "none":
@@ -565,9 +634,9 @@ class CoherenceScorer:
     def calculate_logical_divergence(self, prompt: str, response: str) -> float:
         """h_logical in [0, 1]: the strongest contradiction between a claim of ``response`` and
         a statement of ``prompt`` (0.0 when the prompt states nothing)."""
-        facts = _declarative_sentences(prompt)
+        facts = self._prompt_facts(prompt)
         claims = [u.text for u in split_claims(response) if u.kind == "claim"]
-        return max((self._prompt_contradiction(c, facts) for c in claims), default=0.0)
+        return max((self._cached_contradiction(c, prompt, facts) for c in claims), default=0.0)
 
     def calculate_factual_divergence(self, prompt: str, response: str, tenant_id: str = "") -> float:
         """h_factual in [0, 1]: the largest per-claim divergence of ``response``."""
@@ -617,6 +686,8 @@ class CoherenceScorer:
         with self._lock:
             self._claim_cache.clear()
             self._context_cache.clear()
+            self._facts_cache.clear()
+            self._contra_cache.clear()
         self._access.clear()
 
 
