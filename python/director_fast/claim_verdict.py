@@ -120,16 +120,21 @@ def _normalise_idioms(text: str) -> str:
     return text
 
 
-def _given_names(words: Sequence[str], question: str, document: str) -> bool:
-    """Whether every missing name (lower-cased word) was given by the user's question and also
-    occurs in the evidence unit's own document: "Who runs Skerry Air?" -> "Mats Eklund is
-    Skerry Air's chief executive." against "The chief executive is Mats Eklund." (a document
-    about Skerry Air). A name only the question holds (the user's false premise) or only the
-    document holds (another fact's name) is still a mismatch."""
-    if not words or not question:
+def _given_names(words: Sequence[str], question: str, document: str, documents: Sequence[str] = ()) -> bool:
+    """Whether every name (lower-cased word) a unit lacks is context rather than a claim of
+    its own: either the user's question gave it and the unit's own document holds it ("Who runs
+    Skerry Air?" -> "Mats Eklund is Skerry Air's chief executive." against "The chief executive
+    is Mats Eklund." in a document about Skerry Air), or every one of the claim's retrieved
+    documents (at least two) holds it (the organisation they are all about: "Brightwater's Head
+    of Studies"). A name only the question holds (the user's false premise) or only some
+    documents hold (another fact's name: "founded by Solveig Brandt", "at the Riverside
+    Branch") is still a mismatch."""
+    if not words:
         return False
     q, d = question.lower(), document.lower()
-    return all(_has_word(w, q) and _has_word(w, d) for w in words)
+    docs = [x.lower() for x in documents]
+    return all((q and _has_word(w, q) and _has_word(w, d))
+               or (len(docs) >= 2 and all(_has_word(w, x) for x in docs)) for w in words)
 
 
 def _has_word(word: str, text: str) -> bool:
@@ -177,20 +182,22 @@ class LexicalJudge:
 
     def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
         """One :class:`Comparison` per evidence unit, in order. ``question`` (the user's
-        message) only excuses names the user gave that the unit's own document also holds."""
+        message) and the units' documents only excuse names a unit lacks (see
+        :func:`_given_names`)."""
         claim = _normalise_idioms(claim)
-        return [self._compare_one(claim, u, question) for u in units]
+        documents = tuple(dict.fromkeys(u.chunk.text for u in units))
+        return [self._compare_one(claim, u, question, documents) for u in units]
 
     def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
         """:meth:`compare` against bare premise texts (no chunk around them)."""
         claim = _normalise_idioms(claim)
-        return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "") for p in premises]
+        return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "", ()) for p in premises]
 
-    def _compare_one(self, claim: str, unit: EvidenceUnit, question: str) -> Comparison:
+    def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         r = self._impl.score_prepared(self._prepare(_normalise_idioms(unit.premise)), claim)
         worst: Comparison | None = None
         for s in r.sentences:
-            c = self._sentence_verdict(s, unit, question, r.premise_sentences)
+            c = self._sentence_verdict(s, unit, question, r.premise_sentences, documents)
             if worst is None or _rank(c) < _rank(worst):
                 worst = c
         if worst is None:
@@ -200,13 +207,14 @@ class LexicalJudge:
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
-    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str, premise_sentences: int) -> Comparison:
+    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str, premise_sentences: int,
+                          documents: tuple[str, ...]) -> Comparison:
         sig = s.signals
         aligned = s.alignment >= self.contradict_alignment
         # an antonym needs a close match in a multi-sentence premise (where some sentence nearly
         # always holds an antonym of something); in one sentence, the contradiction alignment
         close = s.alignment >= (self.close_alignment if premise_sentences > 1 else self.contradict_alignment)
-        mismatch = self._mismatch(sig, unit, question, close)
+        mismatch = self._mismatch(sig, unit, question, close, documents)
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
@@ -214,19 +222,29 @@ class LexicalJudge:
         return Comparison("supported", float(sig.coverage), "coverage")
 
     @staticmethod
-    def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool) -> str:
+    def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool, documents: tuple[str, ...]) -> str:
         if sig.negation_flips and sig.negation_close:
             return "negation"
         if sig.antonym_hits and close:
             return "antonym"
         if sig.numeric_mismatches:
             return "number"
-        if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text):
+        if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text, documents):
             return "entity"
         return ""
 
 
 _NAME = re.compile(r"(?:[A-Z][\w&'’.-]*)(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w&'’.-]*)*")
+# relation words whose two sides are roles ("A reports to B", "A acquired B"); the plural "s" is
+# folded as in _content_words
+_RELATIONS = frozenset(
+    w[:-1] if len(w) > 4 and w.endswith("s") else w for w in
+    "report reports reported acquired acquire bought buy buys owns owned own founded found merged "
+    "merge took take takes manage manages managed lead leads led run runs ran replaced replace "
+    "replaces work works sold sell sells hired hire employ employs succeeded succeed chair chairs "
+    "head heads supervise supervises oversee oversees joined join subsidiary parent owner founder "
+    "boss manager deputy assistant answer answers answered".split())
+
 _NOT_NAMES = frozenset(
     "the a an our your their its his her my this that these those yes no sure it they we you he "
     "she i there here and but or so if when what who which how why".split())
@@ -273,7 +291,7 @@ def roles_swapped(claim: str, evidence: str) -> bool:
                 continue  # same order in the evidence
             between_c = claim[b1:a2]
             between_e = evidence[e2[1]:e1[0]]
-            relation = _content_words(between_c) & _content_words(between_e)
+            relation = _content_words(between_c) & _content_words(between_e) & _RELATIONS
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
             if relation and same_voice:
                 return True
@@ -461,7 +479,9 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
                 and c.strength > best["sentence_contradicted"][0]:
             best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
-    if i >= 0 and strength < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > strength:
+    j = best["sentence_contradicted"][1]
+    if i >= 0 and strength < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > strength \
+            and units[j].sentence != units[i].sentence:  # a clause of that very sentence supports it
         i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
     if i >= 0:
         if dropped_exception(units[i].sentence or units[i].premise, claim, question):

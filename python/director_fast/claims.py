@@ -111,6 +111,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -506,7 +507,33 @@ _WISHES = _Patterns([
     "[and|but] {oh_no|oh_dear}",
     "{oh_no|oh_dear} [,] [i'm|i_am] sorry to hear",
     "{sounds|that_sounds} {lovely|great|wonderful|exciting|like_fun|like_a_great_plan|fun}",
+    # wishes, sympathy and encouragement addressed to the user (no digit; at most
+    # _WISH_MAX_WORDS words): "Hope he's back to his books in no time!", "Fingers crossed it
+    # turns up!", "Happy reading, and have a lovely rest of your week!"
+    "[oh|and|but|so] {hope|hoping} {you|your|you're|he|he's|she|she's|they|they're|it|it's|"
+    "everything|the_rest|all}",
+    "[and|so] {fingers_crossed|good_luck|best_of_luck|best_wishes|all_the_best|congratulations|"
+    "congrats|well_done|welcome_aboard|welcome_back|hang_in_there|take_care|stay_safe|cheers|"
+    "no_worries|don't_worry|do_not_worry}",
+    "[and|so] {enjoy|have} {your|a_lovely|a_great|a_nice|a_good|a_wonderful|a_fantastic|a_safe|"
+    "a_relaxing|the_rest|it|yourself|the_peace}",
+    "[and|so] {happy|safe} {reading|travels|travelling|traveling|learning|studying|shopping|"
+    "holidays|trip|journey|weekend|cooking|gardening|listening|watching|writing}",
+    "[and|oh] [i'm|i_am] [so|really|very|truly] sorry {to_hear|about|for_the_trouble|"
+    "for_the_inconvenience|you've|you're|that}",
+    "[and|oh] {how|what} {exciting|lovely|wonderful|great|fun|nice|annoying|frustrating|stressful|"
+    "a_pain|a_shame}",
+    "[and] {that's|that_is|it's|it_is|that_must_be|that_sounds} [really|so|very|always|truly] "
+    "{frustrating|annoying|stressful|exciting|wonderful|lovely|great|understandable|a_pain|"
+    "a_shame|worrying|upsetting}",
+    "[and] {that's|that_is} a {fair|good|great|excellent|reasonable|sensible|common|smart} question",
+    "[and] {thanks|thank_you} [so|very] [much] for {getting_in_touch|reaching_out|asking|"
+    "your_patience|your_message|contacting_us|checking|the_question}",
+    "[and] great that you're",
 ])
+#: wishes longer than this are judged as claims (fail closed: a long sentence that opens
+#: like a wish may carry facts).
+_WISH_MAX_WORDS = 20
 
 _HONORIFICS = frozenset("mr mrs ms dr prof sir madam miss".split())
 _ADDRESSEES = frozenset("customer guest guests valued user friend friends all everyone team folks"
@@ -572,6 +599,9 @@ _ABSTENTION = _Patterns([
     "i have no way {of|to}",
     "i {can't|cannot|can_not|couldn't|could_not} {say|be} for {sure|certain}",
     "i {can't|cannot|can_not|couldn't|could_not} be {sure|certain}",
+    "{i'd|i_would} rather not {guess|speculate}",
+    "i {can't|cannot|can_not|couldn't|could_not} give you a {reliable|definite|definitive|clear|"
+    "precise|firm} answer",
 ])
 _BUT = frozenset("but however although though yet except whereas which because".split())
 
@@ -677,6 +707,15 @@ _OFFERS = _Patterns([
     "i [can|could|would_be_glad_to|would_be_happy_to] [also|gladly|certainly] {look_into|"
     "check_on|find_out_more|dig_into|dig_deeper}",
     "ask away",
+    # referrals to someone who can answer (a unit with a digit never gets here)
+    "~7 {should|would|will|could|might|may|can} be able to {tell|help|confirm|advise|answer|say|"
+    "check|give|explain|clarify}",
+    "~7 would be the best {people|person|place|team|ones|contact} to {ask|contact|check_with|"
+    "speak_to|talk_to|call}",
+    "{i'd|i_would|we'd|we_would|i} [strongly|really|definitely] {recommend|suggest|advise} "
+    "{checking|asking|contacting|getting_in_touch|calling|speaking|reaching_out|confirming|"
+    "double-checking|talking}",
+    "[and] [do] {message|ping|contact|email|write_to} {me|us} {again|if|whenever|any_time|anytime}",
     "[so] [it] {might|may|would|could} be {best|worth|a_good_idea|wise|safest|easiest} to {ask|check|"
     "call|contact|confirm|double-check|speak|get_in_touch}",
     "[so] {it's|it_is|it'd_be|it_would_be} {worth|best|a_good_idea|wise} {asking|checking|calling|"
@@ -838,8 +877,9 @@ def _peek(text: str, i: int, end: int) -> Iterator[_Tok]:
 def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | None:
     """One particle at ``pos``: (particle end, next content position, terminal, ai prefix)."""
     i = pos
-    while i < end and text[i] in "*_":
-        i += 1
+    while i < end and (text[i] in "*_" or unicodedata.category(text[i]).startswith("S")):
+        i += 1  # emphasis marks and emoji before the particle ("🎉 Great news: ...")
+    i = _skip_ws(text, i, end)
     m = _WORD_RE.match(text, i, end)
     if m is None or (_norm(m.group()),) not in _PARTICLE_PREFIXES:
         return None  # cheap exit: no particle or AI prefix starts with this word
@@ -1119,7 +1159,7 @@ def _classify_content(text: str, s: int, e: int) -> str:
     if _DIGIT_RE.search(text, s, e):
         return "claim"
     norms = _norms(text, s, e)
-    if _any(_WISHES, norms):
+    if len(norms) <= _WISH_MAX_WORDS and _any(_WISHES, norms):
         return "pleasantry"
     if _any(_SELF_REFERENCE, norms):
         return "self_reference"
