@@ -45,7 +45,8 @@ from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 from director_fast.nli import LexicalIndex
 from director_fast.text import split_sentences
 
-__all__ = ["EvidenceUnit", "KnowledgeAccess", "ContextEvidence", "sentence_units", "chunk_digest"]
+__all__ = ["EvidenceUnit", "KnowledgeAccess", "ContextEvidence", "sentence_units", "chunk_digest",
+           "opens_with_anaphor", "window_units"]
 
 # a sentence opening with one of these needs the previous sentence to be understood
 _ANAPHORS = frozenset(
@@ -83,7 +84,9 @@ def chunk_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _opens_with_anaphor(sentence: str) -> bool:
+def opens_with_anaphor(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a pronoun or demonstrative ("It", "They", "This",
+    "The latter", ...) that needs the sentence before it."""
     words = sentence.lstrip("\"'([ ").split(None, 2)
     if not words:
         return False
@@ -113,7 +116,7 @@ def sentence_units(chunk: EvidenceChunk, ref: str) -> list[EvidenceUnit]:
     sentences = [s for s in sentences if s]
     out = []
     for i, s in enumerate(sentences):
-        context = f"{sentences[i - 1]} " if i > 0 and _opens_with_anaphor(s) else ""
+        context = f"{sentences[i - 1]} " if i > 0 and opens_with_anaphor(s) else ""
         out.append(EvidenceUnit(text=s, premise=context + s, ref=ref, chunk=chunk, sentence=s))
         for c in _clauses(s):
             out.append(EvidenceUnit(text=c, premise=context + c, ref=ref, chunk=chunk, sentence=s))

@@ -1040,6 +1040,18 @@ def _has_alnum(text: str, s: int, e: int) -> bool:
     return any(ch.isalnum() for ch in text[s:e])
 
 
+def _is_wish(norms: Sequence[str]) -> bool:
+    """A wish or sympathy (:data:`_WISHES`), possibly after a chat phrase: "You're very
+    welcome, and great that you're checking before you buy!"."""
+    if _any(_WISHES, norms):
+        return True
+    for n in range(min(len(norms) - 1, 6), 0, -1):
+        if tuple(norms[:n]) in _PLEASANTRIES:
+            rest = norms[n + 1:] if norms[n] in ("and", "but", "so") else norms[n:]
+            return bool(rest) and (_any(_WISHES, rest) or tuple(rest) in _PLEASANTRIES)
+    return False
+
+
 def _is_pleasantry(text: str, s: int, e: int) -> bool:
     """The unit is a sequence of chat phrases (optionally addressed to a name)."""
     if _DIGIT_RE.search(text, s, e):
@@ -1159,7 +1171,7 @@ def _classify_content(text: str, s: int, e: int) -> str:
     if _DIGIT_RE.search(text, s, e):
         return "claim"
     norms = _norms(text, s, e)
-    if len(norms) <= _WISH_MAX_WORDS and _any(_WISHES, norms):
+    if len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
         return "pleasantry"
     if _any(_SELF_REFERENCE, norms):
         return "self_reference"

@@ -33,7 +33,13 @@ from typing import Any, Iterable, Sequence
 
 from director_fast import _core
 from director_fast._validate import check_text
-from director_fast.claim_evidence import ContextEvidence, EvidenceUnit, KnowledgeAccess, sentence_units
+from director_fast.claim_evidence import (
+    ContextEvidence,
+    EvidenceUnit,
+    KnowledgeAccess,
+    opens_with_anaphor as _opens_with_anaphor,
+    sentence_units,
+)
 from director_fast.claim_verdict import (
     UNSUPPORTED_MODES,
     ClaimDecision,
@@ -361,7 +367,10 @@ class CoherenceScorer:
         units: list[EvidenceUnit] = []
         seen: set[str] = set()
         if known:
-            query = claim if len(claim.split()) >= 4 or not question else f"{question} {claim}"
+            # a short claim, or one whose subject is a pronoun ("It takes half an hour."), is
+            # retrieved together with the question it answers
+            query = claim if not question or (len(claim.split()) >= 4 and not _opens_with_anaphor(claim)) \
+                else f"{question} {claim}"
             for ref, chunk in self._access.retrieve(query, tenant_id, self.top_k):
                 for u in sentence_units(chunk, ref):
                     if u.premise not in seen:
