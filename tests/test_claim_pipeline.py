@@ -295,3 +295,54 @@ def test_guard_job_reports_records_without_evidence(tmp_path):
     summary = run_guard(data, options=GuardOptions(stream=True), progress=False)
     d = summary.to_dict()
     assert d["records"] == 2 and d["no_evidence"] == 1 and d["approved"] == 1
+
+
+async def test_areview_equals_review_off_the_event_loop(scorer):
+    import asyncio
+    import threading
+
+    seen = []
+    inner = scorer.score
+
+    def spy(*a, **kw):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return inner(*a, **kw)
+
+    scorer.score = spy  # type: ignore[method-assign]
+    try:
+        ok, c = await scorer.areview("When do you open?", "The shop opens at 08:30.", tenant_id="shop")
+    finally:
+        del scorer.score
+    ok2, c2 = scorer.review("When do you open?", "The shop opens at 08:30.", tenant_id="shop")
+    assert (ok, c.score) == (ok2, c2.score) and ok and seen == [False]
+    assert asyncio.get_running_loop() is not None
+
+
+def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
+    import itertools
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _concurrency import run_threads
+
+    k = df.KnowledgeBase()
+    for source, text in SHOP.items():
+        k.add(text, source=source, tenant="shop")
+    s = df.CoherenceScorer(knowledge=k)
+    answers = ["The shop opens at 08:30.", "The shop opens at 9 am.", "Sure! Refunds take 5 working days.",
+               "Delivery costs EUR 7."]
+    expected = {a: s.review("Tell me.", a, tenant_id="shop")[0] for a in answers}
+    counter = itertools.count()
+
+    def work():
+        for i in range(25):
+            a = answers[(i + next(counter)) % len(answers)]
+            assert s.review("Tell me.", a, tenant_id="shop")[0] == expected[a]
+            g = df.stream_guard(tokens(a), s, prompt="Tell me.", tenant_id="shop")
+            "".join(g)
+            assert g.session.halted == (not expected[a])
+            if i % 5 == 0:  # unrelated knowledge arrives meanwhile (other tenant, other topic)
+                k.add(f"Aisle {i} holds item {next(counter)}.", source="aisles.md", tenant="other")
+
+    assert run_threads(work) == []
