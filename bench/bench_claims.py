@@ -33,8 +33,8 @@ logging.disable(logging.WARNING)
 
 import director_fast as df  # noqa: E402
 
-FACTS = [f"Product {i} costs {10 + (i * 37) % 490} euros and ships from warehouse {'ABCDEFG'[i % 7]} "
-         f"within {1 + i % 9} days." for i in range(1000)]
+from bench_stream import _FACTS as FACTS  # noqa: E402  (the same 1,000 catalogue facts)
+from bench_stream import real_scorer_answer  # noqa: E402
 QUESTION = "Tell me about these products."
 
 
@@ -97,13 +97,7 @@ def plain_pass(texts) -> list[float]:
 
 
 def stream_us_per_token(kb, n_tokens: int, repeats: int) -> float:
-    toks: list[str] = []
-    i = 0
-    while len(toks) < n_tokens:
-        sent = FACTS[(i * 7919) % len(FACTS)] if i % 5 else "Sure, happy to help!"
-        toks.extend(w + " " for w in sent.split())
-        i += 1
-    toks = toks[:n_tokens]
+    toks = real_scorer_answer(n_tokens)
     times = []
     for _ in range(repeats):
         s = df.CoherenceScorer(knowledge=kb)

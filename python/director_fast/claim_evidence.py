@@ -34,12 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from director_fast._lru import LRUCache
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 from director_fast.nli import LexicalIndex
@@ -167,8 +166,7 @@ class KnowledgeAccess:
             _validate_facts(knowledge, "knowledge")
             self._indexes = {None: LexicalIndex(knowledge)}
             self.kind = "facts"
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple, tuple] = OrderedDict()
+        self._cache: LRUCache[tuple] = LRUCache(_RETRIEVAL_CACHE)
 
     @property
     def version(self) -> Any:
@@ -211,20 +209,10 @@ class KnowledgeAccess:
     def retrieve(self, query: str, tenant: str, k: int) -> list[tuple[str, EvidenceChunk]]:
         """Up to ``k`` ``(ref, chunk)`` pairs for ``query`` in ``tenant``, most relevant first."""
         version = self.version
-        key = (version, tenant, query, k)
-        if version is not None:
-            with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    return list(hit)
-        got = self._retrieve(query, tenant, k)
-        if version is not None:
-            with self._lock:
-                self._cache[key] = tuple(got)
-                while len(self._cache) > _RETRIEVAL_CACHE:
-                    self._cache.popitem(last=False)
-        return got
+        if version is None:
+            return self._retrieve(query, tenant, k)
+        return list(self._cache.get_or_compute((version, tenant, query, k),
+                                               lambda: tuple(self._retrieve(query, tenant, k))))
 
     def _retrieve(self, query: str, tenant: str, k: int) -> list[tuple[str, EvidenceChunk]]:
         kb = self.knowledge
@@ -247,8 +235,7 @@ class KnowledgeAccess:
 
     def clear(self) -> None:
         """Drop cached retrievals."""
-        with self._lock:
-            self._cache.clear()
+        self._cache.clear()
 
 
 #: longest run of consecutive sentences of a context document compared as one unit.

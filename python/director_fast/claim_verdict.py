@@ -34,8 +34,6 @@ the backends are thread-safe); the functions keep no state.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from director_fast import _core
+from director_fast._lru import LRUCache
 from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
@@ -162,23 +161,10 @@ class LexicalJudge:
         self.support_coverage = float(support_coverage)
         self.contradict_alignment = float(contradict_alignment)
         self.close_alignment = float(close_alignment)
-        self._cap = int(premise_cache)
-        self._lock = threading.Lock()
-        self._prepared: OrderedDict[str, Any] = OrderedDict()
+        self._prepared: LRUCache[Any] = LRUCache(premise_cache)
 
     def _prepare(self, premise: str) -> Any:
-        with self._lock:
-            p = self._prepared.get(premise)
-            if p is not None:
-                self._prepared.move_to_end(premise)
-                return p
-        p = _core.LexicalPremise(premise)
-        if self._cap:
-            with self._lock:
-                self._prepared[premise] = p
-                while len(self._prepared) > self._cap:
-                    self._prepared.popitem(last=False)
-        return p
+        return self._prepared.get_or_compute(premise, lambda: _core.LexicalPremise(premise))
 
     def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
         """One :class:`Comparison` per evidence unit, in order. ``question`` (the user's

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from director_fast import _core
+from director_fast._lru import LRUCache
 from director_fast._validate import check_text
 from director_fast.claim_evidence import (
     ContextEvidence,
@@ -288,11 +287,10 @@ class CoherenceScorer:
         self.allow_unknown_tenant = allow_unknown_tenant
         kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
         self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
-        self._lock = threading.Lock()
-        self._claim_cache: OrderedDict[tuple, tuple] = OrderedDict()
-        self._context_cache: OrderedDict[tuple, ContextEvidence] = OrderedDict()
-        self._facts_cache: OrderedDict[str, Any] = OrderedDict()
-        self._contra_cache: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._claim_cache: LRUCache[tuple] = LRUCache(cache_size)
+        self._context_cache: LRUCache[ContextEvidence] = LRUCache(8)
+        self._facts_cache: LRUCache[Any] = LRUCache(8)
+        self._contra_cache: LRUCache[float] = LRUCache(cache_size)
 
     @staticmethod
     def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
@@ -350,17 +348,7 @@ class CoherenceScorer:
         texts = tuple(t for t in texts if t.strip())
         if not texts:
             return None
-        with self._lock:
-            hit = self._context_cache.get(texts)
-            if hit is not None:
-                self._context_cache.move_to_end(texts)
-                return hit
-        ctx = ContextEvidence(texts)
-        with self._lock:
-            self._context_cache[texts] = ctx
-            while len(self._context_cache) > 8:
-                self._context_cache.popitem(last=False)
-        return ctx
+        return self._context_cache.get_or_compute(texts, lambda: ContextEvidence(texts))
 
     def _units_for(self, claim: str, question: str, tenant_id: str, known: bool,
                    ctx: ContextEvidence | None) -> list[EvidenceUnit]:
@@ -387,24 +375,17 @@ class CoherenceScorer:
 
     def _verify_claim(self, claim: str, question: str, tenant_id: str, known: bool,
                       ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+        def verify() -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+            out = self._judge_claim(claim, question, tenant_id, known, ctx)
+            if out[0].verdict == "not_found":
+                out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out) or out
+            return out
+
         version = self._access.version
-        key = None
-        if version is not None and self._cache_size:
-            key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else ())
-            with self._lock:
-                hit = self._claim_cache.get(key)
-                if hit is not None:
-                    self._claim_cache.move_to_end(key)
-                    return hit
-        out = self._judge_claim(claim, question, tenant_id, known, ctx)
-        if out[0].verdict == "not_found":
-            out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out) or out
-        if key is not None:
-            with self._lock:
-                self._claim_cache[key] = out
-                while len(self._claim_cache) > self._cache_size:
-                    self._claim_cache.popitem(last=False)
-        return out
+        if version is None:  # a retriever without a version: its answers may change, never cache
+            return verify()
+        key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else ())
+        return self._claim_cache.get_or_compute(key, verify)
 
     def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
                      ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
@@ -443,38 +424,23 @@ class CoherenceScorer:
         prompt states nothing."""
         if not prompt.strip():
             return None
-        with self._lock:
-            hit = self._facts_cache.get(prompt)
-            if hit is not None:
-                self._facts_cache.move_to_end(prompt)
-                return hit
-        sentences = _declarative_sentences(prompt)
-        facts = LexicalIndex(sentences) if sentences else None
-        with self._lock:
-            self._facts_cache[prompt] = facts
-            while len(self._facts_cache) > 8:
-                self._facts_cache.popitem(last=False)
-        return facts
+
+        def index() -> Any:
+            sentences = _declarative_sentences(prompt)
+            return LexicalIndex(sentences) if sentences else None
+
+        return self._facts_cache.get_or_compute(prompt, index)
 
     def _cached_contradiction(self, claim: str, prompt: str, facts: Any) -> float:
         """h_logical of one claim: its strongest contradiction with the ``context_units``
         statements of the prompt most similar to it (0.0 when the prompt states nothing)."""
         if facts is None:
             return 0.0
-        key = (prompt, claim)
-        with self._lock:
-            hit = self._contra_cache.get(key)
-            if hit is not None:
-                self._contra_cache.move_to_end(key)
-                return hit
-        near = [facts.docs[i] for i, sim in facts.top_k(claim, self.context_units) if sim > 0.0]
-        contra = self._prompt_contradiction(claim, near)
-        if self._cache_size:
-            with self._lock:
-                self._contra_cache[key] = contra
-                while len(self._contra_cache) > self._cache_size:
-                    self._contra_cache.popitem(last=False)
-        return contra
+        def contradiction() -> float:
+            near = [facts.docs[i] for i, sim in facts.top_k(claim, self.context_units) if sim > 0.0]
+            return self._prompt_contradiction(claim, near)
+
+        return self._contra_cache.get_or_compute((prompt, claim), contradiction)
 
     def _prompt_contradiction(self, claim: str, premises: list[str]) -> float:
         if not premises:
@@ -693,11 +659,8 @@ class CoherenceScorer:
     def clear_cache(self) -> None:
         """Drop the verdict, context and retrieval caches (never needed for correctness: the
         caches are keyed on the knowledge's ``version``)."""
-        with self._lock:
-            self._claim_cache.clear()
-            self._context_cache.clear()
-            self._facts_cache.clear()
-            self._contra_cache.clear()
+        for cache in (self._claim_cache, self._context_cache, self._facts_cache, self._contra_cache):
+            cache.clear()
         self._access.clear()
 
 
