@@ -33,6 +33,22 @@ def sig(nli, premise, hypothesis):
     ("There were 12 people.", "There were twelve people."),
     ("The rate is 2.5%.", "The rate is 2.5 percent."),
     ("It ran from 1990-1995.", "It ran from 1990 to 1995."),
+    # one quantity in two units of one dimension
+    ("Refunds take 2 weeks.", "Refunds take 14 days."),
+    ("Refunds take 14 days.", "Refunds take 2 weeks."),
+    ("The test takes half an hour.", "The test takes 30 minutes."),
+    ("The test takes 30 minutes.", "The test takes half an hour."),
+    ("The bag weighs 1.5 kg.", "The bag weighs 1,500 g."),
+    ("The bag weighs 1,500 g.", "The bag weighs 1.5 kg."),
+    ("The call lasts an hour.", "The call lasts 60 minutes."),
+    ("The call lasts one hour.", "The call lasts 60 minutes."),
+    ("Returns are accepted for a fortnight.", "Returns are accepted for 14 days."),
+    ("The course takes 120 minutes.", "The course takes 2 hours."),
+    ("The trail is 2 km long.", "The trail is 2,000 m long."),
+    ("Tickets are valid for 48 hours.", "Tickets are valid for 2 days."),
+    ("The break is a quarter of an hour.", "The break is 15 minutes."),
+    ("The flight takes an hour and a half.", "The flight takes 90 minutes."),
+    ("Each bottle holds 1.5 litres.", "Each bottle holds 1,500 ml."),
 ])
 def test_numbers_that_match(nli, premise, hypothesis):
     s = sig(nli, premise, hypothesis)
@@ -48,12 +64,48 @@ def test_numbers_that_match(nli, premise, hypothesis):
     ("Revenue was $3 million.", "Revenue was $3 billion.", "$3 billion"),
     ("The trip takes 30 days.", "The trip takes 30 hours.", "30 hours"),
     ("He was born in 1990.", "He was born in 1991.", "1991"),
+    # same number, other unit; other quantity; months are never days; a duration is no count
+    ("Refunds take 2 days.", "Refunds take 2 weeks.", "2 weeks"),
+    ("Refunds take 2 weeks.", "Refunds take 2 days.", "2 days"),
+    ("The test takes 30 hours.", "The test takes 30 minutes.", "30 minutes"),
+    ("The test takes 30 minutes.", "The test takes 30 hours.", "30 hours"),
+    ("The bag weighs 1.5 g.", "The bag weighs 1.5 kg.", "1.5 kg"),
+    ("The bag weighs 1.5 kg.", "The bag weighs 1.5 g.", "1.5 g"),
+    ("The warranty lasts 90 days.", "The warranty lasts 3 months.", "3 months"),
+    ("The warranty lasts 3 months.", "The warranty lasts 90 days.", "90 days"),
+    ("The test takes 3 hours.", "The test takes half an hour.", "half an hour"),
+    ("The course has 120 pages.", "The course takes 2 hours.", "2 hours"),
+    ("The course takes 120 minutes.", "The course costs 120 euros.", "120 euros"),
+    ("The bag weighs 1,500 g.", "The bag is 1.5 km long.", "1.5 km"),
 ])
 def test_numbers_that_differ(nli, premise, hypothesis, missing):
     s = sig(nli, premise, hypothesis)
     assert s["numeric_mismatches"] == 1
     assert s["missing_numbers"] == [missing]
     assert nli.score(premise, hypothesis) > 0.5
+
+
+_QUANTITY_TEXTS = ["2 weeks", "14 days", "a fortnight", "half an hour", "30 minutes", "0.5 hours",
+                   "1800 seconds", "2 hours", "120 minutes", "48 hours", "2 days", "3 months", "90 days",
+                   "1.5 kg", "1,500 g", "1.5 g", "2 km", "2,000 m", "200 cm", "1.5 litres", "1,500 ml",
+                   "30 euros", "2 years"]
+
+
+def test_number_matching_follows_quantity(nli):
+    # the lexical NLI (C++ table) and NumberMention.quantity / base_unit (Python table) agree
+    from director_fast.numbers import find_numbers
+
+    for a in _QUANTITY_TEXTS:
+        (ma,) = find_numbers(a)
+        for b in _QUANTITY_TEXTS:
+            (mb,) = find_numbers(b)
+            same = ma.base_unit == mb.base_unit and ma.quantity == pytest.approx(mb.quantity, rel=1e-9)
+            s = sig(nli, f"It is {a}.", f"It is {b}.")
+            if b == "a fortnight":  # a written 1 in the hypothesis is not counted ("one of", "a day")
+                assert s["numbers"] == 0
+                continue
+            assert s["numbers"] == 1, (a, b)
+            assert (s["numeric_mismatches"] == 0) == same, (a, b, s)
 
 
 def test_identical_is_zero(nli):

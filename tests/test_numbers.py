@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from _concurrency import run_threads
 from director_fast import _core
 from director_fast.errors import InputTypeError, ValidationError
-from director_fast.numbers import UNITS, NumberMention, find_numbers
+from director_fast.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
 
 # (text, [(surface, value, unit), ...]): every mention of the text, in order.
 TABLE = [
@@ -93,6 +93,48 @@ TABLE = [
     ("covid19, A4 paper and mp3 files", []),
     ("The 1st, the 3D film, the 1990s", [("1st", 1, ""), ("3D", 3, ""), ("1990s", 1990, "")]),
     ("Version v1.2.3", [("2", 2, ""), ("3", 3, "")]),
+    # article and fraction forms
+    ("It takes half an hour or a quarter of an hour.",
+     [("half an hour", 0.5, "h"), ("a quarter of an hour", 0.25, "h")]),
+    ("Allow an hour, one hour, a day, a week or a fortnight.",
+     [("an hour", 1, "h"), ("one hour", 1, "h"), ("a day", 1, "day"), ("a week", 1, "week"),
+      ("a fortnight", 1, "fortnight")]),
+    ("It lasts an hour and a half; 2 fortnights",
+     [("an hour and a half", 1.5, "h"), ("2 fortnights", 2, "fortnight")]),
+    ("A day later, a dozen eggs and half a dozen rolls",
+     [("A day", 1, "day"), ("a dozen", 12, ""), ("half a dozen", 6, "")]),
+    ("half a kilo, half a million euros, a quarter of a mile",
+     [("half a kilo", 0.5, "kg"), ("half a million euros", 5e5, "eur"), ("a quarter of a mile", 0.25, "mile")]),
+    ("half, a quarter past, a daily fee, a weekly plan", [("half", 0.5, "")]),
+    # rates are not durations: "a day" after a number, "once" or "times" is no mention
+    ("$20 an hour, twice a day, 7 days a week, once a week, several times a day",
+     [("$20", 20, "usd"), ("twice", 2, ""), ("7 days", 7, "day")]),
+    # metric symbols after a space
+    ("1,500 g, 2,000 m, 1.5 l or 1.5 L", [("1,500 g", 1500, "g"), ("2,000 m", 2000, "m"), ("1.5 l", 1.5, "l"),
+                                          ("1.5 L", 1.5, "l")]),
+    ("5 G, 5 M, 5m, five m", [("5", 5, ""), ("5", 5, ""), ("5m", 5e6, ""), ("five", 5, "")]),
+]
+
+# (text, [(surface, quantity, base_unit), ...]): the value in the base unit of its dimension.
+QUANTITIES = [
+    ("2 weeks, 14 days, a fortnight", [("2 weeks", 20160, "min"), ("14 days", 20160, "min"),
+                                       ("a fortnight", 20160, "min")]),
+    ("half an hour, 30 minutes, 1800 seconds, a quarter of an hour",
+     [("half an hour", 30, "min"), ("30 minutes", 30, "min"), ("1800 seconds", 30, "min"),
+      ("a quarter of an hour", 15, "min")]),
+    ("an hour, 60 minutes, 2 hours, 48 hours, 2 days", [("an hour", 60, "min"), ("60 minutes", 60, "min"),
+                                                        ("2 hours", 120, "min"), ("48 hours", 2880, "min"),
+                                                        ("2 days", 2880, "min")]),
+    ("1.5 kg, 1,500 g, 500 mg", [("1.5 kg", 1500, "g"), ("1,500 g", 1500, "g"), ("500 mg", 0.5, "g")]),
+    ("2 km, 2,000 m, 2000 mm, 150 cm", [("2 km", 2000, "m"), ("2,000 m", 2000, "m"), ("2000 mm", 2, "m"),
+                                        ("150 cm", 1.5, "m")]),
+    ("1.5 l, 1.5 litres, 750 ml", [("1.5 l", 1500, "ml"), ("1.5 litres", 1500, "ml"), ("750 ml", 750, "ml")]),
+    # months, years, nights and units without a metric base are never converted
+    ("3 months, 2 years, 3 nights, 5 lbs, 3 miles", [("3 months", 3, "month"), ("2 years", 2, "year"),
+                                                     ("3 nights", 3, "night"), ("5 lbs", 5, "lb"),
+                                                     ("3 miles", 3, "mile")]),
+    ("a dozen, $12, 25%, 5:30 pm", [("a dozen", 12, ""), ("$12", 12, "usd"), ("25%", 25, "%"),
+                                    ("5:30 pm", 1050, "time")]),
 ]
 
 
@@ -107,6 +149,29 @@ def test_known_mentions(text, expected):
 
 def test_table_size():
     assert sum(len(e) for _, e in TABLE) >= 40
+
+
+@pytest.mark.parametrize("text,expected", QUANTITIES, ids=[t for t, _ in QUANTITIES])
+def test_quantities(text, expected):
+    got = find_numbers(text)
+    assert [(m.surface, m.base_unit) for m in got] == [(s, b) for s, _, b in expected]
+    for m, (_, quantity, _) in zip(got, expected):
+        assert m.quantity == pytest.approx(quantity, rel=1e-12, abs=0.0)
+
+
+def test_quantity_keeps_value_and_unit():
+    m = find_numbers("Refunds take 2 weeks.")[0]
+    assert (m.value, m.unit, m.surface) == (2.0, "week", "2 weeks")  # for display
+    assert (m.quantity, m.base_unit) == (20160.0, "min")              # for comparison
+    assert m == NumberMention(13, 20, 2.0, "week", "2 weeks")
+
+
+def test_base_units_cover_their_keys():
+    assert set(BASE_UNITS) <= UNITS
+    assert {b for b, _ in BASE_UNITS.values()} == {"min", "g", "m", "ml"}
+    for unit in UNITS - set(BASE_UNITS):
+        m = NumberMention(0, 1, 7.0, unit, "7")
+        assert (m.quantity, m.base_unit) == (7.0, unit)
 
 
 @pytest.mark.parametrize("text,surface,start", [
@@ -161,6 +226,10 @@ def test_pathological_inputs_are_linear():
         "9 " * 300_000,                  # a number everywhere
         "$" * 500_000,                   # currency symbols without numbers
         "€-" * 300_000 + "5",
+        "a quarter of an " * 100_000,    # article and fraction forms that never complete
+        "half an half a " * 100_000,
+        "5 an hour " * 100_000,          # a rate after every number (looks back over the spaces)
+        "an hour and a " * 100_000,
     ]
     for text in texts:
         t0 = time.perf_counter()
@@ -188,7 +257,8 @@ def test_thread_safety():
 pieces = st.sampled_from(
     "8 kg 2,500 1,234.5 12.05.2020 08:30 5:30 pm 9am a.m. p.m noon midnight twenty-five twenty five "
     "hundred and thousand a an million bn 3bn $ € £ ¥ EUR NOK US$ 12 0 99 % percent per cent sq ft "
-    "m² ° C - – to / : . , ' ’ covid19 v1.2.3 é 中 😀 \u00a0 \u2009 \n one two half dozen".split(" "))
+    "m² ° C - – to / : . , ' ’ covid19 v1.2.3 é 中 😀 \u00a0 \u2009 \n one two half dozen hour day week "
+    "fortnight quarter of once times g m l L kg".split(" "))
 seps = st.sampled_from(["", " ", "  ", "-", ".", ",", ":", "\n", "\u00a0"])
 number_texts = st.lists(st.tuples(pieces, seps), max_size=25).map(lambda xs: "".join(a + b for a, b in xs))
 any_text = st.text(max_size=120)

@@ -213,6 +213,8 @@ struct Token {
   double value = 0.0;
   double mantissa = 0.0;
   std::string unit;
+  double quantity = 0.0;  // value in the base unit of its dimension (NumberMention::quantity)
+  std::string base_unit;
 };
 
 // One code point of possibly invalid UTF-8 at s[i]; an invalid or truncated sequence counts as one
@@ -289,6 +291,8 @@ void push_number(const NumberMention& m, std::string_view s, int sid, std::vecto
   t.value = m.value;
   t.mantissa = m.mantissa;
   t.unit = m.unit;
+  t.quantity = m.quantity;
+  t.base_unit = m.base_unit;
   t.sentence = sid;
   std::size_t k = m.start;
   while (k < m.end && !is_ascii_lower(static_cast<char>(s[k] | 0x20))) ++k;
@@ -475,6 +479,8 @@ struct NumberRef {
   double value;
   double mantissa;
   std::string unit;
+  double quantity;
+  std::string base_unit;
 };
 
 // Slot hashing for the flat tables below: the splitmix64 finalizer (Steele et al., "Fast
@@ -614,7 +620,7 @@ struct LexicalPremise::Impl {
       if (t.negation) ++negation_counts[static_cast<std::size_t>(t.sentence)];
       if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
-        numbers.push_back({t.value, t.mantissa, t.unit});
+        numbers.push_back({t.value, t.mantissa, t.unit, t.quantity, t.base_unit});
         const int id = ids.intern(number_key(t.value));
         pairs.emplace_back(id, t.sentence);
         key_id[i] = id;
@@ -682,12 +688,17 @@ struct LexicalPremise::Impl {
   // Is the bigram of key ids (a, b) in the premise? (-1: a key the premise does not have.)
   bool has_bigram(int a, int b) const { return a >= 0 && b >= 0 && bigrams.contains(pack(a, b)); }
   bool number_supported(const Token& t) const {
+    auto eq = [](double a, double b) {
+      return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+    };
     for (const auto& p : numbers) {
+      // one quantity in two units of one dimension ("2 weeks" / "14 days", "1.5 kg" / "1,500 g",
+      // "half an hour" / "30 minutes"): both carry a unit, so a duration never matches a count
+      if (!t.unit.empty() && !p.unit.empty() && t.unit != p.unit && t.base_unit == p.base_unit &&
+          eq(t.quantity, p.quantity))
+        return true;
       const bool unit_ok = t.unit.empty() || p.unit.empty() || t.unit == p.unit;
       if (!unit_ok) continue;
-      auto eq = [](double a, double b) {
-        return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
-      };
       if (eq(t.value, p.value)) return true;
       if (t.value == t.mantissa && eq(t.value, p.mantissa)) return true;
       // a time of day against a plain number of its hour ("opens at 9" / "opens at 9 am"; the
@@ -805,7 +816,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     for (const Token* t : st) {
       if (!t->number || t->consumed) continue;
       if (t->written && t->value == 1.0) continue;  // "one of", too ambiguous
-      if (t->written && t->value == 0.5) continue;  // "half"
+      if (t->written && t->value == 0.5 && t->unit.empty()) continue;  // "half" ("half an hour" counts)
       ++sig.numbers;
       if (!P.number_supported(*t)) {
         ++sig.numeric_mismatches;

@@ -69,7 +69,8 @@ class WordMap {
 };
 
 // Unit words (lower-cased) -> canonical key. attached_only: only directly after the digits ("5h",
-// "500g", "2l"), never as a separate word ("5 h" is not a unit; "5 g" neither).
+// "2l"), never as a separate word ("5 h" is not a unit). The metric symbols "g", "m", "l" / "L"
+// are also units after digits and one space ("1,500 g", "2,000 m", "1.5 L"; see unit()).
 struct UnitWord {
   const char* key;
   bool attached_only;
@@ -89,6 +90,7 @@ const WordMap<UnitWord>& unit_words() {
     add("day", {"day", "days"});
     add("night", {"night", "nights"});
     add("week", {"week", "weeks"});
+    add("fortnight", {"fortnight", "fortnights"});
     add("month", {"month", "months"});
     add("year", {"year", "years", "yr", "yrs"});
     add("kg", {"kg", "kgs", "kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"});
@@ -129,6 +131,35 @@ const WordMap<UnitWord>& unit_words() {
     return WordMap<UnitWord>(std::move(t));
   }();
   return m;
+}
+
+// The base unit of a unit key and the factor to it (quantity = value * mul / div; a divisor keeps
+// "2,000 mm" == 2 m exact): durations in minutes (months, years and nights are their own units),
+// mass in grams, length in metres, volume in millilitres; any other key is its own base.
+struct Base {
+  const char* key;
+  double mul;
+  double div;
+};
+
+Base base_of(const char* unit) {
+  static const WordMap<Base> m({
+      {"s", {"min", 1, 60}},        {"min", {"min", 1, 1}},      {"h", {"min", 60, 1}},
+      {"day", {"min", 1440, 1}},    {"week", {"min", 10080, 1}}, {"fortnight", {"min", 20160, 1}},
+      {"mg", {"g", 1, 1000}},       {"g", {"g", 1, 1}},          {"kg", {"g", 1000, 1}},
+      {"mm", {"m", 1, 1000}},       {"cm", {"m", 1, 100}},       {"m", {"m", 1, 1}},
+      {"km", {"m", 1000, 1}},       {"ml", {"ml", 1, 1}},        {"l", {"ml", 1000, 1}}});
+  const Base* b = m.find(unit);
+  return b ? *b : Base{unit, 1, 1};
+}
+
+// The units "a" / "an" may stand for one of ("an hour", "a day", "a week", "a fortnight").
+const char* article_unit(std::string_view w) {
+  if (w == "hour") return "h";
+  if (w == "day") return "day";
+  if (w == "week") return "week";
+  if (w == "fortnight") return "fortnight";
+  return nullptr;
 }
 
 // Currency codes that may stand before the number ("EUR 12", "NOK 450").
@@ -489,6 +520,9 @@ class Parser {
       m.value = r.value;
       m.mantissa = r.mantissa;
       m.unit = r.unit;
+      const Base b = base_of(r.unit);
+      m.quantity = b.mul == 1 && b.div == 1 ? r.value : r.value * b.mul / b.div;
+      m.base_unit = b.key;
       m.written = r.written;
       m.surface = std::string(s_.substr(m.start, m.end - m.start));
       out.push_back(std::move(m));
@@ -852,6 +886,13 @@ class Parser {
       }
       return j;
     }
+    if (is(j, K::Space) && !r.written) {  // "1,500 g", "2,000 m", "1.5 l", "1.5 L"
+      const std::string_view t = text(j + 1);  // lower-case g and m only: "5 G" network, "5 M"
+      if (t == "g" || t == "m" || t == "l" || t == "L") {
+        r.unit = t == "g" ? "g" : t == "m" ? "m" : "l";
+        return j + 2;
+      }
+    }
     const UnitWord* u = unit_words().find(w);
     if (u == nullptr || u->attached_only) return j;
     r.unit = u->key;
@@ -883,17 +924,85 @@ class Parser {
     return false;
   }
 
+  bool article(std::size_t j) const {
+    const Low w = low(j);
+    return w == "a" || w == "an";
+  }
+
+  // A unit word at j that may follow "half a" / "a quarter of a" ("hour", "kilo", "mile").
+  const UnitWord* measure_unit(std::size_t j) const {
+    const Low w = low(j);
+    if (w.empty()) return nullptr;
+    const UnitWord* u = unit_words().find(w);
+    return u != nullptr && !u->attached_only ? u : nullptr;
+  }
+
+  // Does a rate word end just before byte a, after horizontal spaces only: a number mention ("$20
+  // an hour", "twice a day", "3 times a week", "7 days a week"), "once" or "times" ("several
+  // times a day")? The spaces walked back over are the ones before the word at a, so the scan
+  // stays linear.
+  bool after_rate_word(std::size_t a) const {
+    std::size_t k = a;
+    while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '\t')) --k;
+    if (k == a) return false;
+    if (!raw_.empty() && raw_.back().end == k) return true;
+    auto word_before = [&](std::string_view w) {
+      if (k < w.size()) return false;
+      for (std::size_t q = 0; q < w.size(); ++q) {
+        const auto c = static_cast<unsigned char>(s_[k - w.size() + q]);
+        if ((c | 0x20u) != static_cast<unsigned char>(w[q])) return false;
+      }
+      return k == w.size() || !ascii_letter(static_cast<unsigned char>(s_[k - w.size() - 1]));
+    };
+    return word_before("once") || word_before("times");
+  }
+
   // A written number at i ("two", "twenty-five thousand", "a hundred", "three hundred and
   // twenty") with its unit.
   bool written(std::size_t i, Raw& r) {
     const Low w = low(i);
     std::size_t j;
-    if (w == "a" || w == "an") {  // "a hundred", "a dozen", "a million": only with the scale word
+    if (w == "a" || w == "an") {
+      if (!is(i + 1, K::Space)) return false;
       const Low v = low(i + 2);
-      if (!is(i + 1, K::Space) || !(v == "hundred" || v == "dozen" || scale_word(v) > 0)) return false;
-      r.value = r.mantissa = 1.0;
-      j = scale(i + 1, r, true);
-      if (j == i + 1) return false;
+      if (v == "hundred" || v == "dozen" || scale_word(v) > 0) {  // "a hundred", "a dozen", "a million"
+        r.value = r.mantissa = 1.0;
+        j = scale(i + 1, r, true);
+        if (j == i + 1) return false;
+      } else if (v == "quarter") {  // "a quarter of an hour", "a quarter of a mile"
+        if (!(is(i + 3, K::Space) && low(i + 4) == "of" && is(i + 5, K::Space) && article(i + 6) &&
+              is(i + 7, K::Space)))
+          return false;
+        const UnitWord* u = measure_unit(i + 8);
+        if (u == nullptr) return false;
+        r.value = r.mantissa = 0.25;
+        r.unit = u->key;
+        j = i + 9;
+      } else if (const char* key = article_unit(v)) {  // "an hour", "a day", "a week", "a fortnight"
+        if (after_rate_word(L_[i].a)) return false;  // "$20 an hour", "twice a day": a rate
+        r.value = r.mantissa = 1.0;
+        r.unit = key;
+        j = i + 3;
+        if (is(j, K::Space) && low(j + 1) == "and" && is(j + 2, K::Space) && low(j + 3) == "a" &&
+            is(j + 4, K::Space) && low(j + 5) == "half") {  // "an hour and a half"
+          r.value = r.mantissa = 1.5;
+          j += 6;
+        }
+      } else {
+        return false;
+      }
+    } else if (w == "half" && is(i + 1, K::Space) && article(i + 2) && is(i + 3, K::Space) &&
+               (measure_unit(i + 4) || low(i + 4) == "dozen" || scale_word(low(i + 4)) > 0)) {
+      // "half an hour", "half a kilo", "half a dozen" (6), "half a million"
+      r.value = r.mantissa = 0.5;
+      if (const UnitWord* u = measure_unit(i + 4)) {
+        r.unit = u->key;
+      } else {
+        const double mult = low(i + 4) == "dozen" ? 12.0 : scale_word(low(i + 4));
+        r.value *= mult;
+        r.scale = mult;
+      }
+      j = i + 5;
     } else {
       const Written* found = written_words().find(w);
       if (found == nullptr) return false;

@@ -13,13 +13,20 @@ Recognised (each mention is one contiguous span of the text):
 * currency before or after the number: ``"$12"``, ``"€12"``, ``"£49"``, ``"US$5"``,
   ``"EUR 12"``, ``"NOK 450"``, ``"12€"``, ``"12 euros"``, ``"49 pounds"``, ``"450 kroner"``;
 * units, attached, spaced or hyphenated: ``"8kg"``, ``"8 kg"``, ``"eight kilograms"``,
-  ``"30-day"``, ``"24-hour"``, ``"50 m²"``, ``"15 sq ft"``, ``"30°C"``;
+  ``"30-day"``, ``"24-hour"``, ``"50 m²"``, ``"15 sq ft"``, ``"30°C"``; the symbols ``g``, ``m``
+  and ``l`` / ``L`` attached or after one space (``"500g"``, ``"1,500 g"``, ``"2,000 m"``,
+  ``"1.5 L"``; ``"5G"`` and ``"5 G"`` are no grams, ``"5m"`` is five million);
 * multipliers: ``"3bn"``, ``"$10M"``, ``"5k"``, ``"3 billion"``, ``"2.5 million"``,
   ``"two hundred thousand"``, ``"3 dozen"``, ``"a million"``;
 * written numbers ``"zero"`` .. ``"nineteen"``, ``"twenty"`` .. ``"ninety"`` with an optional unit
   word (``"twenty-five"``, ``"twenty five"``), ``"three hundred and twenty"``, ``"hundred"``,
   ``"dozen"``, ``"half"``, ``"double"``, ``"twice"``, ``"triple"`` (also ``"one"``, as in "one of
   them": it is a number here; the lexical NLI does not count it);
+* article and fraction forms: ``"an hour"``, ``"a day"``, ``"a week"``, ``"a fortnight"`` (value 1;
+  not after a number, ``"once"`` or ``"times"``: ``"$20 an hour"``, ``"twice a day"``, ``"7 days a
+  week"`` are rates), ``"an hour and a half"`` (1.5 ``"h"``), ``"half an hour"`` (0.5 ``"h"``),
+  ``"half a kilo"``, ``"half a dozen"`` (6), ``"half a million"``, ``"a quarter of an hour"``
+  (0.25 ``"h"``), ``"a quarter of a mile"``;
 * times of day as minutes since midnight with unit ``"time"``: ``"08:30"`` (510), ``"17:30"`` and
   ``"5:30 pm"`` (both 1050), ``"5.30pm"``, ``"9 am"``, ``"9am"``, ``"9 a.m."`` (540), ``"noon"``,
   ``"midday"``, ``"12 pm"`` (720), ``"midnight"``, ``"12 am"``, ``"24:00"`` (0);
@@ -30,7 +37,12 @@ Recognised (each mention is one contiguous span of the text):
 
 Digits inside a word (``"covid19"``, ``"A4"``, ``"mp3"``) are not numbers. A digit run takes an
 attached letter suffix whatever it is (``"1st"``, ``"3D"``, ``"1990s"``: values 1, 3, 1990, no
-unit). Values are never converted between units (``"2 hours"`` is 2 ``"h"``, not 120 ``"min"``).
+unit). Values are never converted between units (``"2 hours"`` is 2 ``"h"``, not 120 ``"min"``);
+:attr:`NumberMention.quantity` is the value in the base unit of its dimension, what the lexical NLI
+compares: durations in minutes (``"s"`` ``"min"`` ``"h"`` ``"day"`` ``"week"`` ``"fortnight"``;
+months, years and nights are never converted), mass in grams (``"mg"`` ``"g"`` ``"kg"``), length
+in metres (``"mm"`` ``"cm"`` ``"m"`` ``"km"``), volume in millilitres (``"ml"`` ``"l"``); any other
+unit is its own base (:data:`BASE_UNITS`).
 """
 
 from __future__ import annotations
@@ -40,7 +52,7 @@ from dataclasses import dataclass
 from director_fast import _core
 from director_fast.errors import InputTypeError
 
-__all__ = ["NumberMention", "find_numbers", "UNITS"]
+__all__ = ["NumberMention", "find_numbers", "UNITS", "BASE_UNITS"]
 
 #: Every canonical unit key :func:`find_numbers` reports ("" when a number has no unit). Words and
 #: symbols of one quantity share a key: ``"€12"``, ``"EUR 12"`` and ``"12 euros"`` are all
@@ -52,7 +64,7 @@ UNITS: frozenset[str] = frozenset({
     # currencies: symbols, ISO codes before or after the number, and currency words
     "usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr",
     # durations
-    "s", "min", "h", "day", "night", "week", "month", "year",
+    "s", "min", "h", "day", "night", "week", "fortnight", "month", "year",
     # weights
     "g", "kg", "mg", "lb",
     # lengths, areas, volumes
@@ -60,6 +72,20 @@ UNITS: frozenset[str] = frozenset({
     # data, energy, others
     "kb", "mb", "gb", "tb", "kwh", "deg", "times",
 })
+
+
+#: Unit key -> (base unit key, factor): ``quantity = value * factor`` (the table of
+#: ``base_of`` in cpp/src/numbers.cpp, which the lexical NLI compares by). Keys not listed are their
+#: own base (factor 1): months, years, nights, pounds, feet, currencies, ``"%"``, ``"time"``, ``""``.
+BASE_UNITS: dict[str, tuple[str, float]] = {
+    "s": ("min", 1 / 60), "min": ("min", 1.0), "h": ("min", 60.0), "day": ("min", 1440.0),
+    "week": ("min", 10080.0), "fortnight": ("min", 20160.0),
+    "mg": ("g", 1e-3), "g": ("g", 1.0), "kg": ("g", 1000.0),
+    "mm": ("m", 1e-3), "cm": ("m", 1e-2), "m": ("m", 1.0), "km": ("m", 1000.0),
+    "ml": ("ml", 1.0), "l": ("ml", 1000.0),
+}
+# divisors for the sub-units, so that "2,000 mm" is exactly 2 m (as in the C++ table)
+_DIVISORS = {"s": 60.0, "mg": 1000.0, "mm": 1000.0, "cm": 100.0}
 
 
 @dataclass(frozen=True)
@@ -75,6 +101,9 @@ class NumberMention:
         unit: canonical unit key, one of :data:`UNITS` (``""`` when none).
         surface: the mention as written, currency, multiplier and unit included (``"$3 billion"``,
             ``"8 kg"``, ``"EUR 12"``).
+
+    Derived (properties, not fields): :attr:`base_unit` and :attr:`quantity`, the value in the base
+    unit of its dimension (``"2 weeks"`` and ``"14 days"``: 20160 ``"min"``).
     """
 
     start: int
@@ -82,6 +111,23 @@ class NumberMention:
     value: float
     unit: str
     surface: str
+
+    @property
+    def base_unit(self) -> str:
+        """The base unit of :attr:`unit`'s dimension: ``"min"``, ``"g"``, ``"m"``, ``"ml"``, or
+        :attr:`unit` itself when it is not converted (``"month"``, ``"usd"``, ``""``)."""
+        base = BASE_UNITS.get(self.unit)
+        return base[0] if base else self.unit
+
+    @property
+    def quantity(self) -> float:
+        """:attr:`value` in :attr:`base_unit` (``"half an hour"``: 30.0; ``"1.5 kg"``: 1500.0;
+        ``"3 months"``: 3.0)."""
+        div = _DIVISORS.get(self.unit)
+        if div is not None:
+            return self.value / div
+        base = BASE_UNITS.get(self.unit)
+        return self.value * base[1] if base else self.value
 
 
 def find_numbers(text: str) -> list[NumberMention]:
@@ -110,6 +156,8 @@ def find_numbers(text: str) -> list[NumberMention]:
         NumberMention(start=14, end=17, value=3.0, unit='eur', surface='3 €')
         >>> [(m.surface, m.value) for m in find_numbers("twenty-five thousand pounds, 3bn, 2,500")]
         [('twenty-five thousand pounds', 25000.0), ('3bn', 3000000000.0), ('2,500', 2500.0)]
+        >>> [(m.value, m.unit, m.quantity, m.base_unit) for m in find_numbers("2 weeks or 14 days")]
+        [(2.0, 'week', 20160.0, 'min'), (14.0, 'day', 20160.0, 'min')]
     """
     if not isinstance(text, str):
         raise InputTypeError(f"text must be a str, got {type(text).__name__}")

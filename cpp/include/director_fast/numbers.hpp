@@ -9,12 +9,17 @@
 //   - currency before the number ("$12", "€12", "£49", "¥300", "₹50", "US$5", "EUR 12",
 //     "NOK 450") or after it ("12€", "12 EUR", "12 euros", "49 pounds", "450 kroner");
 //   - units after the number, attached, spaced or hyphenated ("8kg", "8 kg", "30-day", "24-hour",
-//     "30°C");
+//     "30°C"; the symbols "g", "m" and "l" / "L" attached or after one space: "500g", "1,500 g",
+//     "2,000 m", "1.5 L", but "5G" and "5 G" are no grams and "5m" is five million);
 //   - multipliers: attached ("3bn", "5k", "$10M": k m mn b bn tn) or as words ("3 billion",
 //     "2.5 million", "3 hundred", "two hundred thousand", "3 dozen");
 //   - written numbers "zero".."nineteen", the tens "twenty".."ninety" with an optional unit word
 //     ("twenty-five", "twenty five"), "hundred", "dozen", "half", "double", "twice", "triple",
 //     "a hundred", "a dozen", "a million", "three hundred and twenty";
+//   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
+//     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
+//     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
+//     "half a million", "a quarter of an hour" (0.25 h), "a quarter of a mile";
 //   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
 //     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
 //     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
@@ -28,11 +33,16 @@
 //
 // Canonical unit keys (NumberMention::unit): "" (none), "%", "time", currencies "usd" "eur" "gbp"
 // "nok" "sek" "dkk" "chf" "jpy" "cad" "aud" "nzd" "inr", durations "s" "min" "h" "day" "night"
-// "week" "month" "year", weights "g" "kg" "mg" "lb", lengths "mm" "cm" "m" "km" "in" "ft" "mile",
+// "week" "fortnight" "month" "year", weights "g" "kg" "mg" "lb", lengths "mm" "cm" "m" "km" "in" "ft" "mile",
 // areas "sqft" "sqm" "sqkm", volumes "ml" "l", data "kb" "mb" "gb" "tb", energy "kwh", and "deg",
 // "times". Words and symbols of one quantity share a key: "€12" / "EUR 12" / "12 euros" are all
 // 12 "eur"; "pounds" is money ("gbp"; the weight is "lb" / "lbs"); "30 minutes" is 30 "min".
-// Values are not converted between units ("2 hours" is 2 "h", not 120 "min").
+// Values are not converted between units ("2 hours" is 2 "h", not 120 "min"); `quantity` is the
+// value in the base unit of its dimension, for comparison: durations in minutes ("s" "min" "h"
+// "day" "week" "fortnight"; months, years and nights are never converted), mass in grams ("mg"
+// "g" "kg"), length in metres ("mm" "cm" "m" "km"), volume in millilitres ("ml" "l"); any other
+// unit is its own base ("2 weeks" and "14 days": quantity 20160, base_unit "min"; "1.5 kg" and
+// "1,500 g": 1500 "g"; "3 months": 3 "month").
 //
 // Cost: linear in the text length (a bounded look-ahead per word). Never throws on any byte
 // string: invalid UTF-8 bytes are treated as unknown characters. Thread-safe (no shared state
@@ -56,6 +66,10 @@ struct NumberMention {
   // is none. For a time, the hour as written ("5:30 pm": 5, "17:30": 17, "noon": 12).
   double mantissa = 0.0;
   bool written = false;   // spelled out in words ("two", "twenty-five thousand", "noon")
+  // The value in the base unit of its dimension ("2 weeks": 20160) and that unit's key ("min",
+  // "g", "m", "ml"; any other unit, "" included, is its own base: quantity == value).
+  double quantity = 0.0;
+  std::string base_unit;
 };
 
 // Every number mention of `text`, in text order, non-overlapping.
