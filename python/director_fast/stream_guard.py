@@ -185,8 +185,11 @@ def _derived_config(scorer: Any) -> HaltConfig:
     soft = getattr(scorer, "soft_limit", thr)
     if isinstance(soft, bool) or not isinstance(soft, (int, float)) or not 0.0 <= soft <= 1.0:
         soft = thr
-    return HaltConfig(hard_limit=float(thr), window_threshold=float(thr), soft_limit=float(soft),
-                      trend_threshold=1.0)
+    # the window mean of scores that are all >= thr can round to just below thr (ten 0.3
+    # scores average to 0.29999999999999993): the 1e-9 margin keeps the window check from
+    # halting where the hard limit (the claim-level verdict) would not
+    return HaltConfig(hard_limit=float(thr), window_threshold=max(0.0, float(thr) - 1e-9),
+                      soft_limit=float(soft), trend_threshold=1.0)
 
 
 def _accepted_extras(fn: Any, **extras: Any) -> dict[str, Any]:
@@ -871,8 +874,10 @@ def stream_guard(
         config: :class:`HaltConfig`. Default: for an incremental scorer with a ``threshold``
             attribute (such as ``CoherenceScorer``) it is derived from the scorer so that the
             stream halts exactly when ``review`` would reject: ``hard_limit = window_threshold =
-            scorer.threshold``, ``soft_limit = scorer.soft_limit``, trend check off
-            (``trend_threshold=1.0``); otherwise ``HaltConfig()`` (director-ai's defaults).
+            scorer.threshold`` (the window threshold 1e-9 lower, so float rounding of a mean of
+            scores all at the threshold cannot halt), ``soft_limit = scorer.soft_limit``, trend
+            check off (``trend_threshold=1.0``); otherwise ``HaltConfig()`` (director-ai's
+            defaults).
         tenant_id, request_id: copied into SafetyEvents and handed to the scorer (tenant-scoped
             retrieval).
         raise_on_halt: raise :class:`~director_fast.errors.StreamHalted` (with ``.session``) after
