@@ -352,3 +352,26 @@ def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
                 k.add(f"Aisle {i} holds item {next(counter)}.", source="aisles.md", tenant="other")
 
     assert run_threads(work) == []
+
+
+def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
+    from director_fast.claim_evidence import EvidenceUnit
+    from director_fast.claim_verdict import Comparison, HybridJudge, LexicalJudge
+    from director_fast.core.types import EvidenceChunk
+
+    class AlwaysEntails:
+        def compare(self, claim, units, question=""):
+            return [Comparison("supported", 0.99, "entailment") for _ in units]
+
+        def compare_texts(self, claim, premises):
+            return [Comparison("supported", 0.99, "entailment") for _ in premises]
+
+    def unit(text):
+        return EvidenceUnit(text, text, "kb:0", EvidenceChunk(text=text, distance=0.0), text)
+
+    j = HybridJudge(AlwaysEntails(), LexicalJudge(df.LexicalNLI()))
+    got = j.compare("The shop opens at 9 am.", [unit("The shop opens at 08:30."), unit("Aisle 9 holds tools.")])
+    assert [(c.verdict, c.signal) for c in got] == [("contradicted", "number"), ("supported", "entailment")]
+    got = j.compare("Walter bought the shop from Priya.", [unit("Priya bought the shop from Walter.")])
+    assert got[0].signal == "roles"
+    assert j.compare_texts("The shop opens at 08:30.", ["The shop opens at 08:30."])[0].verdict == "supported"

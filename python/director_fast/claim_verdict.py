@@ -46,7 +46,8 @@ from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
 
-__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "DivergenceJudge", "decide", "claim_score",
+__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge", "decide",
+           "claim_score",
            "conjuncts",
            "make_judge", "UNSUPPORTED_MODES"]
 
@@ -333,6 +334,39 @@ class ModelJudge:
         return out
 
 
+class HybridJudge:
+    """A model's verdicts with the lexical backend's hard signals on top: where the lexical
+    judge finds a number or unit the aligned unit contradicts (``number``), or two names in
+    swapped roles (``roles``), the pair is ``contradicted`` whatever the model says (a small NLI
+    model is weakest exactly there); every other pair takes the model's verdict.
+
+    Args:
+        model_judge: a :class:`ModelJudge`.
+        lexical_judge: a :class:`LexicalJudge`.
+    """
+
+    name = "hybrid"
+    HARD_SIGNALS = ("number", "roles")
+
+    def __init__(self, model_judge: Any, lexical_judge: Any) -> None:
+        self.model_judge = model_judge
+        self.lexical_judge = lexical_judge
+
+    def compare(self, claim: str, units: Sequence[EvidenceUnit], question: str = "") -> list[Comparison]:
+        """One :class:`Comparison` per evidence unit, in order."""
+        return self._merge(self.lexical_judge.compare(claim, units, question),
+                           self.model_judge.compare(claim, units, question))
+
+    def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
+        """:meth:`compare` against bare premise texts."""
+        return self._merge(self.lexical_judge.compare_texts(claim, premises),
+                           self.model_judge.compare_texts(claim, premises))
+
+    def _merge(self, lexical: list[Comparison], model: list[Comparison]) -> list[Comparison]:
+        return [lx if lx.verdict == "contradicted" and lx.signal in self.HARD_SIGNALS else m
+                for lx, m in zip(lexical, model)]
+
+
 class DivergenceJudge:
     """Claim judge over any backend with ``score(premise, hypothesis) -> divergence`` in [0, 1]
     (a third-party scorer): divergence < 0.5 is ``supported`` (strength 1 - divergence), else
@@ -359,10 +393,11 @@ class DivergenceJudge:
         return out
 
 
-def make_judge(nli: Any) -> Any:
-    """The judge for an NLI backend: :class:`LexicalJudge` for the lexical backend,
-    :class:`ModelJudge` for a model with ``predict_proba`` and ``roles``, :class:`DivergenceJudge`
-    for any other object with a callable ``score``.
+def make_judge(nli: Any, *, lexical_signals: bool = True) -> Any:
+    """The judge for an NLI backend: :class:`LexicalJudge` for the lexical backend; for a model
+    with ``predict_proba`` and ``roles``, :class:`HybridJudge` (``lexical_signals=True``) or
+    :class:`ModelJudge` alone; :class:`DivergenceJudge` for any other object with a callable
+    ``score``.
 
     Raises:
         ConfigError: a backend that offers none of these (field ``nli``).
@@ -370,6 +405,10 @@ def make_judge(nli: Any) -> Any:
     if hasattr(nli, "_impl") and isinstance(getattr(nli, "_impl"), _core.LexicalNLI):
         return LexicalJudge(nli)
     if callable(getattr(nli, "predict_proba", None)) and hasattr(nli, "roles"):
+        if lexical_signals:
+            from director_fast.nli import LexicalNLI
+
+            return HybridJudge(ModelJudge(nli), LexicalJudge(LexicalNLI()))
         return ModelJudge(nli)
     if callable(getattr(nli, "score", None)):
         return DivergenceJudge(nli)

@@ -216,6 +216,9 @@ class CoherenceScorer:
             evidence units.
         context_units: units of the call's ``context`` compared with each claim (>= 1; the most
             similar ones by IDF-weighted word overlap).
+        lexical_signals: with an NLI model, a number or unit that the aligned evidence unit
+            contradicts, or two names in swapped roles, found by the lexical backend, make the
+            pair ``contradicted`` whatever the model says (default True; False: the model alone).
         cache_size: entries of the per-claim verdict cache (>= 0; keyed on the knowledge's
             ``version``, so it never serves a verdict from before a ``kb.add``).
 
@@ -250,6 +253,7 @@ class CoherenceScorer:
         use_nli: bool | None = None,
         require_model_backed_nli: bool = False,
         onnx_path: str | None = None,
+        lexical_signals: bool = True,
     ) -> None:
         self.threshold = _check_unit(threshold, "threshold")
         self.soft_limit = (_check_unit(soft_limit, "soft_limit") if soft_limit is not None
@@ -279,7 +283,9 @@ class CoherenceScorer:
             raise ConfigError(f"cache_size must be an int >= 0, got {cache_size!r}", "cache_size")
         self._cache_size = cache_size
         self.nli = self._load_backend(nli, nli_model, onnx_path, use_nli, require_model_backed_nli)
-        self._judge = make_judge(self.nli)
+        if not isinstance(lexical_signals, bool):
+            raise ConfigError("lexical_signals must be a bool", "lexical_signals")
+        self._judge = make_judge(self.nli, lexical_signals=lexical_signals)
         if knowledge is not None and ground_truth_store is not None:
             raise ConfigError("give either knowledge or ground_truth_store, not both", "knowledge")
         self.knowledge = knowledge if knowledge is not None else ground_truth_store
