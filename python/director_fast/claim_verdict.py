@@ -299,7 +299,8 @@ class ModelJudge:
     A three-way head gives ``supported`` when P(entailment) is the largest class,
     ``contradicted`` when P(contradiction) is, else ``not_found``; a two-way head gives
     ``supported`` when P(supported) >= 0.5, else ``not_found`` (it cannot tell contradiction).
-    Pairs longer than the model's maximum are cut to the premise sentence alone first.
+    A pair longer than the model's ``max_length`` tokens (a long multi-sentence unit) is not
+    sent: it is ``not_found`` with signal ``too_long`` (its sentences are units of their own).
     """
 
     name = "model"
@@ -315,10 +316,19 @@ class ModelJudge:
         """:meth:`compare` against bare premise texts."""
         if not premises:
             return []
-        probs = np.asarray(self.model.predict_proba([(p, claim) for p in premises]), dtype=np.float64)
+        limit = int(getattr(self.model, "max_length", 512))
+        claim_tokens = self.model.count_tokens(claim)
+        fits = [self.model.count_tokens(p) + claim_tokens + 3 <= limit for p in premises]
+        sent = [p for p, ok in zip(premises, fits) if ok]
+        rows = iter(np.asarray(self.model.predict_proba([(p, claim) for p in sent]), dtype=np.float64)
+                    if sent else ())
         roles = self.model.roles
         out = []
-        for row in probs:
+        for ok in fits:
+            if not ok:
+                out.append(Comparison("not_found", 0.0, "too_long"))
+                continue
+            row = next(rows)
             if self.model.head == "three_way":
                 e, n, c = (float(row[roles[k]]) for k in ("entailment", "neutral", "contradiction"))
                 if e >= n and e >= c:
