@@ -15,7 +15,10 @@ the pass rate of supported replies, the block rate of unsupported ones, balanced
 per-kind accuracy, and every case where ``review`` and ``stream`` disagree.
 
 Usage: python bench/bench_chat_rag.py [--split heldout|dev|all] [--no-director-ai] [--cases N]
-       [--list-errors]
+       [--list-errors] [--nli-model DIR [--model-only]]
+
+``--nli-model DIR`` judges with an ONNX NLI model directory (``NLIModel.from_pretrained``) instead
+of the lexical backend, combined with the lexical number / roles signals unless ``--model-only``.
 """
 
 from __future__ import annotations
@@ -154,19 +157,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-director-ai", action="store_true")
     ap.add_argument("--list-errors", action="store_true")
     ap.add_argument("--cases", type=Path, default=CASES)
+    ap.add_argument("--nli-model", type=Path, default=None)
+    ap.add_argument("--model-only", action="store_true")
     a = ap.parse_args(argv)
     import director_fast as df
 
     cases = load_cases(a.cases)
     kb = build_kb(cases)
-    scorer = df.CoherenceScorer(knowledge=kb)
+    kw = {}
+    if a.nli_model is not None:
+        kw = {"nli": df.NLIModel.from_pretrained(str(a.nli_model)), "lexical_signals": not a.model_only}
+    scorer = df.CoherenceScorer(knowledge=kb, **kw)
     t0 = time.perf_counter()
     ours = run_ours(cases, scorer)
     t1 = time.perf_counter()
     theirs = None if a.no_director_ai else run_director_ai(cases)
     t2 = time.perf_counter()
     print(f"command: python bench/bench_chat_rag.py --split {a.split}"
-          f"{' --no-director-ai' if a.no_director_ai else ''}")
+          f"{' --no-director-ai' if a.no_director_ai else ''}"
+          f"{f' --nli-model {a.nli_model}' if a.nli_model else ''}{' --model-only' if a.model_only else ''}")
+    print(f"scorer: {scorer.scorer_path}")
     print(f"ours: {len(cases)} cases (review + stream) in {t1 - t0:.2f} s; "
           f"director-ai: {'not installed' if theirs is None else f'{t2 - t1:.2f} s'}")
     splits = ["dev", "heldout"] if a.split == "all" else [a.split]
