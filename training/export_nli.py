@@ -467,8 +467,8 @@ def write_card(out: str, info: dict) -> None:
         any_m = m.get("int8") or m["fp32"]
         lines += ["", f"Measured through `NLIModel.predict_proba` (batch {any_m['batch_size']}, length-bucketed) "
                       f"with {any_m['threads']} ONNX Runtime threads on a {os.cpu_count()}-core CPU (1-minute load "
-                      f"average {any_m['loadavg_1m']:.1f} at the start; other jobs share the cores when it exceeds "
-                      "0): pairs/s is a lower bound, tokenisation included. Reproduce: `training/eval_snli.py DIR`."]
+                      f"average {any_m['loadavg_1m']:.1f} at the start; above ~1 other jobs were sharing the cores): "
+                      "pairs/s includes tokenisation. Reproduce: `training/eval_snli.py DIR`."]
         if "int8_vs_fp32" in m:
             c = m["int8_vs_fp32"]
             lines += ["", f"int8 vs fp32 over the {any_m['n']:,} test pairs: argmax agreement "
