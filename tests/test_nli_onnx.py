@@ -210,3 +210,15 @@ def test_detailed_batch_matches_single_calls(tiny):
         assert b.divergence == pytest.approx(s.divergence, abs=1e-6)
         assert b.forwards == s.forwards and b.token_count == s.token_count and b.chunks == s.chunks
     assert m.score_batch(pairs) == pytest.approx([s.divergence for s in single], abs=1e-6)
+
+
+def test_config_max_length_is_the_training_length(tmp_path):
+    import json as _json
+
+    build_tiny_nli(tmp_path, max_position_embeddings=128)
+    assert NLIModel.from_pretrained(tmp_path).max_length == 128
+    cfg = _json.loads((tmp_path / "config.json").read_text())
+    cfg["max_length"] = 64
+    (tmp_path / "config.json").write_text(_json.dumps(cfg))
+    assert NLIModel.from_pretrained(tmp_path).max_length == 64
+    assert NLIModel.from_pretrained(tmp_path, max_length=100).max_length == 100

@@ -503,8 +503,9 @@ class NLIModel:
                 ``"cuda"`` (raises if CUDA cannot load -- never a silent fallback) or an explicit
                 list of ONNX Runtime provider names.
             max_length: model maximum in tokens (pair incl. special tokens); default from
-                ``config.json`` (``max_position_embeddings``, minus 2 for RoBERTa-style offsets
-                when ``pad_token_id`` is 1) or 512.
+                ``config.json``: its ``max_length`` (the training length) when set, else
+                ``max_position_embeddings`` (minus 2 for RoBERTa-style offsets when
+                ``pad_token_id`` is 1), else 512.
             batch_size: most pairs per forward.
             token_budget: most (pairs x padded length) tokens per forward.
             intra_op_threads: CPU threads; default = physical cores.
@@ -589,6 +590,8 @@ class NLIModel:
         tok = Tokenizer.from_file(str(d / "tokenizer.json"))
         tok.no_truncation()
         tok.no_padding()
+        if max_length is None and isinstance(config.get("max_length"), int) and config["max_length"] >= 8:
+            max_length = config["max_length"]  # the length the model was trained at
         if max_length is None:
             mpe = config.get("max_position_embeddings")
             if isinstance(mpe, int) and mpe > 0:
