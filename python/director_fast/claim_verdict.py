@@ -1,7 +1,8 @@
 """Per-claim verdicts: compare one claim with evidence units, one unit at a time, and turn the
 comparisons into ``supported`` / ``contradicted`` / ``not_found`` and a score.
 
-Two judges share one interface, ``compare(claim, premises) -> list[Comparison]``:
+The judges share one interface, ``compare(claim, units, question) -> list[Comparison]`` (and
+``compare_texts(claim, premises)`` for bare texts):
 
 * :class:`LexicalJudge` (the embedded default; English rules over the lexical backend's signals,
   see :class:`~director_fast.nli.LexicalNLI`). For one (claim, evidence unit) pair:
@@ -9,23 +10,29 @@ Two judges share one interface, ``compare(claim, premises) -> list[Comparison]``
   - **contradicted** when the unit is about the same thing (``alignment``, the share of the
     claim's content words found in the unit's best sentence, is at least
     :attr:`LexicalJudge.contradict_alignment`) and one of: a negation flip against that sentence
-    (``negation``), an antonym (``antonym``), a number of the claim that the unit does not hold
-    while the unit states numbers (``number``; a value the unit holds with another unit of
-    measure is ``unit``), a capitalised name of the claim missing from the unit (``entity``), or
-    a polarity word ("not", "only", "except", ...) the unit lacks (``negation``);
+    (``negation``), an antonym (``antonym``; in a multi-sentence unit only on a close match), a
+    number of the claim that the unit does not hold while the unit states numbers (``number``;
+    equal quantities in other units, "2 weeks" / "14 days", match), a capitalised name of the
+    claim missing from the unit (``entity``; see :func:`_given_names` for the names that do not
+    count), or two names in swapped roles around the same relation (``roles``,
+    :func:`roles_swapped`);
   - **supported** when none of those signals fires and the unit covers at least
     :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
-  - **not_found** otherwise (low coverage, or a mismatch against a unit about something else).
+  - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
+    about something else).
 
-* :class:`ModelJudge` (an :class:`~director_fast.nli.NLIModel`): entailment / contradiction
-  probabilities of (unit, claim) pairs, batched in one call per claim set.
+* :class:`ModelJudge` (an :class:`~director_fast.nli.NLIModel`): the largest class probability of
+  each (unit, claim) pair, batched in one call per claim; :class:`HybridJudge` adds the lexical
+  ``number`` / ``roles`` contradictions on top; :class:`DivergenceJudge` reads any backend's
+  ``score(premise, hypothesis)`` divergence.
 
 :func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
-stated in the evidence), unless that unit states an exception that the user's question is about
-and the claim omits (``exception``: "Refunds take 5 days, except for gift cards." does not
-support "Yes, refunds take 5 days." as an answer to "Can I return a gift card?"); else a unit
-that contradicts it; else ``not_found``. :func:`claim_score` maps a verdict to a score in [0, 1]
-so that ``supported >= soft_limit > not_found > contradicted`` (see its docstring).
+stated in the evidence), unless the support is partial and one sentence negates the claim more
+strongly, or the supporting sentence states an exception that the user's question is about and
+the claim omits (``exception``: "Refunds take 5 days, except for gift cards." does not support
+"Yes, refunds take 5 days." as an answer to "Can I return a gift card?"); else a unit that
+contradicts it; else ``not_found``. :func:`claim_score` maps a verdict to a score in [0, 1] so
+that ``supported >= soft_limit > not_found > contradicted`` (see its docstring).
 
 Thread safety: the judges are safe to share between threads (their premise cache is locked;
 the backends are thread-safe); the functions keep no state.
@@ -46,10 +53,9 @@ from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
 
-__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge", "decide",
-           "claim_score",
-           "conjuncts",
-           "make_judge", "UNSUPPORTED_MODES"]
+__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
+           "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
+           "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
