@@ -676,7 +676,7 @@ const std::string& EvidenceIndex::tenant_name(uint32_t id) const {
   return tenants_[id];
 }
 
-const ItemMeta& EvidenceIndex::meta(int64_t label) const {
+ItemMeta EvidenceIndex::meta(int64_t label) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   if (label < 0 || static_cast<size_t>(label) >= meta_.size()) {
     throw IndexError("label " + std::to_string(label) + " out of range");

@@ -88,7 +88,9 @@ class EvidenceIndex {
   void search(const float* queries, size_t nq, size_t k, const std::string* tenant, bool exact,
               int num_threads, int64_t* labels_out, float* distances_out,
               bool reference_search = false) const;
-  const ItemMeta& meta(int64_t label) const;  // by label from search
+  // By label from search: a copy taken under the index's lock (a reference could dangle when a
+  // concurrent add grows the metadata vector).
+  ItemMeta meta(int64_t label) const;
   const std::string& tenant_name(uint32_t id) const;
   bool contains(const ItemKey& key) const;
   std::vector<float> get_vector(const ItemKey& key) const;  // stored (normalised for cosine)
