@@ -375,3 +375,39 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
     got = j.compare("Walter bought the shop from Priya.", [unit("Priya bought the shop from Walter.")])
     assert got[0].signal == "roles"
     assert j.compare_texts("The shop opens at 08:30.", ["The shop opens at 08:30."])[0].verdict == "supported"
+
+
+# ---- found by a fresh reviewer: nothing false passes unjudged ---------------------------------
+
+ACME = ("Parking is free for 2 hours. Pets are not allowed in the office, except guide dogs. "
+        "The office opens at 9 am and closes at 5 pm. Acme employs 2,500 people. "
+        "Acme was founded in 1998 in Oslo.")
+
+
+@pytest.fixture(scope="module")
+def acme():
+    k = df.KnowledgeBase()
+    k.add(ACME, source="acme.md", tenant="acme")
+    return df.CoherenceScorer(knowledge=k)
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("Does Acme employ 9,000 people?", "Yes.", False),       # a bare yes asserts the question
+    ("Does Acme employ 9,000 people?", "That's right!", False),
+    ("Does Acme employ 2,500 people?", "Yes.", True),
+    ("Does Acme employ 9,000 people?", "No.", True),           # ... a bare no denies it
+    ("Are pets allowed in the office?", "No. Pets are not allowed in the office, except guide dogs.", True),
+    ("Is the office open at 7 am?", "Yes, it is.", False),     # no content word: judged through the question
+    ("Tell me something.", "It is.", False),                   # ... and without a question: not_found
+    ("How many?", "Acme employs 9,000 people, doesn't it?", False),   # a tag does not hide a claim
+    ("How many?", "Did you know Acme employs 9,000 people?", False),
+    ("How many?", "Acme employs ９，０００ people.", False),    # non-ASCII digits are numbers
+    ("How many?", "Acme employs ٩٠٠٠ people.", False),
+    ("Hi", "Sure! Anything else?", True),
+])
+def test_nothing_false_passes_unjudged(acme, question, answer, approved):
+    ok, c = acme.review(question, answer, tenant_id="acme")
+    assert ok == approved, [(a.claim, a.verdict, a.signal) for a in c.attributions]
+    g = df.stream_guard(tokens(answer), acme, prompt=question, tenant_id="acme")
+    "".join(g)
+    assert g.session.halted == (not approved)

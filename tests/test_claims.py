@@ -72,6 +72,19 @@ CLAIM = [
     "I'm an AI assistant built in 2023.",
 ]
 
+# a trailing "?" does not hide a statement: tag questions and rhetorical ones are claims
+QUESTION_LIKE_CLAIMS = [
+    "Acme employs 9,000 people, doesn't it?", "Pets are allowed, is there anything else?",
+    "Since Acme employs 9,000 people, what else do you need?", "Did you know Acme employs 9,000 people?",
+    "Do you know that parking is free for 3 hours?", "The office opens at 7, right?",
+]
+
+
+@pytest.mark.parametrize("text", QUESTION_LIKE_CLAIMS)
+def test_statements_ending_in_a_question_mark_are_claims(text):
+    assert [u.kind for u in split_claims(text)] == ["claim"]
+
+
 QUESTION = [
     "Is the pool heated?", "Would you like me to book the 9:00 class?",
     "Can I help with anything else?", "What time would you like to arrive?",

@@ -41,6 +41,7 @@ the backends are thread-safe); the functions keep no state.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,7 @@ from director_fast.errors import ConfigError
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
+           "bare_answer", "flip", "content_words",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -117,8 +119,14 @@ _IDIOMS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
 
 
 def _normalise_idioms(text: str) -> str:
-    """Rewrite comparative idioms ("no more than 8 kg" -> "at most 8 kg") so that their "no" /
-    "not" is not read as a negation; used on both sides of a comparison."""
+    """Prepare a text for the lexical comparison (both sides): compatibility forms folded and
+    every decimal digit made ASCII ("９，０００" and "٩٠٠٠" are 9,000 and 9000), and comparative
+    idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" / "not" is not
+    read as a negation."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None
+                       else ch for ch in text)
     if "no" not in text.lower():
         return text
     for pattern, repl in _IDIOMS:
@@ -284,7 +292,7 @@ def roles_swapped(claim: str, evidence: str) -> bool:
                 continue  # same order in the evidence
             between_c = claim[b1:a2]
             between_e = evidence[e2[1]:e1[0]]
-            relation = _content_words(between_c) & _content_words(between_e) & _RELATIONS
+            relation = content_words(between_c) & content_words(between_e) & _RELATIONS
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
             if relation and same_voice:
                 return True
@@ -443,7 +451,7 @@ _FUNCTION = frozenset(
     "any all can may will does did into onto than then them they their there also only".split())
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded."""
     out = set()
     for w in _WORD.findall(text.lower()):
@@ -459,12 +467,12 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     does not: the claim then answers the excepted case with the general rule."""
     if not question:
         return False
-    q = _content_words(question)
-    c = _content_words(claim)
+    q = content_words(question)
+    c = content_words(claim)
     for m in _EXCEPTION.finditer(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
-        case = _content_words(m.group(1)) - _content_words(unit_text[:m.start()])
+        case = content_words(m.group(1)) - content_words(unit_text[:m.start()])
         if case & q and not case & c:
             return True
     return False
@@ -490,6 +498,47 @@ def conjuncts(claim: str) -> list[str]:
         if m is not None:
             pos = m.end()
     return [claim[a:b].strip() for a, b in spans]
+
+
+# words of a bare yes / no answer ("Yes, absolutely.", "Not quite.", "That's right!")
+_ANSWER_WORDS = frozenset(
+    "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
+    "certainly definitely quite really that's unfortunately sadly afraid".split())
+# the first word of a yes / no question
+_YES_NO_OPENERS = frozenset(
+    "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
+    "couldn't will won't would wouldn't shall should shouldn't may might must have haven't has "
+    "hasn't had am".split())
+_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false)\b|n't\b", re.IGNORECASE)
+
+
+def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
+    """For a unit that says no more than yes or no ("Yes.", "Correct!", "No.", "It is not.",
+    "They do.") in reply to a yes / no question (one that opens with an auxiliary verb): ``(the question's last sentence, affirmed)``; the answer
+    asserts that proposition (affirmed) or its negation. None when the unit has a content word
+    of its own or the prompt ends with no question. A bare answer to a question is judged through
+    the question ("Yes." to "Does Acme employ 9,000 people?" is as wrong as the 9,000), never
+    passed unjudged."""
+    if content_words(unit) - _ANSWER_WORDS:
+        return None
+    q = question.strip()
+    if not q.endswith("?"):
+        return None
+    last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
+    first = last.split(None, 1)[0].lower() if last else ""
+    if first not in _YES_NO_OPENERS or not content_words(last):
+        return None  # "When do you open?" is not answered by "Sure!"
+    return last, not _NEGATORS.search(unit)
+
+
+def flip(decision: ClaimDecision) -> ClaimDecision:
+    """The verdict on the negation of a judged proposition: supported <-> contradicted
+    (not_found stays)."""
+    swap = {"supported": "contradicted", "contradicted": "supported"}
+    if decision.verdict not in swap:
+        return decision
+    return ClaimDecision(swap[decision.verdict], decision.strength, "yes_no", decision.unit_index,
+                         decision.comparisons)
 
 
 #: a support weaker than this (lexical: coverage) yields to a stronger single-sentence negation or

@@ -531,6 +531,19 @@ _WISHES = _Patterns([
     "your_patience|your_message|contacting_us|checking|the_question}",
     "[and] great that you're",
 ])
+# a sentence ending in "?" is a question (asserting nothing) only when it opens like one; a
+# statement with a tag ("..., doesn't it?", "..., is there anything else?") or a rhetorical
+# "Did you know that ...?" is a claim (fail closed)
+_QUESTION_OPENERS = frozenset(
+    "what what's who who's whom whose when where where's why how how's which is isn't are aren't "
+    "was wasn't were weren't do don't does doesn't did didn't can can't could couldn't would "
+    "wouldn't will won't shall should shouldn't may might must have haven't has hasn't had am "
+    "anything any anyone shall would've need want".split())
+_ASSERTING_QUESTIONS = _Patterns([
+    "{did|do} you know",
+    "{isn't|wasn't|aren't|weren't|doesn't|didn't} it {true|amazing|great|nice|good} that",
+])
+
 #: wishes longer than this are judged as claims (fail closed: a long sentence that opens
 #: like a wish may carry facts).
 _WISH_MAX_WORDS = 20
@@ -1167,7 +1180,10 @@ def _classify_content(text: str, s: int, e: int) -> str:
     """``_classify`` for a unit already known to have a letter or digit and not to be a
     pleasantry."""
     if _is_question(text, s, e):
-        return "question"
+        norms = _norms(text, s, e)
+        if len(norms) <= 2 or (norms[0] in _QUESTION_OPENERS and not _any(_ASSERTING_QUESTIONS, norms)):
+            return "question"  # also "Really?!", "Anything else?"
+        return "claim"  # "Acme employs 9,000 people, doesn't it?", "Did you know that ...?"
     if _DIGIT_RE.search(text, s, e):
         return "claim"
     norms = _norms(text, s, e)

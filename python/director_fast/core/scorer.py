@@ -42,9 +42,12 @@ from director_fast.claim_evidence import (
 from director_fast.claim_verdict import (
     UNSUPPORTED_MODES,
     ClaimDecision,
+    bare_answer,
     claim_score,
     conjuncts,
+    content_words,
     decide,
+    flip,
     make_judge,
 )
 from director_fast.claims import split_claims
@@ -465,12 +468,18 @@ class CoherenceScorer:
         claims: list[_ClaimResult] = []
         skipped: list[SkippedUnit] = []
         for u in split_claims(text):
-            if u.kind != "claim":
+            bare = bare_answer(u.text, roles.prompt) if u.kind in ("claim", "pleasantry") else None
+            if u.kind != "claim" and bare is None:
                 skipped.append(SkippedUnit(text=u.text, start=u.start, end=u.end, kind=u.kind))
                 continue
             if not known and ctx is None:
                 reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
+            elif bare is not None:  # "Yes." / "It is not.": judged through the question
+                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx)
+                decision = decision if bare[1] else flip(decision)
+            elif not content_words(u.text):  # "It is." without a question: nothing to check
+                decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
             else:
                 decision, unit, chunks = self._verify_claim(u.text, roles.prompt, tenant_id, known, ctx)
             score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
