@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/utf8.hpp"
 #include "director_fast/numbers.hpp"
 #include "director_fast/segmenter.hpp"
 
@@ -217,34 +218,6 @@ struct Token {
   std::string base_unit;
 };
 
-// One code point of possibly invalid UTF-8 at s[i]; an invalid or truncated sequence counts as one
-// byte of U+FFFD (the NLI takes any bytes; text from Python is always valid).
-char32_t next_code_point(std::string_view s, std::size_t i, std::size_t* len) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    if (i + k >= s.size()) return false;
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    return b >= lo && b <= hi;
-  };
-  auto byte = [&](std::size_t k) { return char32_t(static_cast<unsigned char>(s[i + k]) & 0x3F); };
-  *len = 1;
-  if (b0 < 0x80) return b0;
-  if (b0 >= 0xC2 && b0 <= 0xDF && cont(1)) {
-    *len = 2;
-    return (char32_t(b0 & 0x1F) << 6) | byte(1);
-  }
-  if (b0 >= 0xE0 && b0 <= 0xEF && cont(1, b0 == 0xE0 ? 0xA0 : 0x80, b0 == 0xED ? 0x9F : 0xBF) && cont(2)) {
-    *len = 3;
-    return (char32_t(b0 & 0x0F) << 12) | (byte(1) << 6) | byte(2);
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4 && cont(1, b0 == 0xF0 ? 0x90 : 0x80, b0 == 0xF4 ? 0x8F : 0xBF) && cont(2) &&
-      cont(3)) {
-    *len = 4;
-    return (char32_t(b0 & 0x07) << 18) | (byte(1) << 12) | (byte(2) << 6) | byte(3);
-  }
-  return 0xFFFD;
-}
-
 // Sentence spans [start, end) in UTF-8 bytes, by the package's one segmenter (split_sentences of
 // segmenter.hpp, the rules of director_fast.text.split_sentences).
 std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string_view text) {
@@ -252,7 +225,7 @@ std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string
   u.reserve(text.size());
   bool ascii = true;
   for (std::size_t i = 0, len = 1; i < text.size(); i += len) {
-    const char32_t cp = next_code_point(text, i, &len);
+    const char32_t cp = decode_utf8_lenient(text, i, &len);
     ascii = ascii && cp < 0x80;
     u.push_back(cp);
   }
@@ -267,7 +240,7 @@ std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string
   std::size_t cp = 0, byte = 0;
   auto walk_to = [&](int64_t target) {
     for (std::size_t len = 1; cp < static_cast<std::size_t>(target); ++cp) {
-      next_code_point(text, byte, &len);
+      decode_utf8_lenient(text, byte, &len);
       byte += len;
     }
   };

@@ -7,6 +7,7 @@
 // only thousands groups and dotted runs repeat, and they are consumed); the scan then jumps past
 // the mention. A last pass shares units and multipliers across ranges. Linear in the text length.
 #include "director_fast/numbers.hpp"
+#include "director_fast/utf8.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -274,39 +275,6 @@ struct Lex {
 
 const char* const kSymbolUnits[] = {"usd", "eur", "gbp", "jpy", "inr"};
 
-// One code point at s[i] (lenient: an invalid or truncated sequence is one byte of U+FFFD).
-char32_t decode(std::string_view s, std::size_t i, std::size_t* len) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    if (i + k >= s.size()) return false;
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    return b >= lo && b <= hi;
-  };
-  if (b0 < 0x80) {
-    *len = 1;
-    return b0;
-  }
-  if (b0 >= 0xC2 && b0 <= 0xDF && cont(1)) {
-    *len = 2;
-    return (char32_t(b0 & 0x1F) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3F);
-  }
-  if (b0 >= 0xE0 && b0 <= 0xEF &&
-      cont(1, b0 == 0xE0 ? 0xA0 : 0x80, b0 == 0xED ? 0x9F : 0xBF) && cont(2)) {
-    *len = 3;
-    return (char32_t(b0 & 0x0F) << 12) | (char32_t(static_cast<unsigned char>(s[i + 1]) & 0x3F) << 6) |
-           (static_cast<unsigned char>(s[i + 2]) & 0x3F);
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4 &&
-      cont(1, b0 == 0xF0 ? 0x90 : 0x80, b0 == 0xF4 ? 0x8F : 0xBF) && cont(2) && cont(3)) {
-    *len = 4;
-    return (char32_t(b0 & 0x07) << 18) | (char32_t(static_cast<unsigned char>(s[i + 1]) & 0x3F) << 12) |
-           (char32_t(static_cast<unsigned char>(s[i + 2]) & 0x3F) << 6) |
-           (static_cast<unsigned char>(s[i + 3]) & 0x3F);
-  }
-  *len = 1;
-  return 0xFFFD;
-}
-
 bool ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 bool ascii_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
@@ -358,7 +326,7 @@ bool word_char_at(std::string_view s, std::size_t k, std::size_t* len) {
   *len = 1;
   if (c < 0x80) return ascii_letter(c) || ascii_digit(c);
   char sym = 0;
-  return classify(decode(s, k, len), &sym) == C::Letter;
+  return classify(decode_utf8_lenient(s, k, len), &sym) == C::Letter;
 }
 
 // End of the word whose first character (first_len bytes) is at i: letters, then letters and digits.
@@ -387,7 +355,7 @@ std::size_t space_end(std::string_view s, std::size_t j) {
     const auto d = static_cast<unsigned char>(s[j]);
     if (d == ' ' || d == '\t') {
       ++j;
-    } else if (d >= 0x80 && classify(decode(s, j, &l), &sym) == C::Space) {
+    } else if (d >= 0x80 && classify(decode_utf8_lenient(s, j, &l), &sym) == C::Space) {
       j += l;
     } else {
       break;
@@ -414,7 +382,7 @@ Lex lex_at(std::string_view s, std::size_t i) {
   }
   std::size_t len = 1;
   char sym = 0;
-  switch (classify(decode(s, i, &len), &sym)) {
+  switch (classify(decode_utf8_lenient(s, i, &len), &sym)) {
     case C::Letter: return {i, word_end(s, i, len), K::Word, 0};
     case C::Space: return {i, space_end(s, i + len), K::Space, 0};
     case C::Break: return {i, i + len, K::Break, 0};
@@ -501,7 +469,7 @@ class Parser {
         default: {
           std::size_t len = 1;
           char sym = 0;
-          const C cls = classify(decode(s_, pos, &len), &sym);
+          const C cls = classify(decode_utf8_lenient(s_, pos, &len), &sym);
           if (cls == C::Sym) {
             pos = parse_at(pos);
           } else {  // no number starts with a non-ASCII letter
