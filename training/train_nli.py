@@ -103,6 +103,22 @@ def evaluate(model, encoded, labels, batch: int = 64) -> dict:
     return {"acc": float(np.mean(pred == y)), "loss": loss_sum / len(y), "n": int(len(y)), "recall": per_class}
 
 
+def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, warm: int, total: int):
+    """AdamW (no weight decay on biases and LayerNorm weights) and a linear warm-up / linear
+    decay schedule over ``total`` steps: ``(optimizer, scheduler)``."""
+    decay = [p for _n, p in model.named_parameters() if p.ndim >= 2]
+    no_decay = [p for _n, p in model.named_parameters() if p.ndim < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+
+    def lr_lambda(s: int) -> float:
+        if s < warm:
+            return (s + 1) / warm
+        return max(0.0, (total - s) / max(1, total - warm))
+
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None, help="SNLI dir (default: fetch_data.py's, fetched if absent)")
@@ -170,17 +186,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     model = nli_model.load_base(pooling=args.pooling)
     model.train()
-    decay = [p for n, p in model.named_parameters() if p.ndim >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.ndim < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
-
-    def lr_lambda(s: int) -> float:
-        if s < warm:
-            return (s + 1) / warm
-        return max(0.0, (total - s) / max(1, total - warm))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda)
+    opt, sched = make_optimizer(model, args.lr, args.weight_decay, warm, total)
     step = 0
     train_elapsed = 0.0  # seconds spent in training steps, summed over resumes
     ema = None

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_data  # noqa: E402
 import nli_model  # noqa: E402
 import snli  # noqa: E402
-from train_nli import batch_plan, collate, encode_all, evaluate, make_tokenizer  # noqa: E402
+from train_nli import batch_plan, collate, encode_all, evaluate, make_optimizer, make_tokenizer  # noqa: E402
 
 
 def mixed_loss(logits: torch.Tensor, y: torch.Tensor, binary: torch.Tensor) -> torch.Tensor:
@@ -107,17 +107,7 @@ def main() -> None:
     ev0 = evaluate(model, held_enc, held_y)
     log(f"init {args.init} (pooling {pooling}, stage-1 step {meta.get('step')}): held-out SNLI {ev0['n']} "
         f"acc {ev0['acc']:.4f}")
-    decay = [p for n, p in model.named_parameters() if p.ndim >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.ndim < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
-
-    def lr_lambda(s: int) -> float:
-        if s < warm:
-            return (s + 1) / warm
-        return max(0.0, (total - s) / max(1, total - warm))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda)
+    opt, sched = make_optimizer(model, args.lr, args.weight_decay, warm, total)
     step = 0
     ema = None
     train_elapsed = 0.0
