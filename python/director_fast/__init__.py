@@ -32,6 +32,7 @@ from director_fast.core.types import (
     InjectionResult,
     ReviewResult,
     ScoringEvidence,
+    SkippedUnit,
 )
 from director_fast.errors import (
     ConfigError,
@@ -39,6 +40,7 @@ from director_fast.errors import (
     InputTypeError,
     ScoreError,
     StreamHalted,
+    UnknownTenantError,
     ValidationError,
 )
 from director_fast.core.verification_types import (
@@ -47,6 +49,8 @@ from director_fast.core.verification_types import (
     StructuredRecoveryResult,
     TuneResult,
 )
+from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
+from director_fast.numbers import NumberMention, find_numbers
 from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
 from director_fast.confidence import ABSTAIN_THRESHOLD, evaluate, evaluate_tool_call, is_placeholder
 from director_fast.confidence import Report as ConfidenceReport
@@ -115,11 +119,18 @@ __all__ = [
     "InjectionResult",
     "ReviewResult",
     "ScoringEvidence",
+    "SkippedUnit",
+    "ClaimUnit",
+    "CLAIM_KINDS",
+    "split_claims",
+    "NumberMention",
+    "find_numbers",
     "ConfigError",
     "DirectorFastError",
     "InputTypeError",
     "ScoreError",
     "StreamHalted",
+    "UnknownTenantError",
     "ValidationError",
     "stream_guard",
     "CoherenceScorer",
