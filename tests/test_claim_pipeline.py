@@ -411,3 +411,26 @@ def test_nothing_false_passes_unjudged(acme, question, answer, approved):
     g = df.stream_guard(tokens(answer), acme, prompt=question, tenant_id="acme")
     "".join(g)
     assert g.session.halted == (not approved)
+
+
+def test_claim_attribution_payloads_old_and_new():
+    from director_fast.core.types import ClaimAttribution, ScoringEvidence
+    from director_fast.errors import ValidationError
+
+    old = {"claim": "x", "claim_index": 0, "source_sentence": "y", "source_index": 0, "divergence": 0.1,
+           "supported": True}
+    a = ClaimAttribution.from_dict(old)
+    assert (a.verdict, a.signal, a.start, a.end) == ("supported", "", -1, -1)
+    assert ClaimAttribution.from_dict({**old, "supported": False}).verdict == "not_found"
+    new = ClaimAttribution(claim="x", claim_index=0, source_sentence="y", source_index=0, divergence=0.9,
+                           supported=False, verdict="contradicted", signal="number", start=3, end=4)
+    assert ClaimAttribution.from_dict(new.to_dict()) == new
+    with pytest.raises(ValidationError):
+        ClaimAttribution(claim="x", claim_index=0, source_sentence="", source_index=-1, divergence=0.5,
+                         supported=True, verdict="contradicted")
+    with pytest.raises(ValidationError):
+        ClaimAttribution(claim="x", claim_index=0, source_sentence="", source_index=-1, divergence=0.5,
+                         supported=False, verdict="maybe")
+    ev = ScoringEvidence(chunks=[], nli_premise="", nli_hypothesis="", nli_score=0.0)
+    assert ev.skipped_units is None and ev.comparisons is None
+    assert ScoringEvidence.from_dict(ev.to_dict()) == ev
