@@ -119,6 +119,17 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, warm:
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda)
 
 
+def optimizer_step(model: torch.nn.Module, opt, sched, loss: torch.Tensor) -> float:
+    """One update: backward, gradient-norm clipping at 1.0, optimiser and schedule step; the
+    loss as a float (the caller stops on a non-finite one)."""
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    return loss.item()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None, help="SNLI dir (default: fetch_data.py's, fetched if absent)")
@@ -249,15 +260,8 @@ def main() -> None:
         idx = plan[step]
         enc = collate(train_enc, idx)
         y = torch.tensor([train_y[i] for i in idx])
-        logits = model(**enc)
-        loss = loss_fn(logits, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
+        lv = optimizer_step(model, opt, sched, loss_fn(model(**enc), y))
         step += 1
-        lv = loss.item()
         if not math.isfinite(lv):
             log(f"non-finite loss at step {step}; stopping without saving")
             sys.exit(2)

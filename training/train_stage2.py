@@ -32,7 +32,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_data  # noqa: E402
 import nli_model  # noqa: E402
 import snli  # noqa: E402
-from train_nli import batch_plan, collate, encode_all, evaluate, make_optimizer, make_tokenizer  # noqa: E402
+from train_nli import (  # noqa: E402
+    batch_plan,
+    collate,
+    encode_all,
+    evaluate,
+    make_optimizer,
+    make_tokenizer,
+    optimizer_step,
+)
 
 
 def mixed_loss(logits: torch.Tensor, y: torch.Tensor, binary: torch.Tensor) -> torch.Tensor:
@@ -139,14 +147,8 @@ def main() -> None:
         enc = collate(train_enc, idx)
         y = torch.tensor([train_y[i] for i in idx])
         b = torch.tensor([train_bin[i] for i in idx])
-        loss = mixed_loss(model(**enc), y, b)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
+        lv = optimizer_step(model, opt, sched, mixed_loss(model(**enc), y, b))
         step += 1
-        lv = loss.item()
         if not math.isfinite(lv):
             log(f"non-finite loss at step {step}; stopping")
             sys.exit(2)
