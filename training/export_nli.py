@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import hashlib
 import json
 import os
 import subprocess
@@ -57,6 +56,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import snli  # noqa: E402  (stdlib only)
+from eval_snli import sha256  # noqa: E402  (stdlib + numpy at import)
 
 LABELS = snli.LABELS  # ("entailment", "neutral", "contradiction")
 TRAIN_MAX_LEN = 128
@@ -75,14 +75,6 @@ EXTRA_PAIRS = [
      "watch from a bench and drink coffee from paper cups.", "Children are outside in the winter."),
     ("Paris is the capital of France.", "Paris is not in France."),
 ]
-
-
-def sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def check_pairs(n_test: int = 40) -> list[tuple[str, str]]:

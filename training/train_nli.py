@@ -103,6 +103,17 @@ def evaluate(model, encoded, labels, batch: int = 64) -> dict:
     return {"acc": float(np.mean(pred == y)), "loss": loss_sum / len(y), "n": int(len(y)), "recall": per_class}
 
 
+def make_logger(log_path: str):
+    """``log(msg)``: prints a time-stamped line and appends it to ``log_path``."""
+    def log(msg: str) -> None:
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {msg}"
+        print(line, flush=True)
+        with open(log_path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+    return log
+
+
 def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float, warm: int, total: int):
     """AdamW (no weight decay on biases and LayerNorm weights) and a linear warm-up / linear
     decay schedule over ``total`` steps: ``(optimizer, scheduler)``."""
@@ -156,14 +167,8 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     os.makedirs(args.ckpt_dir, exist_ok=True)
-    log_path = os.path.join(args.ckpt_dir, "train.log")
     last_path = os.path.join(args.ckpt_dir, "last.pt")
-
-    def log(msg: str) -> None:
-        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {msg}"
-        print(line, flush=True)
-        with open(log_path, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
+    log = make_logger(os.path.join(args.ckpt_dir, "train.log"))
 
     resume = args.resume and os.path.isfile(last_path)
     state = torch.load(last_path, map_location="cpu", weights_only=False) if resume else None

@@ -37,6 +37,7 @@ from train_nli import (  # noqa: E402
     collate,
     encode_all,
     evaluate,
+    make_logger,
     make_optimizer,
     make_tokenizer,
     optimizer_step,
@@ -75,13 +76,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     os.makedirs(args.ckpt_dir, exist_ok=True)
-    log_path = os.path.join(args.ckpt_dir, "train.log")
-
-    def log(msg: str) -> None:
-        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {msg}"
-        print(line, flush=True)
-        with open(log_path, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
+    log = make_logger(os.path.join(args.ckpt_dir, "train.log"))
 
     t0 = time.time()
     with open(args.pairs, encoding="utf-8") as f:
