@@ -56,7 +56,7 @@ from director_fast.errors import ConfigError
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words",
+           "bare_answer", "flip", "content_words", "compose",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -119,10 +119,13 @@ _IDIOMS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
 
 
 def _normalise_idioms(text: str) -> str:
-    """Prepare a text for the lexical comparison (both sides): compatibility forms folded and
+    """Prepare a text for the lexical comparison (both sides): markdown emphasis marks (``**``,
+    ``__``, backticks) dropped, compatibility forms folded and
     every decimal digit made ASCII ("９，０００" and "٩٠٠٠" are 9,000 and 9000), and comparative
     idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" / "not" is not
     read as a negation."""
+    if "**" in text or "__" in text or "`" in text:  # markdown emphasis and code marks
+        text = text.replace("**", "").replace("__", "").replace("`", "")
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None
@@ -248,7 +251,8 @@ _RELATIONS = frozenset(
 
 _NOT_NAMES = frozenset(
     "the a an our your their its his her my this that these those yes no sure it they we you he "
-    "she i there here and but or so if when what who which how why".split())
+    "she i there here and but or so if when what who which how why as at by in on for from with "
+    "to of after before during since until also please note all every each both".split())
 
 
 def _names(text: str) -> list[tuple[str, int, int]]:
@@ -582,6 +586,225 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
         return ClaimDecision("contradicted", strength, comparisons[i].signal, i, n)
     strength, i = best["not_found"]
     return ClaimDecision("not_found", strength, comparisons[i].signal, i, n)
+
+
+# ---- composition across units ---------------------------------------------------------------
+
+#: share of a claim's content words that the units of a composition must cover together
+COMPOSE_COVERAGE = 0.8
+#: units a composition may join
+COMPOSE_UNITS = 3
+# a comparison with one of these signals rules a composition out (the claim is refuted, not
+# merely spread over several units)
+_REFUTING = frozenset({"negation", "antonym", "roles", "exception"})
+# words a number's clause (or a name's window) has to share with the evidence to be "about" it
+_ANCHOR_WORDS = 2
+_WINDOW_CHARS = 48
+# clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
+# clause-joining words, a spaced dash
+_CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|who)\s|\s[-–—]\s")
+
+
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause around ``text[start:end]``, bounded by punctuation and clause-joining words."""
+    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
+    right = _CLAUSE_EDGE.search(text, end)
+    return (left[-1] if left else 0), (right.start() if right else len(text))
+
+
+def _clause_words(text: str, start: int, end: int) -> set[str]:
+    """Content words of the clause around ``text[start:end]``, the span's own words excluded:
+    "Escape-of-water claims carry an excess of £500, and subsidence claims carry £1,000." gives
+    {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
+    £1,000."""
+    a, b = _clause_span(text, start, end)
+    return content_words(text[a:start]) | content_words(text[end:b])
+
+
+@dataclass(frozen=True, slots=True)
+class _EvidenceNumber:
+    """A number of an evidence unit with the words that say what it counts."""
+
+    unit: int
+    mention: Any
+    near: frozenset[str]    # words next to it (:func:`_near_words`)
+    clause: frozenset[str]  # words of its clause
+    before: frozenset[str]  # words of the clause before
+
+
+def _evidence_numbers(units: Sequence[EvidenceUnit]) -> list[_EvidenceNumber]:
+    """Every number of ``units`` with its context ("except for contractors, who get 100 GB":
+    clause {get}, clause before {contractor})."""
+    from director_fast.numbers import find_numbers
+
+    out = []
+    for i, u in enumerate(units):
+        mentions = find_numbers(u.text)
+        for m in mentions:
+            a, _b = _clause_span(u.text, m.start, m.end)
+            before = content_words(u.text[_clause_span(u.text, a - 1, a - 1)[0]:a]) if a > 0 else set()
+            out.append(_EvidenceNumber(i, m, frozenset(_near_words(u.text, m, mentions)),
+                                       frozenset(_clause_words(u.text, m.start, m.end)), frozenset(before)))
+    return out
+
+
+def _same_quantity(a: Any, b: Any) -> bool:
+    if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
+        return False
+    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
+
+
+_NEAR_WORDS = 4
+
+
+def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
+    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
+    it with ``after_only``) inside its clause, stopping at another number ("serves 14
+    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
+    aircraft})."""
+    a, b = _clause_span(text, mention.start, mention.end)
+    for m in mentions:
+        if m.end <= mention.start:
+            a = max(a, m.end)
+        elif m.start >= mention.end:
+            b = min(b, m.start)
+    before = [] if after_only else text[a:mention.start].split()[-_NEAR_WORDS:]
+    after = text[mention.end:b].split()[:_NEAR_WORDS]
+    return content_words(" ".join(before + after)) - content_words(mention.surface)
+
+
+def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
+                   evidence: Sequence[_EvidenceNumber]) -> tuple[str, int]:
+    """Where a number of ``claim`` stands in the evidence. ``mentions``: every number of the
+    claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
+
+    Among the evidence numbers of the same kind (same base unit, or both bare), the ones about
+    the same thing are those whose context best matches, in this order: the words after the
+    claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
+    number; the words next to the claim number against the evidence number's clause; the words
+    of the claim number's clause against it; then those plus the words of the whole claim
+    against the evidence number's clause and the clause before, which must share at least three
+    words.
+    ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
+    hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
+    it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
+    evidence number is about is anchored by the same digits written in a unit."""
+    after = _near_words(claim, mention, mentions, after_only=True)
+    near = _near_words(claim, mention, mentions)
+    own = _clause_words(claim, mention.start, mention.end)
+    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
+    scored = []
+    for e in evidence:
+        if e.mention.base_unit != mention.base_unit:
+            continue
+        clause = len(own & e.clause)
+        context = clause + len(whole & (e.clause | e.before))
+        if context >= 3:
+            scored.append(((len(after & e.near), len(near & e.clause), clause, context), e))
+    if not scored:
+        if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
+            for e in evidence:
+                if e.mention.surface == mention.surface:
+                    return "equal", e.unit
+        return "absent", -1
+    top = max(key for key, _e in scored)
+    about = [e for key, e in scored if key == top]
+    equal = [e.unit for e in about if _same_quantity(mention, e.mention)]
+    return ("equal", equal[0]) if equal else ("conflict", about[0].unit)
+
+
+def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[EvidenceUnit],
+                 unit_words: Sequence[set[str]]) -> int:
+    """The unit that vouches for a name of ``claim``, or -1.
+
+    The units about the name are those sharing the most content words with the claim's words
+    around it (at least :data:`_ANCHOR_WORDS`; with none that close, every unit). One of them
+    holding the name vouches for it. Otherwise one that holds no name of its own missing from
+    the claim, from a document that holds the name, vouches for it ("you get 10% off" with a
+    "Birchwood Card" against "Cardholders get 10% off" in the card's document); a unit that
+    names someone else there does not ("led by Dana Okafor" against "led by Margaret Ennis"),
+    nor does the name standing anywhere else."""
+    window = content_words(claim[max(0, start - _WINDOW_CHARS):start]) | content_words(claim[end:end + _WINDOW_CHARS])
+    window -= content_words(name)
+    overlaps = [len(window & w) for w in unit_words]
+    top = max(overlaps, default=0)
+    about = [i for i, o in enumerate(overlaps) if o == top] if top >= _ANCHOR_WORDS else list(range(len(units)))
+    for i in about:
+        if _has_word(name, units[i].text.lower()):
+            return i
+    if top < _ANCHOR_WORDS:
+        return -1
+    lowered = claim.lower()
+    for i in about:
+        # a capitalised first word alone ("Cardholders get ...") is no name of its own
+        rivals = [n for n, a, _b in _names(units[i].text) if not _has_word(n, lowered) and (a > 0 or " " in n)]
+        if not rivals and _has_word(name, units[i].chunk.text.lower()):
+            return i
+    return -1
+
+
+def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+            question: str = "") -> ClaimDecision | None:
+    """Judge a claim that joins facts stated in different evidence units ("The fleet has 9
+    aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
+    Air serves 14 destinations."), after no single unit supported it.
+
+    * Each number of the claim is anchored (:func:`_anchor`) to the unit about the same thing:
+      the unit sharing the most content words with the claim's words around the number. A
+      different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
+      unit, or one without a comparable number -> no composition (a number from an unrelated
+      fact never confirms a claim).
+    * Every capitalised name of the claim must stand in one of the units (or be given by the
+      question).
+    * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
+      words, must together cover :data:`COMPOSE_COVERAGE` of the claim's content words.
+    * Any comparison refuting the claim (negation, antonym, swapped roles, dropped exception)
+      rules the composition out, and so does a name pair in swapped roles in a chosen unit.
+
+    Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
+    or None when the claim cannot be composed (its single-unit verdict stands).
+    """
+    from director_fast.numbers import find_numbers
+
+    words = content_words(claim)
+    if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
+        return None
+    n = len(comparisons)
+    unit_words = [content_words(u.text) for u in units]
+    evidence = _evidence_numbers(units)
+    chosen: list[int] = []
+    mentions = find_numbers(claim)
+    for mention in mentions:
+        where, i = _anchor_number(claim, mention, mentions, evidence)
+        if where == "conflict":
+            return ClaimDecision("contradicted", 0.75, "number", i, n)
+        if where == "absent":
+            return None
+        if i not in chosen:
+            chosen.append(i)
+    documents = list(dict.fromkeys(u.chunk.text for u in units))
+    for name, start, end in _names(claim):
+        i = next((j for j in chosen if _has_word(name, units[j].text.lower())), -1)
+        if i < 0:
+            i = _anchor_name(claim, name, start, end, units, unit_words)
+        if i < 0:
+            if not _given_names([name], question, " ".join(documents), documents):
+                return None
+        elif i not in chosen:
+            chosen.append(i)
+    covered: set[str] = set().union(*(unit_words[i] & words for i in chosen)) if chosen else set()
+    while len(chosen) < COMPOSE_UNITS:
+        gains = [(len((w & words) - covered), i) for i, w in enumerate(unit_words) if i not in chosen]
+        gain, i = max(gains, default=(0, -1))
+        if gain < 2:
+            break
+        chosen.append(i)
+        covered |= unit_words[i] & words
+    if len(chosen) > COMPOSE_UNITS or len(covered) < COMPOSE_COVERAGE * len(words):
+        return None
+    if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
+        return None
+    return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
 
 
 def claim_score(decision: ClaimDecision, threshold: float, soft_limit: float,

@@ -44,6 +44,7 @@ from director_fast.claim_verdict import (
     ClaimDecision,
     bare_answer,
     claim_score,
+    compose,
     conjuncts,
     content_words,
     decide,
@@ -401,6 +402,8 @@ class CoherenceScorer:
         units = self._units_for(claim, question, tenant_id, known, ctx)
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
+        if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
+            decision = compose(claim, units, comparisons, question) or decision
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
         return decision, unit, tuple(dict.fromkeys(u.chunk for u in units))
 
@@ -677,6 +680,10 @@ class CoherenceScorer:
         for cache in (self._claim_cache, self._context_cache, self._facts_cache, self._contra_cache):
             cache.clear()
         self._access.clear()
+
+
+# single-unit verdicts that may come from a claim spread over several units
+_COMPOSABLE = frozenset({"coverage", "number", "entity"})
 
 
 def _declarative_sentences(prompt: str) -> list[str]:

@@ -1,0 +1,71 @@
+"""Claims that join facts from several evidence units (claim_verdict.compose): composed support
+when every number and name is anchored to the unit about it, never from a number or name that
+stands in an unrelated fact."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import director_fast as df
+
+AIRLINE = [
+    "Skerry Air serves 14 destinations from Tromvik Harbour Airport.",
+    "The fleet consists of 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+    "It was founded in 1998 by Ingrid Halvorsen, who served as chief executive until 2016.",
+    "Solveig Brandt has led the loyalty programme since 2019.",
+    "The emergency line, 0800 412 7799, is open 24 hours a day.",
+]
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    return df.CoherenceScorer(knowledge=AIRLINE)
+
+
+def verdict(scorer, answer, question="Tell me about it."):
+    score = scorer.score(question, answer)
+    return [(a.verdict, a.signal) for a in score.attributions], score.approved
+
+
+def test_a_claim_joining_two_facts_is_supported(scorer):
+    got, approved = verdict(scorer, "Skerry Air serves 14 destinations with 9 ATR 72-600 aircraft "
+                                    "and 3 Twin Otter floatplanes.")
+    assert approved, got
+    assert got == [("supported", "composed")]
+
+
+@pytest.mark.parametrize("answer", [
+    "Skerry Air serves 14 destinations with 19 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+    "Skerry Air serves 9 destinations with 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+])
+def test_a_wrong_number_in_a_joined_claim_is_not_supported(scorer, answer):
+    got, approved = verdict(scorer, answer)
+    assert not approved, got
+
+
+def test_a_name_from_another_fact_does_not_confirm(scorer):
+    got, approved = verdict(scorer, "Skerry Air was founded in 1998 by Solveig Brandt, who served as chief "
+                                    "executive until 2016.", "Who founded Skerry Air?")
+    assert not approved, got
+
+
+def test_a_phone_number_is_anchored_by_its_digits(scorer):
+    got, approved = verdict(scorer, "You can call the emergency line on 0800 412 7799, 24 hours a day.")
+    assert approved, got
+
+
+_UNRELATED = st.lists(st.builds("Hangar {} stores {} {}.".format, st.integers(1, 99),
+                                st.sampled_from(["spare", "old", "new"]),
+                                st.sampled_from(["tyres", "seats", "engines"])), max_size=5)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extra=_UNRELATED, n=st.integers(1, 30))
+def test_unrelated_facts_never_change_a_composed_verdict(extra, n):
+    claim = f"Skerry Air serves {n} destinations with 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes."
+    alone = df.CoherenceScorer(knowledge=AIRLINE[:2]).score("Tell me about it.", claim)
+    more = df.CoherenceScorer(knowledge=AIRLINE[:2] + extra).score("Tell me about it.", claim)
+    assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
+    assert alone.approved == more.approved == (n == 14)
