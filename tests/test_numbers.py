@@ -129,8 +129,11 @@ QUANTITIES = [
     ("2 km, 2,000 m, 2000 mm, 150 cm", [("2 km", 2000, "m"), ("2,000 m", 2000, "m"), ("2000 mm", 2, "m"),
                                         ("150 cm", 1.5, "m")]),
     ("1.5 l, 1.5 litres, 750 ml", [("1.5 l", 1500, "ml"), ("1.5 litres", 1500, "ml"), ("750 ml", 750, "ml")]),
-    # months, years, nights and units without a metric base are never converted
-    ("3 months, 2 years, 3 nights, 5 lbs, 3 miles", [("3 months", 3, "month"), ("2 years", 2, "year"),
+    # a year is 12 months ("half a year" == "6 months"); nights and units without a metric base
+    # are never converted
+    ("6 months, half a year, 1 year, 12 months", [("6 months", 6, "month"), ("half a year", 6, "month"),
+                                                 ("1 year", 12, "month"), ("12 months", 12, "month")]),
+    ("3 months, 2 years, 3 nights, 5 lbs, 3 miles", [("3 months", 3, "month"), ("2 years", 24, "month"),
                                                      ("3 nights", 3, "night"), ("5 lbs", 5, "lb"),
                                                      ("3 miles", 3, "mile")]),
     ("a dozen, $12, 25%, 5:30 pm", [("a dozen", 12, ""), ("$12", 12, "usd"), ("25%", 25, "%"),
@@ -168,7 +171,7 @@ def test_quantity_keeps_value_and_unit():
 
 def test_base_units_cover_their_keys():
     assert set(BASE_UNITS) <= UNITS
-    assert {b for b, _ in BASE_UNITS.values()} == {"min", "g", "m", "ml"}
+    assert {b for b, _ in BASE_UNITS.values()} == {"min", "g", "m", "ml", "month"}
     for unit in UNITS - set(BASE_UNITS):
         m = NumberMention(0, 1, 7.0, unit, "7")
         assert (m.quantity, m.base_unit) == (7.0, unit)

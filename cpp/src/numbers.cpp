@@ -135,8 +135,8 @@ const WordMap<UnitWord>& unit_words() {
 }
 
 // The base unit of a unit key and the factor to it (quantity = value * mul / div; a divisor keeps
-// "2,000 mm" == 2 m exact): durations in minutes (months, years and nights are their own units),
-// mass in grams, length in metres, volume in millilitres; any other key is its own base.
+// "2,000 mm" == 2 m exact): durations in minutes, calendar spans in months (a year is 12 months;
+// months are never turned into days), nights their own unit, mass in grams, length in metres, volume in millilitres; any other key is its own base.
 struct Base {
   const char* key;
   double mul;
@@ -149,7 +149,8 @@ Base base_of(const char* unit) {
       {"day", {"min", 1440, 1}},    {"week", {"min", 10080, 1}}, {"fortnight", {"min", 20160, 1}},
       {"mg", {"g", 1, 1000}},       {"g", {"g", 1, 1}},          {"kg", {"g", 1000, 1}},
       {"mm", {"m", 1, 1000}},       {"cm", {"m", 1, 100}},       {"m", {"m", 1, 1}},
-      {"km", {"m", 1000, 1}},       {"ml", {"ml", 1, 1}},        {"l", {"ml", 1000, 1}}});
+      {"km", {"m", 1000, 1}},       {"ml", {"ml", 1, 1}},        {"l", {"ml", 1000, 1}},
+      {"month", {"month", 1, 1}},   {"year", {"month", 12, 1}}});
   const Base* b = m.find(unit);
   return b ? *b : Base{unit, 1, 1};
 }

@@ -40,7 +40,8 @@ attached letter suffix whatever it is (``"1st"``, ``"3D"``, ``"1990s"``: values 
 unit). Values are never converted between units (``"2 hours"`` is 2 ``"h"``, not 120 ``"min"``);
 :attr:`NumberMention.quantity` is the value in the base unit of its dimension, what the lexical NLI
 compares: durations in minutes (``"s"`` ``"min"`` ``"h"`` ``"day"`` ``"week"`` ``"fortnight"``;
-months, years and nights are never converted), mass in grams (``"mg"`` ``"g"`` ``"kg"``), length
+nights are never converted), calendar spans in months (``"year"`` is 12 ``"month"``; months are
+never turned into days), mass in grams (``"mg"`` ``"g"`` ``"kg"``), length
 in metres (``"mm"`` ``"cm"`` ``"m"`` ``"km"``), volume in millilitres (``"ml"`` ``"l"``); any other
 unit is its own base (:data:`BASE_UNITS`).
 """
@@ -76,13 +77,14 @@ UNITS: frozenset[str] = frozenset({
 
 #: Unit key -> (base unit key, factor): ``quantity = value * factor`` (the table of
 #: ``base_of`` in cpp/src/numbers.cpp, which the lexical NLI compares by). Keys not listed are their
-#: own base (factor 1): months, years, nights, pounds, feet, currencies, ``"%"``, ``"time"``, ``""``.
+#: own base (factor 1): nights, pounds, feet, currencies, ``"%"``, ``"time"``, ``""``.
 BASE_UNITS: dict[str, tuple[str, float]] = {
     "s": ("min", 1 / 60), "min": ("min", 1.0), "h": ("min", 60.0), "day": ("min", 1440.0),
     "week": ("min", 10080.0), "fortnight": ("min", 20160.0),
     "mg": ("g", 1e-3), "g": ("g", 1.0), "kg": ("g", 1000.0),
     "mm": ("m", 1e-3), "cm": ("m", 1e-2), "m": ("m", 1.0), "km": ("m", 1000.0),
     "ml": ("ml", 1.0), "l": ("ml", 1000.0),
+    "month": ("month", 1.0), "year": ("month", 12.0),
 }
 # divisors for the sub-units, so that "2,000 mm" is exactly 2 m (as in the C++ table)
 _DIVISORS = {"s": 60.0, "mg": 1000.0, "mm": 1000.0, "cm": 100.0}
@@ -115,7 +117,7 @@ class NumberMention:
     @property
     def base_unit(self) -> str:
         """The base unit of :attr:`unit`'s dimension: ``"min"``, ``"g"``, ``"m"``, ``"ml"``, or
-        :attr:`unit` itself when it is not converted (``"month"``, ``"usd"``, ``""``)."""
+        :attr:`unit` itself when it is not converted (``"night"``, ``"usd"``, ``""``)."""
         base = BASE_UNITS.get(self.unit)
         return base[0] if base else self.unit
 

@@ -39,7 +39,7 @@
 // 12 "eur"; "pounds" is money ("gbp"; the weight is "lb" / "lbs"); "30 minutes" is 30 "min".
 // Values are not converted between units ("2 hours" is 2 "h", not 120 "min"); `quantity` is the
 // value in the base unit of its dimension, for comparison: durations in minutes ("s" "min" "h"
-// "day" "week" "fortnight"; months, years and nights are never converted), mass in grams ("mg"
+// "day" "week" "fortnight"; nights are never converted; a year is 12 months), mass in grams ("mg"
 // "g" "kg"), length in metres ("mm" "cm" "m" "km"), volume in millilitres ("ml" "l"); any other
 // unit is its own base ("2 weeks" and "14 days": quantity 20160, base_unit "min"; "1.5 kg" and
 // "1,500 g": 1500 "g"; "3 months": 3 "month").
