@@ -69,3 +69,25 @@ def test_unrelated_facts_never_change_a_composed_verdict(extra, n):
     more = df.CoherenceScorer(knowledge=AIRLINE[:2] + extra).score("Tell me about it.", claim)
     assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
     assert alone.approved == more.approved == (n == 14)
+
+
+# ---- chat details: emoji, telephone numbers ---------------------------------------------------
+
+def test_an_emoji_is_no_yes_to_a_yes_no_question():
+    s = df.CoherenceScorer(knowledge=["The shop is closed on Sundays."])
+    for answer in ("No, the shop is closed on Sundays. 🙂", "🙂"):
+        ok, score = s.review("Are you open on Sundays?", answer)
+        assert ok, [(a.claim, a.verdict) for a in score.attributions]
+    ok, _ = s.review("Are you open on Sundays?", "Yes! 🙂")
+    assert not ok
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("You can call the service desk on 0800 412 7799.", True),
+    ("You can call the service desk on +47 77 40 12 00 from 08:00 to 18:00.", True),
+    ("You can call the service desk on 0800 412 7790.", False),
+])
+def test_a_telephone_number_is_matched_whole(answer, approved):
+    s = df.CoherenceScorer(knowledge=["Call the service desk on 0800 412 7799 or +47 77 40 12 00 from 08:00 to 18:00."])
+    ok, score = s.review("How do I reach the desk?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -118,14 +118,47 @@ _IDIOMS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
 )]
 
 
+# a telephone number written in groups ("+47 77 40 12 00", "0800 412 7799"): at least 9 digits,
+# or 8 after "+", "(" or a leading 0 (never "2019 2020" or "12 05 2020")
+_PHONE = re.compile(r"(?<![\w.,:+])(?:\+\d{1,3}[ .-]?)?\(?\d{2,5}\)?(?:[ .-]\d{2,5}){1,4}(?!\w|[.,:]\d)")
+
+
+def _fuse_phone(m: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", m.group(0))
+    lead = m.group(0)[:1]
+    if len(digits) >= 9 or (len(digits) >= 8 and lead in "+(0"):
+        return f"tel{digits}"
+    return m.group(0)
+
+
+_FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
+
+
+def _phone_verdict(claim: str, premise: str) -> Comparison | None:
+    """A telephone number of the (normalised) claim that the premise does not hold: contradicted
+    (signal ``number``) when the premise gives another one, not_found when it gives none; None
+    when the claim's numbers are all there (or it has none)."""
+    wanted = set(_FUSED_PHONE.findall(claim))
+    if not wanted:
+        return None
+    held = set(_FUSED_PHONE.findall(premise))
+    if wanted <= held:
+        return None
+    return Comparison("contradicted", 0.75, "number") if held else Comparison("not_found", 0.0, "number")
+
+
 def _normalise_idioms(text: str) -> str:
     """Prepare a text for the lexical comparison (both sides): markdown emphasis marks (``**``,
-    ``__``, backticks) dropped, compatibility forms folded and
+    ``__``, backticks) dropped, a telephone number written in groups fused into one word
+    ("0800 412 7799" -> "tel08004127799", so it is matched whole and never read as three
+    numbers), compatibility forms folded and
     every decimal digit made ASCII ("９，０００" and "٩٠٠٠" are 9,000 and 9000), and comparative
     idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" / "not" is not
     read as a negation."""
     if "**" in text or "__" in text or "`" in text:  # markdown emphasis and code marks
         text = text.replace("**", "").replace("__", "").replace("`", "")
+    if _PHONE.search(text):  # one word, never a run of numbers to compare one by one
+        text = _PHONE.sub(_fuse_phone, text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None
@@ -198,7 +231,11 @@ class LexicalJudge:
         return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "", ()) for p in premises]
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
-        r = self._impl.score_prepared(self._prepare(_normalise_idioms(unit.premise)), claim)
+        premise = _normalise_idioms(unit.premise)
+        phones = _phone_verdict(claim, premise)
+        if phones is not None:
+            return phones
+        r = self._impl.score_prepared(self._prepare(premise), claim)
         worst: Comparison | None = None
         for s in r.sentences:
             c = self._sentence_verdict(s, unit, question, r.premise_sentences, documents)
@@ -519,12 +556,12 @@ _NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false)\b|n't\b", re.IG
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     """For a unit that says no more than yes or no ("Yes.", "Correct!", "No.", "It is not.",
     "They do.") in reply to a yes / no question (one that opens with an auxiliary verb): ``(the question's last sentence, affirmed)``; the answer
-    asserts that proposition (affirmed) or its negation. None when the unit has a content word
+    asserts that proposition (affirmed) or its negation. None when the unit has no letter, or a content word
     of its own or the prompt ends with no question. A bare answer to a question is judged through
     the question ("Yes." to "Does Acme employ 9,000 people?" is as wrong as the 9,000), never
     passed unjudged."""
-    if content_words(unit) - _ANSWER_WORDS:
-        return None
+    if content_words(unit) - _ANSWER_WORDS or not re.search(r"[^\W\d_]", unit):
+        return None  # a word of its own, or no word at all ("📚" is no "yes")
     q = question.strip()
     if not q.endswith("?"):
         return None
