@@ -18,6 +18,14 @@ from director_fast.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
 
 # (text, [(surface, value, unit), ...]): every mention of the text, in order.
 TABLE = [
+    # written decimals, pence and cents, "US dollars"
+    ("ninety-nine point nine percent uptime", [("ninety-nine point nine percent", 99.9, "%")]),
+    ("seven point two million people", [("seven point two million", 7.2e6, "")]),
+    ("sixteen pounds fifty a month", [("sixteen pounds fifty", 16.5, "gbp")]),
+    ("three dollars and twenty-five cents", [("three dollars and twenty-five cents", 3.25, "usd")]),
+    ("five pounds and ten people", [("five pounds", 5, "gbp"), ("ten", 10, "")]),
+    ("two hundred and ninety US dollars per user", [("two hundred and ninety US dollars", 290, "usd")]),
+    ("from my point of view", []),
     # currencies: each symbol, code and word form maps to one key
     ("The fee is $12.", [("$12", 12, "usd")]),
     ("It costs €12 a month.", [("€12", 12, "eur")]),
@@ -233,6 +241,8 @@ def test_pathological_inputs_are_linear():
         "half an half a " * 100_000,
         "5 an hour " * 100_000,          # a rate after every number (looks back over the spaces)
         "an hour and a " * 100_000,
+        "one point " * 100_000,          # decimals that never get their digit word
+        "five pounds and " * 100_000,    # pence that never come
     ]
     for text in texts:
         t0 = time.perf_counter()

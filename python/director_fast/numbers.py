@@ -21,7 +21,10 @@ Recognised (each mention is one contiguous span of the text):
 * written numbers ``"zero"`` .. ``"nineteen"``, ``"twenty"`` .. ``"ninety"`` with an optional unit
   word (``"twenty-five"``, ``"twenty five"``), ``"three hundred and twenty"``, ``"hundred"``,
   ``"dozen"``, ``"half"``, ``"double"``, ``"twice"``, ``"triple"`` (also ``"one"``, as in "one of
-  them": it is a number here; the lexical NLI does not count it);
+  them": it is a number here; the lexical NLI does not count it); written decimals with
+  ``"point"`` (``"ninety-nine point nine percent"``: 99.9, ``"seven point two million"``); pounds,
+  euros and dollars with their pence or cents (``"sixteen pounds fifty"``: 16.5,
+  ``"three dollars and twenty-five cents"``: 3.25); ``"290 US dollars"``;
 * article and fraction forms: ``"an hour"``, ``"a day"``, ``"a week"``, ``"a fortnight"`` (value 1;
   not after a number, ``"once"`` or ``"times"``: ``"$20 an hour"``, ``"twice a day"``, ``"7 days a
   week"`` are rates), ``"an hour and a half"`` (1.5 ``"h"``), ``"half an hour"`` (0.5 ``"h"``),

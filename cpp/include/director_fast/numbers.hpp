@@ -15,7 +15,9 @@
 //     "2.5 million", "3 hundred", "two hundred thousand", "3 dozen");
 //   - written numbers "zero".."nineteen", the tens "twenty".."ninety" with an optional unit word
 //     ("twenty-five", "twenty five"), "hundred", "dozen", "half", "double", "twice", "triple",
-//     "a hundred", "a dozen", "a million", "three hundred and twenty";
+//     "a hundred", "a dozen", "a million", "three hundred and twenty"; written decimals with
+//     "point" ("ninety-nine point nine": 99.9); pounds, euros and dollars with their pence or cents
+//     ("sixteen pounds fifty": 16.5, "three dollars and twenty-five cents"); "290 US dollars";
 //   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
 //     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
 //     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
