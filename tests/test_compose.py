@@ -91,3 +91,24 @@ def test_a_telephone_number_is_matched_whole(answer, approved):
     s = df.CoherenceScorer(knowledge=["Call the service desk on 0800 412 7799 or +47 77 40 12 00 from 08:00 to 18:00."])
     ok, score = s.review("How do I reach the desk?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- common paraphrases of service English --------------------------------------------------------
+
+POLICY = ["Rooms must be booked at least 14 days in advance.",
+          "Bookings cancelled with less than 72 hours' notice are not refunded.",
+          "Pets are prohibited in the reading rooms.",
+          "The help desk is open Monday to Friday and closed on Saturdays and Sundays."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("If you call off a booking less than 72 hours beforehand, you won't get your money back.", True),
+    ("Rooms have to be reserved at least 14 days ahead of time.", True),
+    ("Pets are not allowed in the reading rooms.", True),
+    ("Pets are allowed in the reading rooms.", False),
+    ("The help desk is closed at weekends.", True),
+    ("Rooms have to be reserved at least 7 days ahead of time.", False),
+])
+def test_common_paraphrases_are_matched(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=POLICY).review("Tell me the rules.", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

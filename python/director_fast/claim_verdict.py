@@ -147,14 +147,51 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.75, "number") if held else Comparison("not_found", 0.0, "number")
 
 
+# common paraphrases of service English, folded to one wording on both sides of a comparison (so
+# the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
+# Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
+# against it is still a negation flip.
+_PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
+    (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
+    (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
+    (r"money\s+back", "refund"),
+    (r"reimburse(?:d|ment)?", "refund"),
+    (r"call(?:ed|s|ing)?\s+off", "cancel"),
+    (r"ahead\s+of\s+time|beforehand", "in advance"),
+    (r"reserv(?:e|ed|es|ing)", "book"),
+    (r"reservations?", "booking"),
+    (r"purchas(?:e|es|ing)", "buy"),
+    (r"purchased", "bought"),
+    (r"prohibited|forbidden|banned|not\s+permitted", "not allowed"),
+    (r"permitted", "allowed"),
+    (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must"),
+    (r"telephone", "phone"),
+    (r"e-mail", "email"),
+    (r"shut(?:s)?", "closes"),
+    (r"kids", "children"),
+    (r"kid", "child"),
+    (r"(?:on\s+)?saturdays?\s+and\s+sundays?|(?:at|on)\s+(?:the\s+)?weekends?", "at weekends"),
+    (r"(?:on\s+)?mondays?\s+(?:to|through|-|–)\s+fridays?|(?:on\s+)?weekdays", "on weekdays"),
+    (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
+    (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
+)]
+
+
+def _fold_paraphrases(text: str) -> str:
+    for pattern, repl in _PARAPHRASES:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def _normalise_idioms(text: str) -> str:
     """Prepare a text for the lexical comparison (both sides): markdown emphasis marks (``**``,
     ``__``, backticks) dropped, a telephone number written in groups fused into one word
     ("0800 412 7799" -> "tel08004127799", so it is matched whole and never read as three
-    numbers), compatibility forms folded and
-    every decimal digit made ASCII ("９，０００" and "٩٠٠٠" are 9,000 and 9000), and comparative
-    idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" / "not" is not
-    read as a negation."""
+    numbers), compatibility forms folded and every decimal digit made ASCII ("９，０００" and
+    "٩٠٠٠" are 9,000 and 9000), common paraphrases folded to one wording (:data:`_PARAPHRASES`:
+    "call off" -> "cancel", "money back" -> "refund", "prohibited" -> "not allowed", ...), and
+    comparative idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" /
+    "not" is not read as a negation."""
     if "**" in text or "__" in text or "`" in text:  # markdown emphasis and code marks
         text = text.replace("**", "").replace("__", "").replace("`", "")
     if _PHONE.search(text):  # one word, never a run of numbers to compare one by one
@@ -163,6 +200,7 @@ def _normalise_idioms(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
         text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None
                        else ch for ch in text)
+    text = _fold_paraphrases(text)
     if "no" not in text.lower():
         return text
     for pattern, repl in _IDIOMS:
