@@ -112,3 +112,28 @@ POLICY = ["Rooms must be booked at least 14 days in advance.",
 def test_common_paraphrases_are_matched(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=POLICY).review("Tell me the rules.", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- roles: job titles and relation synonyms ------------------------------------------------------
+
+ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen Brandt.",
+       "In 2019 Skerry Air acquired the seaplane operator Fjordhopper."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("Nadia Vesely is the head of billing operations and reports to the CFO, Owen Brandt.", True),
+    ("Owen Brandt is the CFO.", True),
+    ("Nadia Vesely is the CFO.", False),
+    ("Owen Brandt, the head of billing operations, reports to Nadia Vesely.", False),
+    ("Skerry Air bought Fjordhopper in 2019.", True),
+    ("Fjordhopper bought Skerry Air in 2019.", False),
+])
+def test_roles_in_an_org_chart(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=ORG).review("Who is who?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_job_titles():
+    from director_fast.claim_verdict import job_titles
+    assert job_titles(ORG[0]) == {"head of billing operations": "nadia vesely", "cfo": "owen brandt"}
+    assert job_titles("The Saturday Book Club is led by volunteer Dana Okafor.") == {}

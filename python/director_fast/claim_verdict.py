@@ -14,8 +14,9 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
     number of the claim that the unit does not hold while the unit states numbers (``number``;
     equal quantities in other units, "2 weeks" / "14 days", match), a capitalised name of the
     claim missing from the unit (``entity``; see :func:`_given_names` for the names that do not
-    count), or two names in swapped roles around the same relation (``roles``,
-    :func:`roles_swapped`);
+    count), two names in swapped roles around the same relation (``roles``,
+    :func:`roles_swapped`), or a job title the unit gives to someone else (``roles``,
+    :func:`titles_swapped`);
   - **supported** when none of those signals fires and the unit covers at least
     :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
@@ -56,7 +57,7 @@ from director_fast.errors import ConfigError
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words", "compose",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -282,7 +283,8 @@ class LexicalJudge:
         if worst is None:
             worst = Comparison("supported", 1.0, "coverage")
         # names in a multi-sentence premise stand in arbitrary order: roles are read within one sentence
-        if worst.verdict != "contradicted" and r.premise_sentences == 1 and roles_swapped(claim, unit.premise):
+        if worst.verdict != "contradicted" and r.premise_sentences == 1 and (
+                roles_swapped(claim, unit.premise) or titles_swapped(claim, unit.premise)):
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
@@ -348,6 +350,16 @@ def _names(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+# relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
+_RELATION_SYNONYMS = {w: "acquire" for w in "acquired acquire bought buy purchased purchase took take".split()}
+_RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage managed oversee supervise chair".split()})
+
+
+def _relations(text: str) -> set[str]:
+    """The relation words of ``text`` (:data:`_RELATIONS`), synonyms folded."""
+    return {_RELATION_SYNONYMS.get(w, w) for w in content_words(text) & _RELATIONS}
+
+
 def roles_swapped(claim: str, evidence: str) -> bool:
     """True when two names of ``claim`` stand in ``evidence`` in the opposite order around the
     same relation, in the same voice: "Walter bought the shop from Priya" against "Priya bought
@@ -371,10 +383,76 @@ def roles_swapped(claim: str, evidence: str) -> bool:
                 continue  # same order in the evidence
             between_c = claim[b1:a2]
             between_e = evidence[e2[1]:e1[0]]
-            relation = content_words(between_c) & content_words(between_e) & _RELATIONS
+            relation = _relations(between_c) & _relations(between_e)
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
             if relation and same_voice:
                 return True
+    return False
+
+
+# ---- job titles ------------------------------------------------------------------------------
+
+_TITLE_HEADS = frozenset(
+    "officer director manager head ceo cfo coo cto cio president chair chairman chairwoman chairperson "
+    "founder owner coordinator supervisor lead principal dean secretary treasurer partner executive "
+    "administrator registrar controller superintendent editor curator".split())
+_NAME_RUN = r"(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+|Prof\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
+_TITLE_RUN = r"[A-Za-z][A-Za-z'’-]*(?:\s+(?:of\s+|for\s+|and\s+)?[A-Za-z][A-Za-z'’-]*){0,5}"
+_TITLE_PATTERNS = [re.compile(p) for p in (
+    # "the chief operating officer, Hanne Moe" / "our head of studies, Dr Helena Marsh"
+    r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r"),\s+(?P<name>" + _NAME_RUN + r")",
+    # "Hanne Moe, the chief operating officer"
+    r"(?P<name>" + _NAME_RUN + r"),\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "Hanne Moe is the chief operating officer"
+    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been)\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "The chief operating officer is Hanne Moe"
+    r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r")\s+(?:is|was)\s+(?P<name>" + _NAME_RUN + r")",
+)]
+
+
+def _title_of(phrase: str) -> str:
+    """The job title in a lower-case phrase, cut after its head word ("chief operating officer
+    who reports" -> "chief operating officer"); "" when it names no job."""
+    words = phrase.split()
+    for k in range(len(words), 0, -1):
+        if words[k - 1] in _TITLE_HEADS:
+            if k < len(words) and words[k] == "of" and k + 1 < len(words):  # "head of studies"
+                end = k + 1
+                while end < len(words) and words[end] not in ("who", "which", "and", "reports", "is"):
+                    end += 1
+                return " ".join(words[:end])
+            return " ".join(words[:k])
+    return ""
+
+
+def job_titles(text: str) -> dict[str, str]:
+    """``title -> name`` for the people ``text`` gives a job title ("The head of billing
+    operations, Nadia Vesely, reports to the CFO, Owen Brandt." -> {"head of billing operations":
+    "nadia vesely", "cfo": "owen brandt"}); both lower-cased."""
+    out: dict[str, str] = {}
+    for pattern in _TITLE_PATTERNS:
+        for m in pattern.finditer(text):
+            title = _title_of(m.group("title").lower())
+            name = re.sub(r"^(?:dr|mr|mrs|ms|prof)\.?\s+", "", m.group("name").lower())
+            if title and name.split()[0] not in _NOT_NAMES:
+                out.setdefault(title, name)
+    return out
+
+
+def titles_swapped(claim: str, evidence: str) -> bool:
+    """True when the claim gives a job title to one person and the evidence gives that title to
+    someone else whom the claim also names or whose own title the claim gives ("Aksel Nyberg is
+    the chief operating officer" against "Aksel Nyberg, who reports to the chief operating
+    officer, Hanne Moe")."""
+    claimed = job_titles(claim)
+    if not claimed:
+        return False
+    stated = job_titles(evidence)
+    lowered = evidence.lower()
+    for title, name in claimed.items():
+        holder = stated.get(title)
+        if holder and holder != name and name not in holder and holder not in name and _has_word(name, lowered):
+            return True
     return False
 
 
