@@ -137,3 +137,23 @@ def test_job_titles():
     from director_fast.claim_verdict import job_titles
     assert job_titles(ORG[0]) == {"head of billing operations": "nadia vesely", "cfo": "owen brandt"}
     assert job_titles("The Saturday Book Club is led by volunteer Dana Okafor.") == {}
+
+
+# ---- exceptions dropped by a claim for every case ------------------------------------------------
+
+RULES = ["Residents with a ResiCard get £1 off every adult swim, except during the Sunday fun session.",
+         "Claims must be reported within 30 days, except for theft, which must be reported to the police "
+         "within 24 hours."]
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("What does the ResiCard give me?", "Residents with a ResiCard get £1 off every adult swim.", False),
+    ("What does the ResiCard give me?", "Residents with a ResiCard get £1 off adult swims, except during "
+                                        "the Sunday fun session.", True),
+    ("What does the ResiCard give me?", "With a ResiCard you get £1 off an adult swim.", True),
+    ("My bike was stolen 20 days ago. Can I still claim?", "Yes, claims must be reported within 30 days.", False),
+    ("My roof leaked 20 days ago. Can I still claim?", "Yes, claims must be reported within 30 days.", True),
+])
+def test_a_rule_stated_without_its_exception(question, answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=RULES).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -169,6 +169,7 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"telephone", "phone"),
     (r"e-mail", "email"),
     (r"shut(?:s)?", "closes"),
+    (r"stolen|stole|steal(?:s|ing)?", "theft"),
     (r"kids", "children"),
     (r"kid", "child"),
     (r"(?:on\s+)?saturdays?\s+and\s+sundays?|(?:at|on)\s+(?:the\s+)?weekends?", "at weekends"),
@@ -618,19 +619,28 @@ def content_words(text: str) -> set[str]:
     return out
 
 
+# words by which a claim states a rule for every case ("every adult swim", "all plans", "always")
+_UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardless|no\s+matter|"
+                        r"without\s+exception|under\s+any\s+circumstances)\b", re.IGNORECASE)
+
+
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
-    online", "does not apply to Lockers") whose words the ``question`` mentions and the ``claim``
-    does not: the claim then answers the excepted case with the general rule."""
-    if not question:
+    online", "does not apply to Lockers") that the ``claim`` does not mention, while either the
+    ``question`` mentions it (the claim answers the excepted case with the general rule) or the
+    claim states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
+    adult swim" against "£1 off every adult swim, except during the Sunday fun session").
+    Paraphrases are folded first ("stolen" / "theft")."""
+    q = content_words(_fold_paraphrases(question)) if question else set()
+    c = content_words(_fold_paraphrases(claim))
+    universal = _UNIVERSAL.search(claim) is not None
+    if not q and not universal:
         return False
-    q = content_words(question)
-    c = content_words(claim)
     for m in _EXCEPTION.finditer(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
-        case = content_words(m.group(1)) - content_words(unit_text[:m.start()])
-        if case & q and not case & c:
+        case = content_words(_fold_paraphrases(m.group(1))) - content_words(unit_text[:m.start()])
+        if case and not case & c and (case & q or universal):
             return True
     return False
 
