@@ -504,3 +504,11 @@ def test_short_plain_english_sentences_are_recognised_as_english(caplog):
     caplog.set_level("WARNING")
     split_claims("I'd recommend asking the support team directly so procurement gets an accurate answer.")
     assert "do not look like English" not in caplog.text
+
+
+@pytest.mark.parametrize("text,claim", [
+    ("No, not yet — the Care Plan has a minimum term of 12 months.", "the Care Plan has a minimum term of 12 months."),
+    ("Not really, the shop opens at 9.", "the shop opens at 9."),
+])
+def test_hedged_answer_particles_are_stripped(text, claim):
+    assert [(u.kind, u.text) for u in split_claims(text)] == [("claim", claim)]

@@ -157,3 +157,9 @@ RULES = ["Residents with a ResiCard get £1 off every adult swim, except during 
 def test_a_rule_stated_without_its_exception(question, answer, approved):
     ok, score = df.CoherenceScorer(knowledge=RULES).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_bare_not_yet_is_judged_through_the_question():
+    s = df.CoherenceScorer(knowledge=["The plan has a minimum term of 12 months."])
+    ok, score = s.review("Is there a minimum term?", "Not yet.")
+    assert not ok and score.attributions[0].signal == "yes_no"

@@ -670,7 +670,8 @@ def conjuncts(claim: str) -> list[str]:
 # words of a bare yes / no answer ("Yes, absolutely.", "Not quite.", "That's right!")
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
-    "certainly definitely quite really that's unfortunately sadly afraid".split())
+    "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
+    "straight away immediately always moment now".split())
 # the first word of a yes / no question
 _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "

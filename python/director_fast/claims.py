@@ -424,6 +424,8 @@ yes|yeah|yep|yup|no|nope|sure|sure thing|certainly|of course|absolutely|definite
 |great question|excellent question|interesting question|short answer|in short|in summary
 |to summarize|to summarise|to sum up|basically|honestly|to be honest|frankly|got it|understood
 |that's right|that is right|that's correct|that is correct|not quite|no problem|no worries
+|not yet|not really|not exactly|not necessarily|not at all|not straight away|not right away
+|not immediately|not always|not for now|not at the moment|not right now
 |sorry|i'm sorry|i am sorry|i apologize|i apologise|apologies|my apologies|i'm afraid
 |i am afraid
 |hi|hello|hey|hi there|hello there|hey there|greetings|dear|good morning|good afternoon
