@@ -44,10 +44,12 @@ import asyncio
 import concurrent.futures
 from bisect import bisect_left, bisect_right
 import dataclasses
+import functools
 import inspect
 import logging
 import math
 import time
+import weakref
 from array import array
 from collections import deque
 from dataclasses import dataclass
@@ -595,10 +597,93 @@ def _check_token_source(tokens: Any, *, asynchronous: bool) -> None:
         raise InputTypeError(
             f"tokens must be an iterable of str tokens, not a {type(tokens).__name__} "
             "(split the text, e.g. director_fast.jobs.tokenize_for_stream(text), or pass [text])")
-    ok = hasattr(tokens, "__iter__") or (asynchronous and hasattr(tokens, "__aiter__"))
+    ok = hasattr(tokens, "__iter__") or (
+        asynchronous and (hasattr(tokens, "__aiter__") or hasattr(tokens, "__anext__")))
     if not ok:
         kind = "an iterable or async iterable" if asynchronous else "an iterable"
         raise InputTypeError(f"tokens must be {kind} of str tokens, got {type(tokens).__name__}")
+
+
+def _close_all(objs: Iterable[Any]) -> None:
+    """``close()`` each distinct object that has one; errors are logged, never raised (closing
+    is cleanup on the way out of a halt, a cancellation or an exception)."""
+    seen: list[Any] = []
+    for obj in objs:
+        if obj is None or any(obj is o for o in seen):
+            continue
+        seen.append(obj)
+        close = getattr(obj, "close", None)
+        if close is None:
+            continue
+        try:
+            res = close()
+            if inspect.isawaitable(res):  # an async stream handed to the sync guard
+                _discard_awaitable(res)
+        except Exception as exc:
+            logger.debug("closing the upstream %s failed: %r", type(obj).__name__, exc)
+
+
+def _discard_awaitable(res: Any) -> None:
+    close = getattr(res, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose_all(objs: Iterable[Any]) -> None:
+    """Async twin of :func:`_close_all`: ``aclose()`` (awaited) or ``close()`` each distinct
+    object once; errors are logged, never raised."""
+    seen: list[Any] = []
+    for obj in objs:
+        if obj is None or any(obj is o for o in seen):
+            continue
+        seen.append(obj)
+        fn = getattr(obj, "aclose", None) or getattr(obj, "close", None)
+        if fn is None:
+            continue
+        try:
+            res = fn()
+            if inspect.isawaitable(res):
+                await res
+        except Exception as exc:
+            logger.debug("closing the upstream %s failed: %r", type(obj).__name__, exc)
+
+
+class _SyncSource:
+    """A plain iterator seen as an async iterator (no async generator, so nothing is left for
+    the event loop's async-generator finaliser)."""
+
+    __slots__ = ("_it",)
+
+    def __init__(self, it: Iterator[str]) -> None:
+        self._it = it
+
+    def __aiter__(self) -> "_SyncSource":
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return next(self._it)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        _close_all((self._it,))
+
+
+class _AnextOnly:
+    """``async for`` over an object that has ``__anext__`` but no ``__aiter__`` (closing is left
+    to the object itself: the guard closes the source)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __aiter__(self) -> "_AnextOnly":
+        return self
+
+    def __anext__(self) -> Any:
+        return self._obj.__anext__()
 
 
 class StreamGuard:
@@ -608,6 +693,8 @@ class StreamGuard:
         _check_token_source(tokens, asynchronous=False)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
+        self._src_it: Any = None
+        self._source_closed = False
         self._it: Iterator[str] | None = None
 
     @property
@@ -624,14 +711,19 @@ class StreamGuard:
 
     def close(self) -> None:
         """Stop guarding early: the upstream iterator is closed (so the model stops) and the
-        session's end time recorded. Idempotent; also called by ``with stream_guard(...)``."""
+        session's end time recorded. Idempotent; also called by ``with stream_guard(...)`` and
+        when the guard is garbage collected mid-stream."""
         it = self._it
         if it is None:  # never iterated: close the source directly
             self._it = iter(())
             self._state.close_session()
-            self._close_source(self._source)
-            return
-        it.close()
+        else:
+            try:
+                it.close()
+            except ValueError:  # being iterated by another thread right now
+                logger.debug("stream_guard.close(): the guard is running in another thread; "
+                             "closing the upstream directly")
+        self._close_source()
 
     def __enter__(self) -> "StreamGuard":
         return self
@@ -674,30 +766,27 @@ class StreamGuard:
             raise InputTypeError("the scorer returned an awaitable: use astream_guard for async scorers")
         return None, raw
 
-    def _close_source(self, src: Any) -> None:
-        close = getattr(src, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                pass
+    def _close_source(self) -> None:
+        """Close the upstream once: its iterator and the source object (an SDK stream whose
+        ``__iter__`` is a generator is only released by the object's own ``close()``)."""
+        if self._source_closed:
+            return
+        self._source_closed = True
+        _close_all((self._src_it, self._source))
 
     def _run(self) -> Iterator[str]:
         st = self._state
-        src = iter(self._source)
-        abandoned = False
+        src = self._src_it = iter(self._source)
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
             else:
                 yield from self._run_plain(src)
-        except GeneratorExit:
-            abandoned = True  # the consumer stopped early (close() or garbage collection)
-            raise
         finally:
+            # every way out closes the upstream: halt, early close(), garbage collection of an
+            # abandoned guard, an exception, and the normal end (releases an HTTP connection)
             st.close_session()
-            if st.done or abandoned:
-                self._close_source(src)
+            self._close_source()
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
@@ -925,6 +1014,12 @@ class AsyncStreamGuard:
         _check_token_source(tokens, asynchronous=True)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
+        self._src_it: Any = None
+        self._source_closed = False
+        self._reader: asyncio.Task[Any] | None = None
+        # the task's callback holds the guard weakly: a guard dropped mid-stream is still closed
+        # by garbage collection while its reading task lives on
+        self._reader_cb = functools.partial(_reader_done, weakref.ref(self))
         self._it: AsyncIterator[str] | None = None
         self._sync = StreamGuard.__new__(StreamGuard)  # reuse the sync drain helpers
         self._sync._state = self._state
@@ -942,14 +1037,20 @@ class AsyncStreamGuard:
         return await self.__aiter__().__anext__()
 
     async def aclose(self) -> None:
-        """Async twin of :meth:`StreamGuard.close` (awaits the source's ``aclose()``)."""
+        """Stop guarding: the upstream is closed (its ``aclose()`` awaited, or ``close()``) and
+        the session's end time recorded. Idempotent; also run by ``async with``, and after a
+        cancellation of the task reading the guard (the upstream is then already closed)."""
         it = self._it
         if it is None:  # never iterated: close the source directly
             self._it = _empty_aiter()
             self._state.close_session()
-            await self._close_source()
-            return
-        await it.aclose()
+        else:
+            try:
+                await it.aclose()
+            except RuntimeError:  # being iterated by another task right now
+                logger.debug("astream_guard.aclose(): the guard is running in another task; "
+                             "closing the upstream directly")
+        await self._close_source()
 
     async def __aenter__(self) -> "AsyncStreamGuard":
         return self
@@ -975,6 +1076,8 @@ class AsyncStreamGuard:
                         return "callback_timeout", None
             elif st.timeout is not None and time.monotonic() - t0 > st.timeout:
                 return "callback_timeout", None
+        except asyncio.CancelledError:
+            raise  # the reading task was cancelled: not a scorer failure
         except (TimeoutError, OSError):
             return "callback_timeout", None
         except BaseException:
@@ -983,49 +1086,67 @@ class AsyncStreamGuard:
         st.session.scorer_calls += 1
         return None, raw
 
-    async def _aiter_source(self) -> AsyncIterator[str]:
-        src = self._source
-        if hasattr(src, "__aiter__"):
-            async for tok in src:  # type: ignore[union-attr]
-                yield tok
-        else:
-            for tok in src:  # type: ignore[union-attr]
-                yield tok
+    def _watch(self, task: "asyncio.Task[Any] | None") -> None:
+        """Follow the task that reads the guard: when it ends cancelled or with an exception
+        while the guard is suspended mid-stream (the consumer was cancelled while it awaited
+        something else, e.g. a write to a disconnected client), the guard closes itself without
+        waiting for garbage collection."""
+        old = self._reader
+        if old is not None:
+            old.remove_done_callback(self._reader_cb)
+        self._reader = task
+        if task is not None:
+            task.add_done_callback(self._reader_cb)
+
+    def _on_reader_done(self, task: "asyncio.Task[Any]") -> None:
+        if task is not self._reader:
+            return
+        self._reader = None
+        if not task.cancelled() and task.exception() is None:
+            return  # ended normally: the guard may have been handed on; GC closes it otherwise
+        closer = task.get_loop().create_task(self.aclose())
+        _PENDING_CLOSES.add(closer)
+        closer.add_done_callback(_PENDING_CLOSES.discard)
 
     async def _close_source(self) -> None:
-        src = self._source
-        aclose = getattr(src, "aclose", None)
-        try:
-            if aclose is not None:
-                await aclose()
-            else:
-                close = getattr(src, "close", None)
-                if close is not None:
-                    close()
-        except Exception:
-            pass
+        if self._source_closed:
+            return
+        self._source_closed = True
+        await _aclose_all((self._src_it, self._source))
 
     async def _run(self) -> AsyncIterator[str]:
         st = self._state
-        abandoned = False
+        src = self._source
+        if hasattr(src, "__aiter__"):
+            it = src.__aiter__()
+        elif hasattr(src, "__anext__"):  # an async iterator object without __aiter__
+            it = _AnextOnly(src)
+        else:
+            it = _SyncSource(iter(src))
+        self._src_it = it
+        inner = self._run_incremental(it) if st.incremental else self._run_plain(it)
+        current_task = asyncio.current_task
         try:
-            if st.incremental:
-                async for t in self._run_incremental():
-                    yield t
-            else:
-                async for t in self._run_plain():
-                    yield t
-        except GeneratorExit:
-            abandoned = True
-            raise
+            async for t in inner:
+                task = current_task()
+                if task is not self._reader:
+                    self._watch(task)
+                yield t
         finally:
+            # every way out closes the upstream: a halt, aclose() / async with, a cancellation of
+            # the reading task (CancelledError raised at an await inside, or the task ending while
+            # the guard waits at a yield: _on_reader_done), garbage collection (the event loop's
+            # async-generator finaliser), an exception and the normal end
+            self._watch(None)
             st.close_session()
-            if st.done or abandoned:
+            try:
+                await inner.aclose()
+            finally:
                 await self._close_source()
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
-    async def _run_plain(self) -> AsyncIterator[str]:
+    async def _run_plain(self, src: AsyncIterator[str]) -> AsyncIterator[str]:
         st = self._state
         s = st.session
         k = st.kernel
@@ -1033,7 +1154,7 @@ class AsyncStreamGuard:
         active = st.kernel_active
         acc = ""
         last = 0.5
-        async for tok in self._aiter_source():
+        async for tok in src:
             i = len(s.tokens)
             _check_token(tok, i)
             if active is not None and not active():
@@ -1069,13 +1190,13 @@ class AsyncStreamGuard:
         if d.halted and not st.done:
             st.finish_halt()
 
-    async def _run_incremental(self) -> AsyncIterator[str]:
+    async def _run_incremental(self, src: AsyncIterator[str]) -> AsyncIterator[str]:
         st = self._state
         s = st.session
         token_release = st.release == "token"
         active = st.kernel_active
         drain = self._sync._drain
-        async for tok in self._aiter_source():
+        async for tok in src:
             i = len(s.tokens)
             _check_token(tok, i)
             if active is not None and not active():
@@ -1108,6 +1229,16 @@ class AsyncStreamGuard:
         sentence, idx, first = st.begin_sentence(a, b)
         err, raw = await self._call(sentence, first)
         return st.end_sentence(sentence, idx, first, err, raw)
+
+
+def _reader_done(ref: "weakref.ref[AsyncStreamGuard]", task: "asyncio.Task[Any]") -> None:
+    guard = ref()
+    if guard is not None:
+        guard._on_reader_done(task)
+
+
+#: close tasks started by _on_reader_done (the loop keeps only weak references to tasks)
+_PENDING_CLOSES: set[Any] = set()
 
 
 async def _empty_aiter() -> AsyncIterator[str]:
