@@ -200,3 +200,238 @@ def test_sync_guard_closes_upstream_on_garbage_collection_and_sdk_stream_objects
         if scorer is good:
             g.close()
         assert sdk.closed, out
+
+
+# --------------------------------------------------------------------------------------------
+# 2. sync scorers off the event loop, bounded executor, real deadlines
+# --------------------------------------------------------------------------------------------
+
+import threading  # noqa: E402
+
+from director_fast import ScorerExecutor  # noqa: E402
+from director_fast.errors import ConfigError, InputTypeError  # noqa: E402
+
+
+class Hung:
+    """A sync incremental scorer that blocks (GIL released) until released or 5 s."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.calls = 0
+
+    def score_sentence(self, sentence, **kw):
+        self.calls += 1
+        self.release.wait(5.0)
+        return 0.9
+
+
+def _wait_idle(ex, timeout=5.0):
+    end = time.monotonic() + timeout
+    while ex.in_flight and time.monotonic() < end:
+        time.sleep(0.005)
+    assert ex.in_flight == 0
+
+
+def test_sync_scorer_timeout_never_adds_threads_beyond_the_executor_bound():
+    scorer = Hung()
+    ex = ScorerExecutor(3, max_pending=0)
+    base = threading.active_count()
+    peak = base
+    attrs = []
+    try:
+        for i in range(20):
+            t0 = time.monotonic()
+            g = df.stream_guard(["One. ", "Two."], scorer, scorer_timeout_s=0.03, executor=ex)
+            assert list(g) == []
+            took = time.monotonic() - t0
+            s = g.session
+            assert s.halt_reason == "callback_timeout" and s.halt_index == 0
+            a = dict(s.safety_events[0].attributes)
+            attrs.append(a)
+            if i >= 3:  # every worker is blocked by a timed-out call: fail closed at once
+                assert a.get("executor_saturated") == "true" and a["executor_max_workers"] == "3"
+                assert took < 0.025, took
+            else:
+                assert a.get("deadline_ms") == "30" and "executor_saturated" not in a
+            peak = max(peak, threading.active_count())
+        assert peak <= base + 3, (base, peak)
+        assert ex.threads_alive == 3 and ex.saturated
+    finally:
+        scorer.release.set()
+    _wait_idle(ex)
+
+    # the default: one executor shared by every guard of this scorer, still bounded
+    scorer = Hung()
+    shared = ScorerExecutor.for_scorer(scorer)
+    assert ScorerExecutor.for_scorer(scorer) is shared
+    assert ScorerExecutor.for_scorer(scorer.score_sentence) is shared  # bound method -> its object
+    base = threading.active_count()
+    peak = base
+    try:
+        for i in range(20):
+            g = df.stream_guard(["One. "], scorer, scorer_timeout_s=0.01)
+            assert list(g) == [] and g.session.halt_reason == "callback_timeout"
+            peak = max(peak, threading.active_count())
+        assert peak <= base + shared.max_workers, (base, peak, shared.max_workers)
+    finally:
+        scorer.release.set()
+    _wait_idle(shared)
+
+
+async def _lag_probe(stop, lags, period=0.005):
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        t = loop.time()
+        await asyncio.sleep(period)
+        lags.append(loop.time() - t - period)
+
+
+async def test_async_guard_sync_scorer_off_the_loop_saturation_and_thread_bound():
+    scorer = Hung()
+    ex = ScorerExecutor(4, max_pending=0)
+    base = threading.active_count()
+    stop = asyncio.Event()
+    lags: list[float] = []
+    probe = asyncio.ensure_future(_lag_probe(stop, lags))
+    await asyncio.sleep(0)
+    try:
+        async def one(i):
+            g = df.astream_guard(["One. ", "Two."], scorer, scorer_timeout_s=0.05, executor=ex)
+            t0 = time.monotonic()
+            out = [t async for t in g]
+            return out, g.session, time.monotonic() - t0
+
+        res = await asyncio.gather(*(one(i) for i in range(20)))
+        peak = threading.active_count()
+    finally:
+        stop.set()
+        await probe
+        scorer.release.set()
+    assert all(out == [] and s.halt_reason == "callback_timeout" for out, s, _ in res)
+    sat = [took for _, s, took in res if s.safety_events[0].attributes.get("executor_saturated") == "true"]
+    timed = [took for _, s, took in res if s.safety_events[0].attributes.get("deadline_ms") == "50"]
+    assert len(sat) == 16 and len(timed) == 4
+    assert max(sat) < 0.04 and all(0.045 <= t < 0.2 for t in timed), (sat, timed)
+    assert peak <= base + 4
+    assert max(lags) < 0.03, max(lags)  # the loop never waited for the blocked scorer
+    await asyncio.to_thread(_wait_idle, ex)
+
+
+class Sleepy:
+    """A 200 ms sync scorer that releases the GIL (like ONNX Runtime or the C++ lexical NLI)."""
+
+    def __init__(self, delay=0.2):
+        self.delay = delay
+
+    def score_sentence(self, sentence, **kw):
+        time.sleep(self.delay)
+        return 0.9
+
+
+async def test_event_loop_lag_under_a_200ms_sync_scorer():
+    async def run(executor):
+        stop = asyncio.Event()
+        lags: list[float] = []
+        probe = asyncio.ensure_future(_lag_probe(stop, lags))
+        await asyncio.sleep(0)  # the probe is now waiting on its first timer
+        kw = {} if executor is None else {"executor": executor}
+        g = df.astream_guard(["One is here. ", "Two is here."], Sleepy(), **kw)
+        out = [t async for t in g]
+        stop.set()
+        await probe
+        assert "".join(out) == "One is here. Two is here."
+        return max(lags)
+
+    assert await run(None) < 0.03  # off the loop (the bench measures p99 < 5 ms)
+    assert await run("inline") > 0.15  # the old behaviour: the loop waits for every call
+
+
+async def test_deadline_is_real_for_sync_and_async_scorers_in_async_guard():
+    class AsyncSlow:
+        async def score_sentence(self, sentence, **kw):
+            await asyncio.sleep(0.3)
+            return 0.9
+
+    for scorer in (Sleepy(0.3), AsyncSlow()):
+        t0 = time.monotonic()
+        g = df.astream_guard(["One. ", "Two."], scorer, scorer_timeout_s=0.05)
+        assert [t async for t in g] == []
+        took = time.monotonic() - t0
+        assert g.session.halt_reason == "callback_timeout" and took < 0.2, (scorer, took)
+        assert g.session.safety_events[0].attributes["deadline_ms"] == "50"
+
+
+def test_scorer_executor_api():
+    for bad, err in ((0, ConfigError), (True, InputTypeError), (1.5, InputTypeError), (5000, ConfigError)):
+        with pytest.raises(err, match="max_workers"):
+            ScorerExecutor(bad)
+    with pytest.raises(ConfigError, match="max_pending"):
+        ScorerExecutor(2, max_pending=-1)
+    with pytest.raises(ConfigError, match="idle_timeout_s"):
+        ScorerExecutor(2, idle_timeout_s=0)
+    with pytest.raises(ConfigError, match="executor"):
+        df.stream_guard(["a"], good, executor="threads")
+
+    gate = threading.Event()
+    ex = ScorerExecutor(1, max_pending=1, idle_timeout_s=0.05)
+    f1 = ex.try_submit(gate.wait, 5.0)
+    f2 = ex.try_submit(lambda x, *, y: x + y, 1, y=2)
+    assert f1 is not None and f2 is not None and ex.saturated
+    assert ex.try_submit(good, "x") is None
+    assert f2.cancel() and ex.in_flight == 1 and not ex.saturated  # a queued call frees its slot
+    f3 = ex.try_submit(lambda: 1 / 0)
+    gate.set()
+    assert f1.result(1.0) is True
+    with pytest.raises(ZeroDivisionError):
+        f3.result(1.0)
+    _wait_idle(ex)
+    end = time.monotonic() + 2.0
+    while ex.threads_alive and time.monotonic() < end:  # idle workers exit
+        time.sleep(0.01)
+    assert ex.threads_alive == 0
+    assert ex.try_submit(lambda: 7).result(1.0) == 7  # and come back on demand
+    ex.shutdown()
+    with pytest.raises(ConfigError, match="shut down"):
+        ex.try_submit(good, "x")
+
+    class Slots:
+        __slots__ = ()
+
+        def __call__(self, text):
+            return 0.9
+
+    a, b = Slots(), Slots()
+    assert ScorerExecutor.for_scorer(a) is ScorerExecutor.for_scorer(b)  # process-wide fallback
+    own = ScorerExecutor(1)
+    sc = Hung()
+    ScorerExecutor.set_for_scorer(sc, own)
+    assert ScorerExecutor.for_scorer(sc) is own
+    with pytest.raises(InputTypeError):
+        ScorerExecutor.set_for_scorer(a, own)
+    with pytest.raises(InputTypeError):
+        ScorerExecutor.set_for_scorer(sc, "x")
+
+
+def test_halts_are_logged_and_scorer_timeouts_warn_rate_limited(caplog):
+    import logging
+
+    from director_fast import _log
+
+    _log._reset()
+    scorer = Hung()
+    scorer.release.set()
+
+    def boom(text):
+        raise OSError("backend down")
+
+    with caplog.at_level(logging.INFO, logger="director_fast"):
+        for _ in range(3):
+            g = df.stream_guard(["a ", "b "], boom, request_id="req-7")
+            assert list(g) == [] and g.session.halt_reason == "callback_timeout"
+        g = df.stream_guard(["a ", "b "], lambda t: 0.1)
+        list(g)
+    recs = [r for r in caplog.records if r.name == "director_fast.stream_guard"]
+    warns = [r for r in recs if r.levelno == logging.WARNING]
+    infos = [r for r in recs if r.levelno == logging.INFO]
+    assert len(warns) == 1 and "callback_timeout" in warns[0].getMessage()
+    assert len(infos) == 4 and "req-7" in infos[0].getMessage() and "hard_limit" in infos[3].getMessage()

@@ -68,6 +68,8 @@ from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltT
 from director_fast.core.types import ClaimAttribution
 from director_fast.core.tenant_safety import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
+from director_fast._executor import ScorerExecutor
+from director_fast._log import warn_limited
 
 logger = logging.getLogger("director_fast.stream_guard")
 
@@ -78,6 +80,7 @@ __all__ = [
     "AsyncStreamGuard",
     "IncrementalScorer",
     "SentenceResult",
+    "ScorerExecutor",
 ]
 
 _ACT_HALT = 3
@@ -230,7 +233,8 @@ class _GuardState:
                  scorer_timeout_s: float | None, keep_events: bool,
                  evidence_callback: Callable[[str], str | None] | None,
                  kernel_active: Callable[[], bool] | None, context: Any = None,
-                 system: str | None = None, messages: Any = None) -> None:
+                 system: str | None = None, messages: Any = None,
+                 executor: ScorerExecutor | str | None = None) -> None:
         self.incremental = hasattr(scorer, "score_sentence")
         if config is None:
             config = _derived_config(scorer) if self.incremental else HaltConfig()
@@ -261,8 +265,16 @@ class _GuardState:
             if isinstance(scorer_timeout_s, bool) or not isinstance(scorer_timeout_s, (int, float)) \
                     or not scorer_timeout_s > 0 or scorer_timeout_s != scorer_timeout_s:
                 raise ConfigError("scorer_timeout_s must be a positive number of seconds", field="scorer_timeout_s")
+        if executor is not None and executor != "inline" and not isinstance(executor, ScorerExecutor):
+            raise ConfigError(
+                f"executor must be a ScorerExecutor, 'inline' or None, got {type(executor).__name__}",
+                field="executor")
         self.scorer = scorer
         self.fn = scorer.score_sentence if self.incremental else scorer
+        self.is_async = _is_async_callable(self.fn)
+        self.executor_opt = executor
+        # the halt's extra SafetyEvent attributes (executor_saturated, deadline_ms)
+        self.halt_attrs: dict[str, str] = {}
         self.call_kwargs = {"prompt": prompt, "tenant_id": tenant_id}
         if self.incremental:
             self.call_kwargs.update(_accepted_extras(self.fn, context=context, system=system, messages=messages))
@@ -301,7 +313,6 @@ class _GuardState:
         self.stepped = array("q")
         self.skipped_any = False
         self.next_unscored: int | None = None  # first token of a sentence being scored
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def record(self, tok: str, score: float, flags: int) -> None:
@@ -370,6 +381,8 @@ class _GuardState:
         attrs = {"token_offset": str(s.halt_index)}
         if s.soft_halted:
             attrs["final_token_offset"] = str(s.final_index)
+        if external is not None and self.halt_attrs:
+            attrs.update(self.halt_attrs)
         claim = self._halt_claim(res)
         if claim is not None:
             s.halt_claim = claim
@@ -384,6 +397,16 @@ class _GuardState:
                 halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
                 evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
         self.done = True
+        if reason in (HaltReason.CALLBACK_TIMEOUT, HaltReason.SCORER_ERROR):
+            what = ("the executor is saturated" if "executor_saturated" in attrs else
+                    "missed its deadline" if "deadline_ms" in attrs else
+                    "timed out / failed with OSError" if reason is HaltReason.CALLBACK_TIMEOUT else
+                    "raised or returned an invalid score")
+            warn_limited(logger, reason.value, "scorer %s: %s; stream halted with %s (fail closed)",
+                         self.scorer_path, what, reason.value)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("stream halted: reason=%s token=%d request_id=%s tenant_id=%s event_id=%s",
+                        reason.value, s.halt_index, self.request_id, self.tenant_id, event.event_id)
 
     def _halt_claim(self, res: SentenceResult | None) -> Any:
         """The claim that halted the stream, with its index in the whole response (None when the
@@ -428,9 +451,31 @@ class _GuardState:
 
     def close_session(self) -> None:
         self.session.end_time = time.monotonic()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+
+    # ---- scorer calls off the caller's thread ----------------------------------------------------
+    def executor(self) -> ScorerExecutor:
+        """The executor for this stream's sync scorer calls: the one given, else the one shared by
+        every guard of this scorer."""
+        ex = self.executor_opt
+        if isinstance(ex, ScorerExecutor):
+            return ex
+        return ScorerExecutor.for_scorer(self.scorer)
+
+    def submit(self, arg: Any) -> concurrent.futures.Future | None:
+        """Start a sync scorer call on the executor; None (and the halt attributes set) when the
+        executor is saturated."""
+        ex = self.executor()
+        if self.incremental:
+            fut = ex.try_submit(self.fn, arg, previous=self.prev_sentence, **self.call_kwargs)
+        else:
+            fut = ex.try_submit(self.fn, arg)
+        if fut is None:
+            self.halt_attrs["executor_saturated"] = "true"
+            self.halt_attrs["executor_max_workers"] = str(ex.max_workers)
+        return fut
+
+    def missed_deadline(self) -> None:
+        self.halt_attrs["deadline_ms"] = f"{(self.timeout or 0.0) * 1000.0:.0f}"
 
     def halted_error(self) -> StreamHalted:
         s = self.session
@@ -584,6 +629,14 @@ class _GuardState:
         return list(range(self.session.delivered_count, out_n))
 
 
+def _is_async_callable(fn: Any) -> bool:
+    """``async def`` functions / methods, and objects whose ``__call__`` is one."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
 def _check_token(tok: Any, index: int) -> str:
     if not isinstance(tok, str):
         raise InputTypeError(f"token {index} must be a str, got {type(tok).__name__}")
@@ -687,7 +740,14 @@ class _AnextOnly:
 
 
 class StreamGuard:
-    """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`."""
+    """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`.
+
+    The upstream is closed (``close()``) on halt, :meth:`close`, exit of ``with``, an exception
+    and garbage collection of a guard abandoned mid-stream.
+
+    Thread-safety: one consumer thread at a time; :meth:`close` may be called from another
+    thread (it then closes the upstream directly).
+    """
 
     def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
         _check_token_source(tokens, asynchronous=False)
@@ -735,22 +795,27 @@ class StreamGuard:
     def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
         try:
-            if st.timeout is None:
+            if st.timeout is None or st.executor_opt == "inline":
+                t0 = time.monotonic()
                 if st.incremental:
                     raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     raw = st.fn(arg)
+                if st.timeout is not None and time.monotonic() - t0 > st.timeout:
+                    st.missed_deadline()  # executor="inline": checked after the call returned
+                    return "callback_timeout", None
             else:
-                if st._executor is None:
-                    st._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="director_fast-scorer")
-                if st.incremental:
-                    fut = st._executor.submit(st.fn, arg, previous=st.prev_sentence, **st.call_kwargs)
-                else:
-                    fut = st._executor.submit(st.fn, arg)
+                # a real deadline: the call runs on the scorer's bounded executor; a call that
+                # misses it keeps its worker until it returns (counted against the bound)
+                fut = st.submit(arg)
+                if fut is None:
+                    return "callback_timeout", None  # saturated: fail closed at once
                 try:
                     raw = fut.result(timeout=st.timeout)
                 except concurrent.futures.TimeoutError:
-                    fut.cancel()
+                    if not fut.done():
+                        fut.cancel()
+                        st.missed_deadline()
                     return "callback_timeout", None
         except (TimeoutError, OSError):
             return "callback_timeout", None
@@ -953,6 +1018,7 @@ def stream_guard(
     context: Any = None,
     system: str | None = None,
     messages: Any = None,
+    executor: ScorerExecutor | str | None = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -973,8 +1039,11 @@ def stream_guard(
             the last safe token instead of just stopping.
         release: ``"token"`` or ``"sentence"`` (default: ``"sentence"`` for incremental scorers,
             ``"token"`` for plain callables).
-        scorer_timeout_s: per-call deadline in seconds; a missed deadline halts with
-            ``callback_timeout`` (sync scorers run on a worker thread when this is set).
+        scorer_timeout_s: per-call deadline in seconds (> 0); a missed deadline halts with
+            ``callback_timeout`` at the deadline, not when the call returns. With it set, sync
+            scorers run on the scorer's bounded :class:`ScorerExecutor` (a call that misses the
+            deadline keeps its worker until it returns; no thread is ever added beyond
+            ``max_workers``); without it they run on the calling thread.
         keep_events: keep per-token records (scores, timestamps, flags: ~17 bytes/token plus the
             token string); ``False`` keeps only tokens, counters and the halt record.
         evidence_callback: compatibility hook ``text -> str | None`` called once on halt.
@@ -983,6 +1052,13 @@ def stream_guard(
         context, system, messages: the call's evidence (str or list of str), system prompt and
             OpenAI-format messages, forwarded to an incremental scorer whose ``score_sentence``
             accepts them (a warning is logged when it does not, and they are not used).
+        executor: where sync scorer calls run when they run off the caller's thread (sync guard:
+            with ``scorer_timeout_s``; async guard: always): ``None`` (default) the
+            :class:`ScorerExecutor` shared by every guard of this scorer
+            (``ScorerExecutor.for_scorer(scorer)``), a given ``ScorerExecutor``, or ``"inline"``
+            (call on the caller's thread / the event loop; the deadline is then only checked
+            after the call returns). A saturated executor halts the stream at once with
+            ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
 
     Returns:
         :class:`StreamGuard` (an iterator of ``str``) whose ``.session`` is the
@@ -999,15 +1075,22 @@ def stream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages)
+        context=context, system=system, messages=messages, executor=executor)
 
 
 class AsyncStreamGuard:
     """Async iterator returned by :func:`astream_guard`; ``.session`` is the StreamSession.
 
-    Same decisions as :class:`StreamGuard` for the same inputs. The scorer may be sync or async
-    (a returned awaitable is awaited; ``scorer_timeout_s`` is enforced with ``asyncio.wait_for``
-    for awaitables and checked after the fact for sync scorers).
+    Same decisions as :class:`StreamGuard` for the same inputs. The scorer may be sync or async:
+    an ``async def`` scorer is awaited on the loop, a sync one runs on a bounded
+    :class:`ScorerExecutor` (never on the event loop, unless ``executor="inline"``);
+    ``scorer_timeout_s`` is a real deadline for both.
+
+    The upstream is closed (``aclose()`` awaited, or ``close()``) on halt, ``aclose()``, exit of
+    ``async with``, an exception, cancellation of the reading task and garbage collection.
+
+    Thread-safety: one consumer task at a time; :meth:`aclose` may be called from another task
+    of the same event loop.
     """
 
     def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
@@ -1060,21 +1143,46 @@ class AsyncStreamGuard:
 
     async def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
+        timeout = st.timeout
         t0 = time.monotonic()
         try:
-            if st.incremental:
-                raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
+            if st.is_async or st.executor_opt == "inline":
+                if st.incremental:
+                    raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
+                else:
+                    raw = st.fn(arg)
             else:
-                raw = st.fn(arg)
+                # a sync scorer never runs on the event loop: bounded executor, real deadline
+                fut = st.submit(arg)
+                if fut is None:
+                    return "callback_timeout", None  # saturated: fail closed at once
+                try:
+                    if timeout is None:
+                        raw = await asyncio.wrap_future(fut)
+                    else:
+                        raw = await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+                except asyncio.TimeoutError:
+                    if not fut.done() or fut.cancelled():
+                        st.missed_deadline()
+                    return "callback_timeout", None
             if inspect.isawaitable(raw):
-                if st.timeout is None:
+                if timeout is None:
                     raw = await raw
                 else:
+                    left = timeout - (time.monotonic() - t0)
                     try:
-                        raw = await asyncio.wait_for(raw, st.timeout)
+                        if left <= 0:
+                            raise asyncio.TimeoutError
+                        raw = await asyncio.wait_for(raw, left)
                     except asyncio.TimeoutError:
+                        close = getattr(raw, "close", None)
+                        if left <= 0 and close is not None:
+                            close()  # never started
+                        if time.monotonic() - t0 >= timeout:
+                            st.missed_deadline()
                         return "callback_timeout", None
-            elif st.timeout is not None and time.monotonic() - t0 > st.timeout:
+            elif timeout is not None and time.monotonic() - t0 > timeout:
+                st.missed_deadline()  # executor="inline": checked after the call returned
                 return "callback_timeout", None
         except asyncio.CancelledError:
             raise  # the reading task was cancelled: not a scorer failure
@@ -1263,15 +1371,19 @@ def astream_guard(
     context: Any = None,
     system: str | None = None,
     messages: Any = None,
+    executor: ScorerExecutor | str | None = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
-    ``tokens`` may be an async iterable (an OpenAI-style stream after text extraction) or a plain
-    iterable; ``async for tok in astream_guard(...)`` yields the safe tokens. On halt the source's
-    ``aclose()`` is awaited. See :func:`stream_guard` for every argument.
+    ``tokens`` may be an async iterable (an OpenAI-style stream after text extraction), an object
+    with ``__anext__`` (and ``aclose()``), or a plain iterable; ``async for tok in
+    astream_guard(...)`` yields the safe tokens. A sync scorer runs on a bounded executor, off the
+    event loop (``executor=``). The upstream's ``aclose()`` is awaited on halt, on ``aclose()`` /
+    ``async with`` exit and when the reading task is cancelled. See :func:`stream_guard` for every
+    argument.
     """
     return AsyncStreamGuard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages)
+        context=context, system=system, messages=messages, executor=executor)
