@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 import director_fast as df
 from director_fast.adapters import (
     aanthropic_text_deltas,
@@ -11,6 +13,7 @@ from director_fast.adapters import (
     aopenai_text_deltas,
     openai_text_deltas,
 )
+from director_fast.errors import InputTypeError, UpstreamError
 
 OPENAI_CHUNKS = [
     {"id": "c1", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
@@ -137,6 +140,55 @@ def test_unknown_anthropic_event_types_and_non_dict_mappings():
                      SimpleNamespace(type="response.output_text.delta", delta="The answer is wrong.")]
     with pytest.raises(InputTypeError, match="unknown event type"):
         list(anthropic_text_deltas(responses_api))
-    assert list(anthropic_text_deltas([{"type": "error", "error": {}}] + ANTHROPIC_EVENTS)) == ["Paris is ", "the capital."]
+    # an error event is a failure, not an event to skip (the answer so far is incomplete)
+    with pytest.raises(UpstreamError) as ei:
+        list(anthropic_text_deltas([{"type": "error", "error": {}}] + ANTHROPIC_EVENTS))
+    assert ei.value.kind == "error_event" and ei.value.provider == "anthropic"
     assert list(openai_text_deltas([UserDict(c) for c in OPENAI_CHUNKS])) == ["Paris is ", "the capital."]
     assert list(openai_text_deltas([MappingProxyType(c) for c in OPENAI_CHUNKS])) == ["Paris is ", "the capital."]
+
+
+def test_finish_reason_in_the_text_chunk_and_sdk_enum_values():
+    import enum
+
+    class Reason(str, enum.Enum):
+        LENGTH = "length"
+
+    chunks = [{"choices": [{"index": 0, "text": "Paris ", "finish_reason": None}]},
+              {"choices": [{"index": 0, "text": "is big", "finish_reason": Reason.LENGTH}]}]
+    got = []
+    with pytest.raises(UpstreamError) as ei:
+        for t in openai_text_deltas(chunks):
+            got.append(t)
+    assert got == ["Paris ", "is big"] and ei.value.code == "length"
+    # another choice's finish_reason does not end choice 0
+    two = [{"choices": [{"index": 1, "delta": {"content": "x"}, "finish_reason": "length"},
+                        {"index": 0, "delta": {"content": "ok"}, "finish_reason": None}]},
+           {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+    assert list(openai_text_deltas(two)) == ["ok"]
+    with pytest.raises(UpstreamError):
+        list(openai_text_deltas(two, index=1))
+
+
+def test_adapter_close_closes_iterator_and_stream_object_once():
+    class SdkStream:
+        def __init__(self, items):
+            self.items = items
+            self.closes = 0
+
+        def __iter__(self):
+            yield from self.items
+
+        def close(self):
+            self.closes += 1
+
+    sdk = SdkStream(OPENAI_CHUNKS)
+    a = openai_text_deltas(sdk)
+    assert next(a) == "Paris is "
+    a.close()
+    a.close()
+    assert sdk.closes == 1
+    sdk = SdkStream(OPENAI_CHUNKS[:3])  # no finish_reason: truncated
+    with pytest.raises(UpstreamError):
+        list(openai_text_deltas(sdk))
+    assert sdk.closes == 1  # closed by the adapter before it raised

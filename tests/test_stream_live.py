@@ -435,3 +435,161 @@ def test_halts_are_logged_and_scorer_timeouts_warn_rate_limited(caplog):
     infos = [r for r in recs if r.levelno == logging.INFO]
     assert len(warns) == 1 and "callback_timeout" in warns[0].getMessage()
     assert len(infos) == 4 and "req-7" in infos[0].getMessage() and "hard_limit" in infos[3].getMessage()
+
+
+# --------------------------------------------------------------------------------------------
+# 3. upstream failures are halts, not completions
+# --------------------------------------------------------------------------------------------
+
+from director_fast.adapters import (  # noqa: E402
+    aanthropic_text_deltas,
+    anthropic_text_deltas,
+    aopenai_text_deltas,
+    openai_text_deltas,
+)
+from director_fast.core.safety_event import validate_safety_event_payload  # noqa: E402
+from director_fast.errors import StreamHalted, UpstreamError  # noqa: E402
+
+
+class Table:
+    """Incremental scorer: 0.9 for every sentence."""
+
+    def score_sentence(self, sentence, **kw):
+        return 0.9
+
+
+def _anthropic(texts, tail):
+    ev = [{"type": "message_start", "message": {"id": "m1"}},
+          {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    ev += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}} for t in texts]
+    return ev + tail
+
+
+def _openai(texts, finish):
+    ch = [{"choices": [{"index": 0, "delta": {"content": t}, "finish_reason": None}]} for t in texts]
+    if finish is not None:
+        ch.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return ch
+
+
+TEXTS = ["Paris is the capital. ", "It has ", "two million"]
+GOOD_END = [{"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
+ERROR_END = [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+
+
+def _check_upstream_halt(s, upstream, code=None, index=None):
+    assert s.halted and s.halt_reason == "upstream_error" == df.HaltReason.UPSTREAM_ERROR
+    (ev,) = s.safety_events
+    validate_safety_event_payload(ev.to_dict())
+    assert ev.halt_reason == "upstream_error" and ev.attributes["upstream"] == upstream
+    assert ev.threshold is None and "model's stream failed" in ev.tenant_safe_explanation
+    if code is not None:
+        assert ev.attributes.get("upstream_code", ev.attributes.get("error_type")) == code
+    if index is not None:
+        assert s.halt_index == index and ev.attributes["token_offset"] == str(index)
+
+
+@pytest.mark.parametrize("scorer", [good, Table()])
+def test_in_band_upstream_failures_halt_and_hold_back_the_unfinished_sentence(scorer):
+    incremental = isinstance(scorer, Table)
+    cases = [
+        (anthropic_text_deltas, _anthropic(TEXTS, ERROR_END), "error_event", "overloaded_error"),
+        (anthropic_text_deltas, _anthropic(TEXTS, GOOD_END[:2] + [{"type": "message_delta", "delta": {
+            "stop_reason": "max_tokens"}}]), "finish_reason", "max_tokens"),
+        (anthropic_text_deltas, _anthropic(TEXTS, []), "truncated", None),
+        (openai_text_deltas, _openai(TEXTS, "length"), "finish_reason", "length"),
+        (openai_text_deltas, _openai(TEXTS, "content_filter"), "finish_reason", "content_filter"),
+        (openai_text_deltas, _openai(TEXTS, None), "truncated", None),
+    ]
+    for adapter, items, kind, code in cases:
+        closed = []
+
+        def stream():
+            try:
+                yield from items
+            finally:
+                closed.append(True)
+
+        g = df.stream_guard(adapter(stream()), scorer)
+        out = "".join(g)
+        s = g.session
+        # the plain callable released every token it scored; the incremental scorer holds the
+        # unfinished sentence ("It has two million") back: it is never delivered
+        assert out == ("Paris is the capital. " if incremental else "".join(TEXTS)), (kind, out)
+        _check_upstream_halt(s, kind, code, index=1 if incremental else 3)
+        assert closed == [True]
+        g = df.stream_guard(adapter(iter(items)), scorer, raise_on_halt=True)
+        with pytest.raises(StreamHalted, match="upstream_error"):
+            list(g)
+    # the same streams ending properly are complete answers
+    for adapter, items in ((anthropic_text_deltas, _anthropic(TEXTS, GOOD_END)),
+                           (openai_text_deltas, _openai(TEXTS, "stop"))):
+        g = df.stream_guard(adapter(items), scorer)
+        assert "".join(g) == "".join(TEXTS) and not g.session.halted
+    # configurable: length accepted, a stream without its end accepted
+    g = df.stream_guard(openai_text_deltas(_openai(TEXTS, "length"), halt_on=()), scorer)
+    assert "".join(g) == "".join(TEXTS) and not g.session.halted
+    g = df.stream_guard(anthropic_text_deltas(_anthropic(TEXTS, []), require_end=False), scorer)
+    assert "".join(g) == "".join(TEXTS) and not g.session.halted
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_token_source_that_raises_records_the_halt_then_reraises(incremental):
+    closed = []
+
+    def src():
+        try:
+            yield "One two. "
+            yield "Three "
+            raise ConnectionResetError("peer went away")
+        finally:
+            closed.append(True)
+
+    g = df.stream_guard(src(), Table() if incremental else good)
+    got = []
+    with pytest.raises(ConnectionResetError):
+        for t in g:
+            got.append(t)
+    assert got == ["One two. "] if incremental else got == ["One two. ", "Three "]
+    _check_upstream_halt(g.session, "exception", "ConnectionResetError", index=1 if incremental else 2)
+    assert closed == [True]
+
+
+async def test_async_upstream_failures():
+    async def agen(items, exc=None):
+        for x in items:
+            await asyncio.sleep(0)
+            yield x
+        if exc is not None:
+            raise exc
+
+    g = df.astream_guard(aanthropic_text_deltas(agen(_anthropic(TEXTS, ERROR_END))), Table())
+    assert "".join([t async for t in g]) == "Paris is the capital. "
+    _check_upstream_halt(g.session, "error_event", "overloaded_error", index=1)
+
+    g = df.astream_guard(aopenai_text_deltas(agen(_openai(TEXTS, None))), good)
+    assert "".join([t async for t in g]) == "".join(TEXTS)
+    _check_upstream_halt(g.session, "truncated", index=3)
+
+    g = df.astream_guard(agen(["a ", "b "], OSError("reset")), good)
+    with pytest.raises(OSError):
+        [t async for t in g]
+    _check_upstream_halt(g.session, "exception", "OSError", index=2)
+
+    g = df.astream_guard(aopenai_text_deltas(agen(_openai(TEXTS, "length"))), good, raise_on_halt=True)
+    with pytest.raises(StreamHalted):
+        [t async for t in g]
+    assert g.session.halt_reason == "upstream_error"
+
+
+def test_upstream_error_reason_everywhere():
+    from director_fast.core.halt import suggested_action
+
+    assert df.HaltReason("upstream_error") is df.HaltReason.UPSTREAM_ERROR
+    assert "ended early" in suggested_action("upstream_error")
+    k = df.HaltConfig().new_kernel()
+    k.step(0.9)
+    d = k.halt_external("upstream_error")
+    assert d.halted and d.reason == "upstream_error" and d.halt_index == 1
+    assert issubclass(UpstreamError, df.DirectorFastError)

@@ -48,6 +48,7 @@ import functools
 import inspect
 import logging
 import math
+import re
 import time
 import weakref
 from array import array
@@ -67,7 +68,7 @@ from director_fast.core.session import (
 from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.core.types import ClaimAttribution
 from director_fast.core.tenant_safety import TenantSafetyError
-from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
+from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
 from director_fast._executor import ScorerExecutor
 from director_fast._log import warn_limited
 
@@ -397,7 +398,12 @@ class _GuardState:
                 halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
                 evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
         self.done = True
-        if reason in (HaltReason.CALLBACK_TIMEOUT, HaltReason.SCORER_ERROR):
+        if reason is HaltReason.UPSTREAM_ERROR:
+            warn_limited(logger, "upstream_error", "upstream stream failed (%s%s); stream halted with "
+                         "upstream_error", attrs.get("upstream", ""),
+                         ": " + attrs.get("upstream_code", attrs.get("error_type", ""))
+                         if ("upstream_code" in attrs or "error_type" in attrs) else "")
+        elif reason in (HaltReason.CALLBACK_TIMEOUT, HaltReason.SCORER_ERROR):
             what = ("the executor is saturated" if "executor_saturated" in attrs else
                     "missed its deadline" if "deadline_ms" in attrs else
                     "timed out / failed with OSError" if reason is HaltReason.CALLBACK_TIMEOUT else
@@ -473,6 +479,21 @@ class _GuardState:
             self.halt_attrs["executor_saturated"] = "true"
             self.halt_attrs["executor_max_workers"] = str(ex.max_workers)
         return fut
+
+    def upstream_failed(self, exc: BaseException) -> None:
+        """Record an ``upstream_error`` halt for a failed token source: an adapter's
+        :class:`UpstreamError` (attributes ``upstream`` = its kind, ``upstream_code``) or any
+        other exception raised while reading it (``upstream`` = ``exception``, ``error_type``)."""
+        if isinstance(exc, UpstreamError):
+            self.halt_attrs["upstream"] = _short_code(exc.kind)
+            if exc.code:
+                self.halt_attrs["upstream_code"] = _short_code(exc.code)
+        else:
+            self.halt_attrs["upstream"] = "exception"
+            self.halt_attrs["error_type"] = _short_code(type(exc).__name__)
+        if self.incremental:
+            self.next_unscored = self.pend_start  # the first token no sentence score covers
+        self.finish_halt("upstream_error")
 
     def missed_deadline(self) -> None:
         self.halt_attrs["deadline_ms"] = f"{(self.timeout or 0.0) * 1000.0:.0f}"
@@ -629,6 +650,14 @@ class _GuardState:
         return list(range(self.session.delivered_count, out_n))
 
 
+_SHORT_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def _short_code(v: str) -> str:
+    """A short identifier for a SafetyEvent attribute (``"other"`` when it is not one)."""
+    return v if isinstance(v, str) and _SHORT_CODE.fullmatch(v) else "other"
+
+
 def _is_async_callable(fn: Any) -> bool:
     """``async def`` functions / methods, and objects whose ``__call__`` is one."""
     if inspect.iscoroutinefunction(fn):
@@ -755,6 +784,7 @@ class StreamGuard:
         self._source = tokens
         self._src_it: Any = None
         self._source_closed = False
+        self._closing = False
         self._it: Iterator[str] | None = None
 
     @property
@@ -778,6 +808,7 @@ class StreamGuard:
             self._it = iter(())
             self._state.close_session()
         else:
+            self._closing = True
             try:
                 it.close()
             except ValueError:  # being iterated by another thread right now
@@ -847,6 +878,14 @@ class StreamGuard:
                 yield from self._run_incremental(src)
             else:
                 yield from self._run_plain(src)
+        except UpstreamError as exc:  # the model's stream failed in-band: a halt
+            if st.done:
+                raise
+            st.upstream_failed(exc)
+        except Exception as exc:  # the token source raised: record the halt, then re-raise
+            if not st.done and not self._closing:
+                st.upstream_failed(exc)
+            raise
         finally:
             # every way out closes the upstream: halt, early close(), garbage collection of an
             # abandoned guard, an exception, and the normal end (releases an HTTP connection)
@@ -1099,6 +1138,7 @@ class AsyncStreamGuard:
         self._source = tokens
         self._src_it: Any = None
         self._source_closed = False
+        self._closing = False
         self._reader: asyncio.Task[Any] | None = None
         # the task's callback holds the guard weakly: a guard dropped mid-stream is still closed
         # by garbage collection while its reading task lives on
@@ -1128,6 +1168,7 @@ class AsyncStreamGuard:
             self._it = _empty_aiter()
             self._state.close_session()
         else:
+            self._closing = True
             try:
                 await it.aclose()
             except RuntimeError:  # being iterated by another task right now
@@ -1240,6 +1281,14 @@ class AsyncStreamGuard:
                 if task is not self._reader:
                     self._watch(task)
                 yield t
+        except UpstreamError as exc:  # the model's stream failed in-band: a halt
+            if st.done:
+                raise
+            st.upstream_failed(exc)
+        except Exception as exc:  # the token source raised: record the halt, then re-raise
+            if not st.done and not self._closing:
+                st.upstream_failed(exc)
+            raise
         finally:
             # every way out closes the upstream: a halt, aclose() / async with, a cancellation of
             # the reading task (CancelledError raised at an await inside, or the task ending while
