@@ -9,13 +9,17 @@
   ``content_block_delta`` whose ``delta.type`` is ``text_delta`` yield ``delta.text``; the other
   events (``message_start``, ``content_block_start``/``stop``, ``input_json_delta``,
   ``thinking_delta``, ``message_delta``, ``message_stop``, ``ping``) are skipped.
+* OpenAI Responses API event streams (:func:`openai_responses_text_deltas`):
+  ``response.output_text.delta`` events yield ``delta``; the other ``response.*`` events are
+  skipped.
 
 **Upstream failures are not completions.** An adapter raises
 :class:`~director_fast.errors.UpstreamError` (after the text that came before it) when the stream
-reports a failure or stops early: an Anthropic ``error`` event, a finish / stop reason configured
-to halt (OpenAI ``length`` and ``content_filter``; Anthropic ``max_tokens`` and ``refusal``), or a
-stream that ends without its final chunk / event (no ``finish_reason`` for the choice, no
-``message_stop``: a dropped connection). A guard
+reports a failure or stops early: an ``error`` event (Anthropic, Responses API), a finish / stop
+reason configured to halt (OpenAI ``length`` and ``content_filter``; Anthropic ``max_tokens`` and
+``refusal``; Responses ``response.incomplete`` for ``max_output_tokens`` and ``content_filter``),
+``response.failed``, or a stream that ends without its final chunk / event (no ``finish_reason``
+for the choice, no ``message_stop``, no ``response.completed``: a dropped connection). A guard
 reading the adapter records the halt as ``upstream_error`` with a SafetyEvent and ends the stream
 (``raise_on_halt=True``: ``StreamHalted``); text held back under ``release="sentence"`` is not
 delivered. The halting reasons are configurable (``halt_on=``), and ``require_end=False`` accepts
@@ -51,14 +55,19 @@ __all__ = [
     "aopenai_text_deltas",
     "anthropic_text_deltas",
     "aanthropic_text_deltas",
+    "openai_responses_text_deltas",
+    "aopenai_responses_text_deltas",
     "OPENAI_HALT_FINISH_REASONS",
     "ANTHROPIC_HALT_STOP_REASONS",
+    "RESPONSES_HALT_INCOMPLETE_REASONS",
 ]
 
 #: OpenAI chat ``finish_reason`` values that end the answer early (default ``halt_on``)
 OPENAI_HALT_FINISH_REASONS = ("length", "content_filter")
 #: Anthropic ``stop_reason`` values that end the answer early (default ``halt_on``)
 ANTHROPIC_HALT_STOP_REASONS = ("max_tokens", "refusal")
+#: Responses API ``incomplete_details.reason`` values that halt (default ``halt_on``)
+RESPONSES_HALT_INCOMPLETE_REASONS = ("max_output_tokens", "content_filter")
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
     if isinstance(obj, Mapping):
@@ -192,6 +201,49 @@ class _AnthropicReader(_Reader):
                           "the answer was cut off")
         elif kind == "message_stop":
             self.finished = True
+        return None
+
+
+class _ResponsesReader(_Reader):
+    provider = "openai.responses"
+    adapter = "openai_responses_text_deltas"
+    final_event = "response.completed event"
+
+    def __init__(self, output_index: int | None, halt_on: frozenset[str], require_end: bool) -> None:
+        super().__init__(halt_on, require_end)
+        self.output_index = output_index
+
+    def extract(self, event: Any) -> str | None:
+        kind = _MISSING if isinstance(event, (str, bytes)) else _get(event, "type", _MISSING)
+        if kind is _MISSING:
+            raise _shape_error(event, "a Responses API stream event (no 'type')", self.adapter)
+        if kind == "response.output_text.delta":
+            if self.output_index is not None and _get(event, "output_index", 0) != self.output_index:
+                return None
+            text = _get(event, "delta", None)
+            return text if isinstance(text, str) and text else None
+        if kind == "error":
+            self.fail("error_event", _get(event, "code", None),
+                      f"the stream reported an error ({_code(_get(event, 'code', None)) or 'no code'})")
+            return None
+        if not isinstance(kind, str) or not kind.startswith("response."):
+            raise InputTypeError(
+                f"{self.adapter}: unknown event type {str(kind)[:60]!r} (Responses API events are "
+                "'response.*' and 'error'); use the adapter that matches the client's stream")
+        if kind == "response.completed":
+            self.finished = True
+        elif kind == "response.failed":
+            self.finished = True
+            err = _get(_get(event, "response", None) or {}, "error", None)
+            code = _get(err, "code", None) if err is not None else None
+            self.fail("failed", code, f"response.failed ({_code(code) or 'no code'})")
+        elif kind == "response.incomplete":
+            self.finished = True
+            details = _get(_get(event, "response", None) or {}, "incomplete_details", None)
+            reason = _get(details, "reason", None) if details is not None else None
+            if getattr(reason, "value", reason) in self.halt_on:
+                self.fail("incomplete", reason, f"response.incomplete ({_code(reason)}): the answer "
+                          "was cut off")
         return None
 
 
@@ -402,3 +454,47 @@ def aanthropic_text_deltas(stream: AsyncIterable[Any], *,
                            require_end: bool = True) -> AsyncIterator[str]:
     """Async twin of :func:`anthropic_text_deltas` (``AsyncAnthropic`` streams)."""
     return _AsyncAdapter(stream, _AnthropicReader(_halt_set(halt_on, "halt_on"), bool(require_end)), on_event)
+
+
+def _responses_reader(output_index: int | None, halt_on: Any, require_end: bool) -> _ResponsesReader:
+    if output_index is not None and (isinstance(output_index, bool) or not isinstance(output_index, int)):
+        raise InputTypeError(f"output_index must be an int or None, got {type(output_index).__name__}")
+    return _ResponsesReader(output_index, _halt_set(halt_on, "halt_on"), bool(require_end))
+
+
+def openai_responses_text_deltas(stream: Iterable[Any], *, output_index: int | None = None,
+                                 on_event: Callable[[Any], None] | None = None,
+                                 halt_on: Iterable[str] = RESPONSES_HALT_INCOMPLETE_REASONS,
+                                 require_end: bool = True) -> Iterator[str]:
+    """Text deltas from an OpenAI Responses API event stream
+    (``client.responses.create(..., stream=True)``).
+
+    ``response.output_text.delta`` events yield their ``delta`` (only those of output item
+    ``output_index`` when given); other ``response.*`` events (``response.created``,
+    ``response.output_item.added``, ``response.output_text.done``, reasoning and tool-call
+    events, ...) are skipped.
+
+    Args:
+        stream: the client's stream or any iterable of event objects / dicts.
+        output_index: read only this output item (default: every output text).
+        on_event: called with every event that carries no text.
+        halt_on: ``response.incomplete`` reasons that halt (default ``("max_output_tokens",
+            "content_filter")``); an incomplete response for another reason ends normally.
+        require_end: a stream that ends without ``response.completed`` (or ``failed`` /
+            ``incomplete``) raises ``UpstreamError(kind="truncated")``.
+
+    Raises (while iterating):
+        UpstreamError: ``kind="error_event"`` for an ``error`` event, ``"failed"`` for
+        ``response.failed`` (``code`` = ``response.error.code``), ``"incomplete"``, ``"truncated"``;
+        InputTypeError: an item that is not a Responses API event (no ``type``, or a type that
+        is neither ``error`` nor ``response.*``).
+    """
+    return _SyncAdapter(stream, _responses_reader(output_index, halt_on, require_end), on_event)
+
+
+def aopenai_responses_text_deltas(stream: AsyncIterable[Any], *, output_index: int | None = None,
+                                  on_event: Callable[[Any], None] | None = None,
+                                  halt_on: Iterable[str] = RESPONSES_HALT_INCOMPLETE_REASONS,
+                                  require_end: bool = True) -> AsyncIterator[str]:
+    """Async twin of :func:`openai_responses_text_deltas` (``AsyncOpenAI`` streams)."""
+    return _AsyncAdapter(stream, _responses_reader(output_index, halt_on, require_end), on_event)
