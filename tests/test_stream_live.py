@@ -593,3 +593,21 @@ def test_upstream_error_reason_everywhere():
     d = k.halt_external("upstream_error")
     assert d.halted and d.reason == "upstream_error" and d.halt_index == 1
     assert issubclass(UpstreamError, df.DirectorFastError)
+
+
+def test_upstream_failures_are_logged(caplog):
+    import logging
+
+    from director_fast import _log
+
+    _log._reset()
+    items = _anthropic(TEXTS, ERROR_END)
+    with caplog.at_level(logging.INFO, logger="director_fast"):
+        for _ in range(2):
+            list(df.stream_guard(anthropic_text_deltas(items), good, request_id="req-9"))
+    recs = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+    warns = [m for n, lv, m in recs if n == "director_fast.stream_guard" and lv == logging.WARNING]
+    assert len(warns) == 1 and "error_event: overloaded_error" in warns[0]
+    halts = [m for n, lv, m in recs if n == "director_fast.stream_guard" and lv == logging.INFO]
+    assert len(halts) == 2 and all("upstream_error" in m and "req-9" in m for m in halts)
+    assert sum(n == "director_fast.adapters" for n, _, _ in recs) == 2

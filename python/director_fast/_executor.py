@@ -130,6 +130,7 @@ class ScorerExecutor:
             if self._shutdown:
                 raise ConfigError("the ScorerExecutor was shut down", field="executor")
             if self._in_flight >= self._max_workers + self._max_pending:
+                logger.debug("%s: saturated (%d calls in flight)", self._name, self._in_flight)
                 return None
             self._in_flight += 1
             item = (fut, fn, args, kwargs)
@@ -156,6 +157,7 @@ class ScorerExecutor:
         self._seq += 1
         t = threading.Thread(target=self._worker, name=f"{self._name}-{self._seq}", daemon=True)
         self._alive += 1
+        logger.debug("%s: starting worker %s (%d of %d)", self._name, t.name, self._alive, self._max_workers)
         try:
             t.start()
         except BaseException:
