@@ -28,14 +28,23 @@ Release policy (``release=``):
   held until that sentence has been scored, so a wrong value never reaches the user before the
   check that stops it. Extra latency: up to one sentence of tokens plus one scorer call.
 
-Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, or missing the
-``scorer_timeout_s`` deadline, halts with ``callback_timeout`` and a SafetyEvent. Any other
-exception, or a score that is not a finite number in [0, 1] (``ScoreError`` naming the token),
-propagates to the caller after the session records the halt as ``scorer_error``. On every halt
-the upstream iterator is closed (``close()`` / ``aclose()``) so the model stops generating.
+Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, missing the
+``scorer_timeout_s`` deadline (a real deadline: sync scorers then run on a bounded
+:class:`ScorerExecutor`), or finding that executor saturated, halts with ``callback_timeout`` and a
+SafetyEvent. Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
+naming the token), propagates to the caller after the session records the halt as
+``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
+``length`` finish, a stream without its final chunk) halts with ``upstream_error``; any other
+exception from the token source is recorded as ``upstream_error`` and then propagates.
+
+The upstream is closed (``close()`` / ``aclose()``) on every way out: halt, ``close()`` /
+``aclose()``, ``with`` / ``async with``, an exception, cancellation of the task reading an async
+guard, garbage collection and the normal end. In ``astream_guard`` a sync scorer never runs on the
+event loop (``executor=``).
 
 Thread-safety: a guard object belongs to one consumer; distinct guards are independent (each
-has its own kernel state). The scorer may be shared if it is itself thread-safe.
+has its own kernel state). The scorer may be shared between guards if it is thread-safe (sync
+scorers of ``astream_guard`` and of timed guards run on executor threads).
 """
 
 from __future__ import annotations
