@@ -20,6 +20,7 @@ Thread-safety: every method may be called from any thread.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 import os
 import threading
@@ -224,7 +225,7 @@ class ScorerExecutor:
             if entry is not None and entry[0]() is target:
                 return entry[1]
             try:
-                ref = weakref.ref(target, lambda _r, key=key: cls._forget(key, _r))
+                ref = weakref.ref(target, functools.partial(cls._forget, key))
             except TypeError:
                 if cls._fallback is None:
                     cls._fallback = ScorerExecutor()
@@ -249,7 +250,7 @@ class ScorerExecutor:
             target = scorer
         key = id(target)
         try:
-            ref = weakref.ref(target, lambda _r, key=key: cls._forget(key, _r))
+            ref = weakref.ref(target, functools.partial(cls._forget, key))
         except TypeError:
             raise InputTypeError(
                 f"scorer of type {type(target).__name__} cannot be weakly referenced; pass "

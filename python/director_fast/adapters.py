@@ -44,7 +44,7 @@ import inspect
 import logging
 import re
 from collections.abc import Mapping
-from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, cast
 
 from director_fast.errors import InputTypeError, UpstreamError
 
@@ -107,7 +107,7 @@ def _code(value: Any) -> str:
 def _halt_set(halt_on: Any, name: str) -> frozenset[str]:
     if isinstance(halt_on, str) or not hasattr(halt_on, "__iter__"):
         raise InputTypeError(f"{name} must be a tuple of str, got {type(halt_on).__name__}")
-    out = frozenset(halt_on)
+    out = frozenset(cast("Iterable[str]", halt_on))
     if not all(isinstance(x, str) for x in out):
         raise InputTypeError(f"{name} must be a tuple of str")
     return out
@@ -153,7 +153,7 @@ class _OpenAIChatReader(_Reader):
         self.final_event = f"finish_reason for choice {index}"
 
     def extract(self, chunk: Any) -> str | None:
-        choices = _MISSING if isinstance(chunk, (str, bytes)) else _get(chunk, "choices", _MISSING)
+        choices: Any = _MISSING if isinstance(chunk, (str, bytes)) else _get(chunk, "choices", _MISSING)
         if choices is _MISSING:
             raise _shape_error(chunk, "an OpenAI chat-completion chunk (no 'choices')", self.adapter)
         for choice in choices or ():

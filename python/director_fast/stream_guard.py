@@ -63,7 +63,7 @@ import weakref
 from array import array
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
+from typing import Any, AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
 
 from director_fast.core.halt import HaltConfig, HaltReason, format_reason, suggested_action
 from director_fast.core.safety_event import SafetyEvent
@@ -1152,7 +1152,7 @@ class AsyncStreamGuard:
         # the task's callback holds the guard weakly: a guard dropped mid-stream is still closed
         # by garbage collection while its reading task lives on
         self._reader_cb = functools.partial(_reader_done, weakref.ref(self))
-        self._it: AsyncIterator[str] | None = None
+        self._it: AsyncGenerator[str, None] | None = None
         self._sync = StreamGuard.__new__(StreamGuard)  # reuse the sync drain helpers
         self._sync._state = self._state
 
@@ -1272,7 +1272,7 @@ class AsyncStreamGuard:
         self._source_closed = True
         await _aclose_all((self._src_it, self._source))
 
-    async def _run(self) -> AsyncIterator[str]:
+    async def _run(self) -> AsyncGenerator[str, None]:
         st = self._state
         src = self._source
         if hasattr(src, "__aiter__"):
@@ -1312,7 +1312,7 @@ class AsyncStreamGuard:
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
-    async def _run_plain(self, src: AsyncIterator[str]) -> AsyncIterator[str]:
+    async def _run_plain(self, src: AsyncIterator[str]) -> AsyncGenerator[str, None]:
         st = self._state
         s = st.session
         k = st.kernel
@@ -1356,7 +1356,7 @@ class AsyncStreamGuard:
         if d.halted and not st.done:
             st.finish_halt()
 
-    async def _run_incremental(self, src: AsyncIterator[str]) -> AsyncIterator[str]:
+    async def _run_incremental(self, src: AsyncIterator[str]) -> AsyncGenerator[str, None]:
         st = self._state
         s = st.session
         token_release = st.release == "token"
@@ -1407,7 +1407,7 @@ def _reader_done(ref: "weakref.ref[AsyncStreamGuard]", task: "asyncio.Task[Any]"
 _PENDING_CLOSES: set[Any] = set()
 
 
-async def _empty_aiter() -> AsyncIterator[str]:
+async def _empty_aiter() -> AsyncGenerator[str, None]:
     return
     yield  # pragma: no cover - makes this an async generator
 
