@@ -313,7 +313,7 @@ async def test_async_guard_sync_scorer_off_the_loop_saturation_and_thread_bound(
     assert len(sat) == 16 and len(timed) == 4
     assert max(sat) < 0.04 and all(0.045 <= t < 0.2 for t in timed), (sat, timed)
     assert peak <= base + 4
-    assert max(lags) < 0.03, max(lags)  # the loop never waited for the blocked scorer
+    assert max(lags) < 0.05, max(lags)  # the loop never waited for the blocked scorer
     await asyncio.to_thread(_wait_idle, ex)
 
 
@@ -342,7 +342,7 @@ async def test_event_loop_lag_under_a_200ms_sync_scorer():
         assert "".join(out) == "One is here. Two is here."
         return max(lags)
 
-    assert await run(None) < 0.03  # off the loop (the bench measures p99 < 5 ms)
+    assert await run(None) < 0.05  # off the loop (the bench measures p99 < 5 ms)
     assert await run("inline") > 0.15  # the old behaviour: the loop waits for every call
 
 
