@@ -69,7 +69,9 @@ _ELLIPSIS = re.compile(r"^(?:\.{2,}|…+|\?+)$")
 _WHOLE_ANGLE = re.compile(r"^<[^<>\n]{1,80}>$")
 _UPPER_ANGLE = re.compile(r"<[A-Z][A-Z0-9_ \-]{1,60}>")
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}")
-_BRACKET_HINT = re.compile(r"\[(?:insert|your|enter|add)\b[^\]]*\]", re.IGNORECASE)
+# "[insert ...]"-style hints: the opening below followed later by a "]" (tested with str.find, not
+# a "[^\]]*\]" regex, which rescans the rest of the text from every "[your" and is quadratic).
+_BRACKET_OPEN = re.compile(r"\[(?:insert|your|enter|add)\b", re.IGNORECASE)
 _YOUR = re.compile(
     r"^(?:your|insert|enter)(?:[-_ ](?:[a-z0-9]+)){0,3}[-_ ]"
     r"(?:key|token|id|name|email|address|password|secret|here|value|url|uri|number|phone|"
@@ -89,6 +91,12 @@ _TYPE_NAMES = frozenset(
 _MAX_DEPTH = 64
 
 
+def _bracket_hint(t: str) -> bool:
+    """Whether ``t`` holds ``[insert ...]`` / ``[your ...]`` / ``[enter ...]`` / ``[add ...]``."""
+    m = _BRACKET_OPEN.search(t)
+    return m is not None and t.find("]", m.end()) >= 0
+
+
 def _string_is_placeholder(s: str) -> bool:
     t = s.strip()
     if not t:
@@ -102,7 +110,7 @@ def _string_is_placeholder(s: str) -> bool:
         return True
     if _WHOLE_ANGLE.match(t) or _UPPER_ANGLE.search(t):
         return True
-    if _TEMPLATE.search(t) or _BRACKET_HINT.search(t):
+    if _TEMPLATE.search(t) or _bracket_hint(t):
         return True
     if _YOUR.match(t):
         return True
