@@ -712,7 +712,17 @@ def _simple_match(asserted: str, surfaces: Iterable[str]) -> str | None:
     return None
 
 
-def _surfaces(v: Any) -> list[str]:
+_MAX_VALUE_DEPTH = 64
+
+
+def _surfaces(v: Any, where: str = "rows", _open: set[int] | None = None, _depth: int = 0) -> list[str]:
+    """The string forms a row value can be cited as. ``where`` names the value in errors.
+
+    Raises:
+        ValidationError: the value contains itself (a self-referencing list, dict or set) or is
+            nested more than 64 levels deep.
+        InputTypeError: a value of a type that is not understood.
+    """
     if v is None:
         return []
     if isinstance(v, str):
@@ -729,20 +739,34 @@ def _surfaces(v: Any) -> list[str]:
         return [repr(v)]
     if isinstance(v, Decimal):
         return [str(v)] if v.is_finite() else []
-    if isinstance(v, Mapping):
-        if "value" in v:
-            return _surfaces(v["value"])
-        return [str(dict(v))]
-    if isinstance(v, (list, tuple)):
-        return [s for x in v for s in _surfaces(x)]
-    if isinstance(v, (set, frozenset)):
-        return sorted(s for x in v for s in _surfaces(x))
+    if isinstance(v, (Mapping, list, tuple, set, frozenset)):
+        if _open is None:
+            _open = set()
+        if id(v) in _open:
+            raise ValidationError(f"{where}: the value contains itself (a self-referencing "
+                                  f"{type(v).__name__})")
+        if _depth >= _MAX_VALUE_DEPTH:
+            raise ValidationError(f"{where}: the value is nested more than {_MAX_VALUE_DEPTH} levels deep")
+        _open.add(id(v))
+        try:
+            if isinstance(v, Mapping):
+                if "value" in v:
+                    return _surfaces(v["value"], where, _open, _depth + 1)
+                try:
+                    return [str(dict(v))]
+                except RecursionError:
+                    raise ValidationError(f"{where}: the value is nested too deeply to print") from None
+            if isinstance(v, (list, tuple)):
+                return [s for x in v for s in _surfaces(x, where, _open, _depth + 1)]
+            return sorted(s for x in v for s in _surfaces(x, where, _open, _depth + 1))
+        finally:
+            _open.discard(id(v))
     if isinstance(v, numbers.Number) and not isinstance(v, complex):  # numpy scalars, Fraction
         return _surfaces(float(v)) if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) \
             else [str(int(v))]
     raise InputTypeError(
-        f"rows: a value of type {type(v).__name__} is not understood (str, int, float, Decimal, bool, "
-        "None, list / tuple / set of them, or {'value': ...})")
+        f"{where}: a value of type {type(v).__name__} is not understood (str, int, float, Decimal, "
+        "bool, None, list / tuple / set of them, or {'value': ...})")
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -782,7 +806,7 @@ class _Rows:
                 if k not in seen:
                     seen.add(k)
                     self.variables.append(k)
-                d[k] = _surfaces(v)
+                d[k] = _surfaces(v, f"rows[{len(self.surf)}][{k!r}]")
             self.surf.append(d)
         self._keys: dict[str, list[str]] | None = None
         # identifying surfaces: token-key -> (row index, original surface, columns)

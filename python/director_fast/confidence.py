@@ -171,31 +171,37 @@ _MISSING = object()
 
 
 def _lookup(params: Any, path: str) -> Any:
-    """Value at ``path`` (literal key first, then dotted walk), or ``_MISSING``."""
-    if isinstance(params, Mapping) and path in params:
-        return params[path]
-    if "." not in path:
-        return _MISSING
-    head, _, rest = path.partition(".")
-    cur: Any
-    if isinstance(params, Mapping):
-        if head not in params:
+    """Value at ``path`` (literal key first, then dotted walk), or ``_MISSING``.
+
+    Iterative (a self-referencing mapping and a long dotted path cannot exhaust the stack).
+    """
+    cur: Any = params
+    rest = path
+    while True:
+        if isinstance(cur, Mapping) and rest in cur:
+            return cur[rest]
+        if "." not in rest:
             return _MISSING
-        cur = params[head]
-    elif isinstance(params, Sequence) and not isinstance(params, (str, bytes)):
-        if not head.isdigit() or int(head) >= len(params):
+        head, _, rest = rest.partition(".")
+        if isinstance(cur, Mapping):
+            if head not in cur:
+                return _MISSING
+            cur = cur[head]
+        elif isinstance(cur, Sequence) and not isinstance(cur, (str, bytes)):
+            if not head.isdigit() or int(head) >= len(cur):
+                return _MISSING
+            cur = cur[int(head)]
+        else:
             return _MISSING
-        cur = params[int(head)]
-    else:
-        return _MISSING
-    if isinstance(cur, Mapping):
-        return _lookup(cur, rest)
-    if isinstance(cur, Sequence) and not isinstance(cur, (str, bytes)):
-        h2, _, r2 = rest.partition(".")
-        if not h2.isdigit() or int(h2) >= len(cur):
+        if isinstance(cur, Sequence) and not isinstance(cur, (str, bytes, Mapping)):
+            h2, _, r2 = rest.partition(".")
+            if not h2.isdigit() or int(h2) >= len(cur):
+                return _MISSING
+            if not r2:
+                return cur[int(h2)]
+            cur, rest = cur[int(h2)], r2
+        elif not isinstance(cur, Mapping):
             return _MISSING
-        return cur[int(h2)] if not r2 else _lookup(cur[int(h2)], r2)
-    return _MISSING
 
 
 @dataclass(frozen=True)
