@@ -14,6 +14,8 @@ namespace director_fast::bindings {
 
 namespace {
 
+constexpr std::int64_t kMaxFeedSame = std::int64_t{1} << 30;
+
 HaltReason reason_from_string(const std::string& s) {
   if (s == "callback_timeout") return HaltReason::CallbackTimeout;
   if (s == "kernel_inactive") return HaltReason::KernelInactive;
@@ -127,12 +129,14 @@ void bind_halt(py::module_& m) {
            "the cadence; details are in .decision.")
       .def(
           "feed_same",
-          [](HaltKernel& k, double score, py::bytes sentence_end, std::int64_t n) {
+          [](HaltKernel& k, double score, py::bytes sentence_end, const IntArg& n_arg) {
+            // One output byte per token is allocated up front: n is capped at 2**30 tokens.
+            const std::int64_t n = int64_arg(n_arg, "n", 0, kMaxFeedSame);
             std::string se = sentence_end;
             if (!se.empty() && static_cast<std::int64_t>(se.size()) != n) {
-              throw ValueError("sentence_end must be empty or hold one byte per token");
+              throw ValueError("sentence_end must be empty or hold one byte per token (n = " +
+                               std::to_string(n) + ", got " + std::to_string(se.size()) + " bytes)");
             }
-            if (n < 0) throw ValueError("n must be >= 0");
             std::string out(static_cast<std::size_t>(n), '\0');
             const std::int64_t used = k.feed_same(
                 score, n, se.empty() ? nullptr : reinterpret_cast<const std::uint8_t*>(se.data()),
@@ -142,7 +146,8 @@ void bind_halt(py::module_& m) {
           },
           py::arg("score"), py::arg("sentence_end"), py::arg("n"),
           "Feed n tokens sharing one fresh score (a scored sentence); sentence_end is b'' or one "
-          "byte per token. Returns one action byte per consumed token (stops after a halt).")
+          "byte per token; 0 <= n <= 2**30 (ValidationError naming n otherwise). Returns one "
+          "action byte per consumed token (stops after a halt).")
       .def("halt_external",
            [](HaltKernel& k, const std::string& reason) { return k.halt_external(reason_from_string(reason)); },
            py::arg("reason"))

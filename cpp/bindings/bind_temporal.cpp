@@ -29,7 +29,9 @@ std::string_view utf8_of(PyObject* s) {
 }
 
 // A column of strings: one value broadcast to every row, or one per row. Views point into Python
-// str objects that `keep` (or the caller's sequence) holds alive.
+// str objects that `keep` holds alive: a tuple snapshot of the caller's list (a new reference to
+// every str), so another thread that clears or refills the list while the GIL is released cannot
+// free a string a view points into.
 struct StrCol {
   std::vector<std::string_view> views;
   std::vector<py::object> keep;
@@ -74,6 +76,7 @@ StrCol load_col(const py::handle& obj, std::size_t n, const char* name,
     if (!allow_scalar)
       raise_python("InputTypeError", std::string(name) + " must be a list of str, one per claim");
     col.scalar = true;
+    col.keep.push_back(py::reinterpret_borrow<py::object>(obj));
     col.views.push_back(load_one(obj.ptr(), name, 0, true, normalizer, col));
     return col;
   }
@@ -83,7 +86,10 @@ StrCol load_col(const py::handle& obj, std::size_t n, const char* name,
                                        ", got " +
                                        std::string(py::str(obj.get_type().attr("__name__"))));
   }
-  py::object fast = py::reinterpret_steal<py::object>(PySequence_Fast(obj.ptr(), name));
+  // A tuple is immutable and holds its items; a list is copied into one (PySequence_Tuple of a
+  // tuple returns it unchanged). The normaliser (Python code) may run below, and the GIL is
+  // released later, so nothing may point into the caller's list.
+  py::object fast = py::reinterpret_steal<py::object>(PySequence_Tuple(obj.ptr()));
   if (!fast) throw py::error_already_set();
   const auto len = static_cast<std::size_t>(PySequence_Fast_GET_SIZE(fast.ptr()));
   if (len != n) {
@@ -91,10 +97,10 @@ StrCol load_col(const py::handle& obj, std::size_t n, const char* name,
                                         " items but subjects has " + std::to_string(n));
   }
   PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  col.keep.push_back(fast);
   col.views.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     col.views.push_back(load_one(items[i], name, i, false, normalizer, col));
-  col.keep.push_back(std::move(fast));
   return col;
 }
 
@@ -122,6 +128,37 @@ std::optional<std::string> opt_tenant(const py::object& t) {
 }  // namespace
 
 void bind_temporal(py::module_& m) {
+  m.def(
+      "salvage_temporal_log",
+      [](const std::string& path, const std::string& out_path, const py::object& case_sensitive,
+         const py::object& functional_keys) {
+        LogSalvageOptions o;
+        if (!case_sensitive.is_none()) {
+          o.have_settings = true;
+          o.case_sensitive = case_sensitive.cast<bool>();
+          o.functional_predicate_keys = functional_keys.cast<std::vector<std::string>>();
+        }
+        LogSalvageReport r;
+        {
+          py::gil_scoped_release release;  // reads and writes whole files; owns all its data
+          r = salvage_log(path, out_path, o);
+        }
+        py::list skipped(r.skipped.size());
+        for (std::size_t i = 0; i < r.skipped.size(); ++i)
+          skipped[i] = py::make_tuple(r.skipped[i].start, r.skipped[i].end, r.skipped[i].reason);
+        py::dict d;
+        d["header_intact"] = r.header_intact;
+        d["records_copied"] = r.records_copied;
+        d["source_bytes"] = r.source_bytes;
+        d["bytes_written"] = r.bytes_written;
+        d["skipped"] = skipped;
+        return d;
+      },
+      py::arg("path"), py::arg("out_path"), py::arg("case_sensitive"),
+      py::arg("functional_predicate_keys"),
+      "Private: see TemporalConsistencyGraph.salvage. case_sensitive None = take the settings "
+      "from the source header.");
+
   py::class_<ContradictionIndex>(m, "TemporalIndex",
                                  "Private C++ index behind TemporalConsistencyGraph. Thread-safe: "
                                  "an internal mutex serialises every call.")
@@ -239,13 +276,19 @@ void bind_temporal(py::module_& m) {
               pkc = load_col(predicate_keys, n, "predicate_keys", none, false);
               vkc = load_col(value_keys, n, "value_keys", none, true);
             }
+            // Copies of the numeric columns: another thread may write into the caller's arrays
+            // while the GIL is released, and a row must not change between its validation and
+            // its recording (a NaN timestamp slipped in there would break the index's order).
+            const std::vector<double> ts_copy(ts.data(), ts.data() + n);
+            std::vector<std::uint8_t> pol_copy;
+            if (pol) pol_copy.assign(pol->data(), pol->data() + n);
             struct Ctx {
               const StrCol *tc, *sc, *pc, *vc, *sec, *dc, *src, *cc, *skc, *pkc, *vkc;
               const double* ts;
-              const bool* pol;
+              const std::uint8_t* pol;
               bool keys;
             } ctx{&tc, &sc, &pc, &vc, &sec, &dc, &src, &cc, &skc, &pkc, &vkc,
-                  ts.data(), pol ? pol->data() : nullptr, keys};
+                  ts_copy.data(), pol ? pol_copy.data() : nullptr, keys};
             auto row = [](void* p, std::size_t i, ClaimInput& c) {
               const Ctx& x = *static_cast<const Ctx*>(p);
               c.tenant = x.tc->at(i);
@@ -260,7 +303,7 @@ void bind_temporal(py::module_& m) {
               c.source = x.src->at(i);
               c.claim_id = x.cc->at(i);
               c.timestamp = x.ts[i];
-              c.polarity = x.pol ? x.pol[i] : true;
+              c.polarity = x.pol ? x.pol[i] != 0 : true;
             };
             std::vector<ContradictionData> out;
             std::size_t recorded;

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -116,8 +117,8 @@ void bind_text(py::module_& m) {
              Span s = t.append(PyUnicode_GET_LENGTH(token.ptr()));
              return py::make_tuple(s.start, s.end);
            }, py::arg("token"))
-      .def("append_length", [](TokenSpans& t, int64_t n) {
-             Span s = t.append(n);
+      .def("append_length", [](TokenSpans& t, const IntArg& length) {
+             Span s = t.append(int64_arg(length, "length", 0, INT64_MAX));
              return py::make_tuple(s.start, s.end);
            }, py::arg("length"))
       .def("extend", [](TokenSpans& t, const py::iterable& tokens) {

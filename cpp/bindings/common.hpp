@@ -45,6 +45,34 @@ py::array_t<T> require_1d(const py::handle& obj, const char* what) {
   return py::reinterpret_borrow<py::array_t<T>>(arr);
 }
 
+// An integer argument taken as any object (the signature and the stub say `int`) so that
+// int64_arg() can report a wrong type or an out-of-range value as a director_fast error naming
+// the argument, instead of pybind11's generic "incompatible function arguments".
+struct IntArg {
+  py::handle obj;
+};
+
+// `arg` as an int64 in [lo, hi]: InputTypeError for a non-integer (bool and float included),
+// ValidationError for a value outside the range (Python ints of any size are accepted first).
+inline std::int64_t int64_arg(const IntArg& arg, const char* name, std::int64_t lo, std::int64_t hi) {
+  PyObject* o = arg.obj.ptr();
+  if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o)) {
+    raise_python("InputTypeError", std::string(name) + " must be an int, got " +
+                                       std::string(py::str(arg.obj.get_type().attr("__name__"))));
+  }
+  py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!idx) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(idx.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || v < lo || v > hi) {
+    raise_python("ValidationError", std::string(name) + " must be in [" + std::to_string(lo) +
+                                        ", " + std::to_string(hi) + "], got " +
+                                        std::string(py::str(idx)));
+  }
+  return static_cast<std::int64_t>(v);
+}
+
 void bind_halt(py::module_& m);
 void bind_text(py::module_& m);
 void bind_index(py::module_& m);
@@ -54,3 +82,14 @@ void bind_safety(py::module_& m);
 void bind_numbers(py::module_& m);
 
 }  // namespace director_fast::bindings
+
+namespace pybind11::detail {
+template <>
+struct type_caster<director_fast::bindings::IntArg> {
+  PYBIND11_TYPE_CASTER(director_fast::bindings::IntArg, const_name("int"));
+  bool load(handle src, bool) {
+    value.obj = src;
+    return static_cast<bool>(src);
+  }
+};
+}  // namespace pybind11::detail

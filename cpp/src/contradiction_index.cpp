@@ -494,6 +494,215 @@ void write_all(int fd, const char* data, std::size_t n, const std::string& path)
   }
 }
 
+std::string make_header(bool case_sensitive, const std::vector<std::string>& functional_sorted) {
+  std::string h(kMagic, 8);
+  put_u32(h, kVersion);
+  put_u32(h, case_sensitive ? 0u : 1u);
+  put_u32(h, static_cast<std::uint32_t>(functional_sorted.size()));
+  for (const auto& f : functional_sorted) put_str(h, f);
+  put_u32(h, crc32_ieee(h.data(), h.size()));
+  return h;
+}
+
+// A header read from a file. `size` counts the bytes up to and including the CRC. `error` is
+// empty for a well-formed header with a matching CRC; else it says what is wrong, and the other
+// fields are meaningful only when `structured` (the field layout fits the file).
+struct FileHeader {
+  std::size_t size = 0;
+  bool structured = false;
+  bool case_sensitive = true;
+  std::vector<std::string> functional;
+  std::string error;
+};
+
+// Reads the header of n bytes at p without trusting any field: counts and lengths are checked
+// against the file size before they are used.
+FileHeader read_header(const unsigned char* p, std::size_t n) {
+  FileHeader h;
+  if (n < 8 || std::memcmp(p, kMagic, 8) != 0) {
+    const std::size_t m = std::min<std::size_t>(n, 8);
+    h.error = std::memcmp(p, kMagic, m) != 0 ? "is not a director_fast temporal log (bad magic)"
+                                             : "has a truncated header";
+    return h;
+  }
+  if (n < 20) {
+    h.error = "has a truncated header";
+    return h;
+  }
+  const std::uint32_t version = get_u32(p + 8);
+  const std::uint32_t nf = get_u32(p + 16);
+  std::size_t q = 20;
+  std::vector<std::string> func;
+  for (std::uint32_t i = 0; i < nf; ++i) {
+    if (n - q < 4) break;
+    const std::uint32_t len = get_u32(p + q);
+    if (len > n - q - 4) break;
+    func.emplace_back(reinterpret_cast<const char*>(p + q + 4), len);
+    q += 4 + len;
+  }
+  if (func.size() != nf || n - q < 4) {
+    h.error = "has a corrupt or truncated header (its functional-predicate count " +
+              std::to_string(nf) + " does not fit the file)";
+    if (version != kVersion) h.error = "has format version " + std::to_string(version) +
+                                       "; this build reads version " + std::to_string(kVersion);
+    return h;
+  }
+  h.size = q + 4;
+  h.structured = true;
+  h.case_sensitive = (get_u32(p + 12) & 1u) == 0;
+  h.functional = std::move(func);
+  if (get_u32(p + q) != crc32_ieee(p, q)) {
+    h.error = "has a corrupt header (CRC mismatch)";
+  } else if (version != kVersion) {
+    h.error = "has format version " + std::to_string(version) + "; this build reads version " +
+              std::to_string(kVersion);
+  } else if ((get_u32(p + 12) & ~1u) != 0) {
+    h.error = "has unknown header flags";
+  }
+  return h;
+}
+
+constexpr std::size_t kMinBody = 2 + 8 + 8 * 4;  // type, flags, timestamp, 8 empty strings
+
+// Decodes one record body whose CRC has been checked. Throws FormatError naming `where`.
+ClaimInput decode_record(const unsigned char* b, std::size_t len, bool case_sensitive,
+                         const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    return FormatError(where + " is malformed (" + why + ")");
+  };
+  if (len < 2) throw bad("too short");
+  if (b[0] != kRecClaim) throw bad("unknown record type");
+  const std::uint8_t flags = b[1];
+  if ((flags & ~3u) != 0) throw bad("unknown record flags");
+  std::size_t q = 2;
+  if (q + 8 > len) throw bad("too short");
+  ClaimInput c;
+  c.polarity = (flags & 1u) != 0;
+  c.timestamp = get_f64(b + q);
+  q += 8;
+  std::string_view* fields[] = {&c.tenant, &c.subject, &c.predicate, &c.value, &c.session,
+                                &c.document, &c.source, &c.claim_id, &c.subject_key,
+                                &c.predicate_key, &c.value_key};
+  const std::size_t nfields = (flags & 2u) ? 11 : 8;
+  for (std::size_t i = 0; i < nfields; ++i) {
+    if (len - q < 4) throw bad("truncated string");
+    const std::uint32_t sl = get_u32(b + q);
+    q += 4;
+    if (sl > len - q) throw bad("truncated string");
+    *fields[i] = std::string_view(reinterpret_cast<const char*>(b + q), sl);
+    q += sl;
+  }
+  if (q != len) throw bad("trailing bytes");
+  if (nfields == 8) {
+    c.subject_key = c.subject;
+    c.predicate_key = c.predicate;
+    c.value_key = c.value;
+  } else if (case_sensitive) {
+    throw bad("case-folded keys in a case-sensitive log");
+  }
+  try {
+    validate(c, "");
+  } catch (const ValueError& e) {
+    throw bad(e.what());
+  }
+  return c;
+}
+
+// A frame at the end of the file claims `len` body bytes but only `avail` (< len) are there.
+// True when those bytes can be the beginning of that record, cut short by a crash: each field
+// present is well-formed and inside the claimed length, and the record is not complete yet (a
+// record that ends before its claimed length has a corrupt length field, not a torn write).
+bool torn_prefix(const unsigned char* b, std::size_t avail, std::size_t len) {
+  if (len < kMinBody) return false;
+  if (avail < 1) return true;
+  if (b[0] != kRecClaim) return false;
+  if (avail < 2) return true;
+  const std::uint8_t flags = b[1];
+  if ((flags & ~3u) != 0) return false;
+  std::size_t q = 10;
+  if (avail < q) return true;
+  const std::size_t nfields = (flags & 2u) ? 11 : 8;
+  for (std::size_t i = 0; i < nfields; ++i) {
+    if (avail - q < 4) return len - q >= 4;
+    const std::uint32_t sl = get_u32(b + q);
+    q += 4;
+    if (sl > len - q) return false;  // the field would run past the record's own end
+    if (sl > avail - q) return true;  // cut inside this string
+    q += sl;
+  }
+  return false;  // every field is present: complete before its claimed end
+}
+
+// Length of the valid record frame at p[pos..n) (8 + body length), or 0 with *why set.
+std::size_t valid_frame(const unsigned char* p, std::size_t n, std::size_t pos, bool case_sensitive,
+                        std::string* why) {
+  if (n - pos < 8) {
+    *why = "torn tail (incomplete record frame)";
+    return 0;
+  }
+  const std::uint32_t len = get_u32(p + pos);
+  if (len > n - pos - 8) {
+    *why = "record runs past the end of the file";
+    return 0;
+  }
+  if (len < kMinBody || p[pos + 8] != kRecClaim || (p[pos + 9] & ~3u) != 0) {
+    *why = "not a record";
+    return 0;
+  }
+  if (crc32_ieee(p + pos + 8, len) != get_u32(p + pos + 4)) {
+    *why = "record CRC mismatch";
+    return 0;
+  }
+  try {
+    (void)decode_record(p + pos + 8, len, case_sensitive, "record");
+  } catch (const FormatError& e) {
+    *why = e.what();
+    return 0;
+  }
+  return 8 + static_cast<std::size_t>(len);
+}
+
+// Takes `<path>.lock` (non-blocking); returns its fd. Throws IOError when held elsewhere.
+int lock_log(const std::string& path) {
+  const std::string lock_path = path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw IOError(errno_text("cannot open lock file", lock_path));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    ::close(fd);
+    if (e == EWOULDBLOCK)
+      throw IOError("temporal log " + path +
+                    " is already open (in this or another process); close that graph first");
+    errno = e;
+    throw IOError(errno_text("cannot lock", lock_path));
+  }
+  return fd;
+}
+
+std::string read_fd(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw IOError(errno_text("cannot stat temporal log", path));
+  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t r = ::pread(fd, &data[got], data.size() - got, static_cast<off_t>(got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw IOError(errno_text("cannot read temporal log", path));
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  data.resize(got);
+  return data;
+}
+
+void check_path(const std::string& path, const char* field) {
+  if (path.find('\0') != std::string::npos)
+    throw ConfigError(field, "must not contain a NUL character (the operating system would cut "
+                             "the path there)");
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -605,15 +814,7 @@ struct ContradictionIndex::Impl {
     log_size += buf.size();
   }
 
-  std::string header_bytes() const {
-    std::string h(kMagic, 8);
-    put_u32(h, kVersion);
-    put_u32(h, case_sensitive ? 0u : 1u);
-    put_u32(h, static_cast<std::uint32_t>(functional_sorted.size()));
-    for (const auto& f : functional_sorted) put_str(h, f);
-    put_u32(h, crc32_ieee(h.data(), h.size()));
-    return h;
-  }
+  std::string header_bytes() const { return make_header(case_sensitive, functional_sorted); }
 
   // Records one claim. `log_buf` null: no logging (replay). `direct_write`: write the record
   // before touching the index (per-claim path), else append it to *log_buf.
@@ -782,18 +983,7 @@ struct ContradictionIndex::Impl {
 
   // ---- log open / replay ----
   void open_log() {
-    const std::string lock_path = path + ".lock";
-    lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd < 0) throw IOError(errno_text("cannot open lock file", lock_path));
-    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      close_files();
-      if (e == EWOULDBLOCK)
-        throw IOError("temporal log " + path +
-                      " is already open (in this or another process); close that graph first");
-      errno = e;
-      throw IOError(errno_text("cannot lock", lock_path));
-    }
+    lock_fd = lock_log(path);
     fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int e = errno;
@@ -809,23 +999,7 @@ struct ContradictionIndex::Impl {
     }
   }
 
-  std::string read_file() const {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw IOError(errno_text("cannot stat temporal log", path));
-    std::string data(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t got = 0;
-    while (got < data.size()) {
-      const ssize_t r = ::pread(fd, &data[got], data.size() - got, static_cast<off_t>(got));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw IOError(errno_text("cannot read temporal log", path));
-      }
-      if (r == 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    data.resize(got);
-    return data;
-  }
+  std::string read_file() const { return read_fd(fd, path); }
 
   void truncate_to(std::size_t size) {
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
@@ -833,149 +1007,74 @@ struct ContradictionIndex::Impl {
     if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
   }
 
+  // Replays the log. Only a torn tail -- an incomplete last record, a header cut short, or a
+  // zero-filled end -- is dropped (and the file truncated after the whole file was read). Any
+  // other damage raises FormatError before the file is touched; salvage() copies what is valid.
   void replay() {
     const std::string data = read_file();
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     const std::size_t n = data.size();
     const std::string header = header_bytes();
-    // Header: torn (a prefix of a header) -> start afresh; foreign -> FormatError.
-    std::size_t pos = 0;
-    {
-      const std::size_t m = std::min<std::size_t>(n, 8);
-      if (std::memcmp(p, kMagic, m) != 0)
-        throw FormatError("temporal log " + path + " is not a director_fast temporal log (bad magic)");
-      bool complete = n >= 20;
-      std::size_t hlen = 0;
-      if (complete) {
-        const std::uint32_t version = get_u32(p + 8);
-        if (version != kVersion)
-          throw FormatError("temporal log " + path + " has format version " +
-                            std::to_string(version) + "; this build reads version " +
-                            std::to_string(kVersion));
-        const std::uint32_t nf = get_u32(p + 16);
-        hlen = 20;
-        for (std::uint32_t i = 0; i < nf && complete; ++i) {
-          if (hlen + 4 > n) { complete = false; break; }
-          const std::uint32_t len = get_u32(p + hlen);
-          if (len > n || hlen + 4 + len > n) { complete = false; break; }
-          hlen += 4 + len;
-        }
-        if (complete && hlen + 4 > n) complete = false;
-      }
-      if (!complete) {
-        // A crash while the header was being written: nothing was ever recorded.
+    if (n < header.size() && (n == 0 || std::memcmp(p, header.data(), n) == 0)) {
+      // Empty, or a crash while the header was being written: nothing was ever recorded.
+      if (n > 0) {
         recovered_bytes = n;
         truncate_to(0);
-        write_all(fd, header.data(), header.size(), path);
-        if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
-        log_size = header.size();
-        return;
       }
-      if (get_u32(p + hlen) != crc32_ieee(p, hlen))
-        throw FormatError("temporal log " + path + " has a corrupt header (CRC mismatch)");
-      const std::uint32_t flags = get_u32(p + 12);
-      const bool file_cs = (flags & 1u) == 0;
-      if (file_cs != case_sensitive)
-        throw ConfigError("case_sensitive", "temporal log " + path + " was written with case_sensitive=" +
-                                                (file_cs ? "True" : "False") +
-                                                "; open it with the same setting");
-      std::vector<std::string> file_func;
-      std::size_t q = 20;
-      for (std::uint32_t i = 0, nf = get_u32(p + 16); i < nf; ++i) {
-        const std::uint32_t len = get_u32(p + q);
-        file_func.emplace_back(reinterpret_cast<const char*>(p + q + 4), len);
-        q += 4 + len;
-      }
-      if (file_func != functional_sorted) {
-        std::string names;
-        for (const auto& f : file_func) names += (names.empty() ? "" : ", ") + quoted(f);
-        throw ConfigError("functional_predicates", "temporal log " + path +
-                                                       " was written with functional_predicates {" +
-                                                       names + "}; open it with the same set");
-      }
-      pos = hlen + 4;
-    }
-    if (n == 0) {
       write_all(fd, header.data(), header.size(), path);
       if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
       log_size = header.size();
       return;
     }
-
+    const FileHeader h = read_header(p, n);
+    if (!h.error.empty()) throw FormatError("temporal log " + path + " " + h.error);
+    if (h.case_sensitive != case_sensitive)
+      throw ConfigError("case_sensitive", "temporal log " + path + " was written with case_sensitive=" +
+                                              (h.case_sensitive ? "True" : "False") +
+                                              "; open it with the same setting");
+    if (h.functional != functional_sorted) {
+      std::string names;
+      for (const auto& f : h.functional) names += (names.empty() ? "" : ", ") + quoted(f);
+      throw ConfigError("functional_predicates", "temporal log " + path +
+                                                     " was written with functional_predicates {" +
+                                                     names + "}; open it with the same set");
+    }
+    std::size_t pos = h.size;
     auto zeros_from = [&](std::size_t from) {
       for (std::size_t i = from; i < n; ++i)
         if (p[i] != 0) return false;
       return true;
     };
-    std::size_t good = pos;
-    while (pos < n) {
-      bool torn = false;
-      if (n - pos < 8) {
-        torn = true;
-      } else {
-        const std::uint32_t len = get_u32(p + pos);
-        const std::uint32_t crc = get_u32(p + pos + 4);
-        if (len > n - pos - 8) {
-          torn = true;
-        } else if (len == 0 || crc32_ieee(p + pos + 8, len) != crc) {
-          if (pos + 8 + len == n || zeros_from(pos)) {
-            torn = true;
-          } else {
-            throw FormatError("temporal log " + path + " is corrupt at byte " + std::to_string(pos) +
-                              " (record CRC mismatch followed by further records)");
-          }
-        } else {
-          parse_record(p + pos + 8, len, pos);
-          pos += 8 + len;
-          good = pos;
-          continue;
-        }
-      }
-      if (torn) break;
-    }
-    if (good < n) {
-      recovered_bytes = n - good;
-      truncate_to(good);
-    }
-    log_size = good;
-  }
-
-  void parse_record(const unsigned char* b, std::size_t len, std::size_t at) {
-    auto bad = [&](const char* why) {
-      return FormatError("temporal log " + path + " has a malformed record at byte " +
-                         std::to_string(at) + " (" + why + ")");
+    auto corrupt = [&](const std::string& why) {
+      return FormatError("temporal log " + path + " is corrupt at byte " + std::to_string(pos) +
+                         " (" + why + "); the file was left as it is: use "
+                         "TemporalConsistencyGraph.salvage() to copy its valid records");
     };
-    if (len < 2) throw bad("too short");
-    if (b[0] != kRecClaim) throw bad("unknown record type");
-    const std::uint8_t flags = b[1];
-    std::size_t q = 2;
-    if (q + 8 > len) throw bad("too short");
-    ClaimInput c;
-    c.polarity = (flags & 1u) != 0;
-    c.timestamp = get_f64(b + q);
-    q += 8;
-    std::string_view* fields[] = {&c.tenant, &c.subject, &c.predicate, &c.value, &c.session,
-                                  &c.document, &c.source, &c.claim_id, &c.subject_key,
-                                  &c.predicate_key, &c.value_key};
-    const std::size_t nfields = (flags & 2u) ? 11 : 8;
-    for (std::size_t i = 0; i < nfields; ++i) {
-      if (q + 4 > len) throw bad("truncated string");
-      const std::uint32_t sl = get_u32(b + q);
-      q += 4;
-      if (sl > len - q) throw bad("truncated string");
-      *fields[i] = std::string_view(reinterpret_cast<const char*>(b + q), sl);
-      q += sl;
+    while (pos < n) {
+      if (n - pos < 8) break;  // torn: the frame header itself is incomplete
+      const std::uint32_t len = get_u32(p + pos);
+      const std::uint32_t crc = get_u32(p + pos + 4);
+      const std::size_t avail = n - pos - 8;
+      if (len > avail) {
+        if (zeros_from(pos) || torn_prefix(p + pos + 8, avail, len)) break;
+        throw corrupt("the record length " + std::to_string(len) +
+                      " runs past the end of the file but the bytes there are no cut-short record");
+      }
+      if (len == 0 || crc32_ieee(p + pos + 8, len) != crc) {
+        if (zeros_from(pos)) break;  // a zero-filled end (file extended before the data landed)
+        throw corrupt("record CRC mismatch");
+      }
+      const ClaimInput c = decode_record(p + pos + 8, len, case_sensitive,
+                                         "temporal log " + path + ": the record at byte " +
+                                             std::to_string(pos));
+      if (record_one(c, nullptr, false, nullptr)) ++replayed;
+      pos += 8 + len;
     }
-    if (q != len) throw bad("trailing bytes");
-    if (nfields == 8) {
-      c.subject_key = c.subject;
-      c.predicate_key = c.predicate;
-      c.value_key = c.value;
-    } else if (case_sensitive) {
-      throw bad("case-folded keys in a case-sensitive log");
+    if (pos < n) {
+      recovered_bytes = n - pos;
+      truncate_to(pos);
     }
-    validate(c, "temporal log record at byte " + std::to_string(at) + ": ");
-    if (record_one(c, nullptr, false, nullptr)) ++replayed;
+    log_size = pos;
   }
 
   ClaimInput input_of(std::uint32_t id) const {
@@ -1083,6 +1182,7 @@ ContradictionIndex::ContradictionIndex(ContradictionIndexOptions options)
   }
   impl_->functional_sorted.assign(impl_->functional.begin(), impl_->functional.end());
   std::sort(impl_->functional_sorted.begin(), impl_->functional_sorted.end());
+  check_path(options_.path, "path");
   impl_->path = options_.path;
   impl_->fsync = options_.fsync;
   if (!impl_->path.empty()) impl_->open_log();
@@ -1391,6 +1491,116 @@ void ContradictionIndex::close() {
   if (impl_->fd >= 0 && impl_->fsync) (void)::fdatasync(impl_->fd);
   impl_->close_files();
   impl_->closed = true;
+}
+
+LogSalvageReport salvage_log(const std::string& path, const std::string& out_path,
+                             const LogSalvageOptions& options) {
+  check_path(path, "path");
+  check_path(out_path, "out_path");
+  if (path.empty()) throw ConfigError("path", "must be a non-empty path");
+  if (out_path.empty()) throw ConfigError("out_path", "must be a non-empty path");
+  std::vector<std::string> given;
+  if (options.have_settings) {
+    for (const auto& f : options.functional_predicate_keys)
+      if (!f.empty()) given.push_back(f);
+    std::sort(given.begin(), given.end());
+    given.erase(std::unique(given.begin(), given.end()), given.end());
+  }
+  const int lock_fd = lock_log(path);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } lock_closer{lock_fd};
+  const int in_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in_fd < 0) throw IOError(errno_text("cannot open temporal log", path));
+  std::string data;
+  {
+    Closer c{in_fd};
+    data = read_fd(in_fd, path);
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  const std::size_t n = data.size();
+  LogSalvageReport rep;
+  rep.source_bytes = n;
+  const FileHeader h = read_header(p, n);
+  rep.header_intact = h.error.empty();
+  std::string out;
+  bool cs;
+  if (rep.header_intact) {
+    if (options.have_settings) {
+      if (options.case_sensitive != h.case_sensitive)
+        throw ConfigError("case_sensitive", "temporal log " + path + " was written with case_sensitive=" +
+                                                (h.case_sensitive ? "True" : "False"));
+      if (given != h.functional)
+        throw ConfigError("functional_predicates",
+                          "temporal log " + path + " was written with other functional_predicates");
+    }
+    cs = h.case_sensitive;
+    out.assign(data, 0, h.size);
+  } else {
+    if (!options.have_settings)
+      throw FormatError("temporal log " + path + " " + h.error +
+                        "; pass case_sensitive and functional_predicates to salvage it");
+    cs = options.case_sensitive;
+    out = make_header(cs, given);
+  }
+  std::size_t pos = h.structured ? h.size : 0;
+  bool skipping = false;
+  LogSalvageSkip cur;
+  if (!rep.header_intact) {
+    // A structured header is skipped as a whole; otherwise the scan starts at byte 0 and the
+    // first skipped range holds the header.
+    cur.start = 0;
+    cur.reason = "the header: the file " + h.error;
+    if (h.structured) {
+      cur.end = pos;
+      rep.skipped.push_back(cur);
+    } else {
+      skipping = true;
+    }
+  }
+  std::string why;
+  while (pos < n) {
+    const std::size_t f = valid_frame(p, n, pos, cs, &why);
+    if (f > 0) {
+      if (skipping) {
+        cur.end = pos;
+        rep.skipped.push_back(cur);
+        skipping = false;
+      }
+      out.append(data, pos, f);
+      ++rep.records_copied;
+      pos += f;
+    } else {
+      if (!skipping) {
+        skipping = true;
+        cur.start = pos;
+        cur.reason = why;
+      }
+      ++pos;
+    }
+  }
+  if (skipping) {
+    cur.end = n;
+    rep.skipped.push_back(cur);
+  }
+  const int ofd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (ofd < 0) {
+    if (errno == EEXIST)
+      throw IOError("salvage target " + out_path + " already exists; salvage never overwrites a file");
+    throw IOError(errno_text("cannot create salvage target", out_path));
+  }
+  try {
+    write_all(ofd, out.data(), out.size(), out_path);
+    if (::fsync(ofd) != 0) throw IOError(errno_text("cannot fsync", out_path));
+  } catch (...) {
+    ::close(ofd);
+    ::unlink(out_path.c_str());
+    throw;
+  }
+  ::close(ofd);
+  rep.bytes_written = out.size();
+  return rep;
 }
 
 }  // namespace director_fast

@@ -1,6 +1,8 @@
 #include "director_fast/offsets.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "director_fast/errors.hpp"
 
@@ -187,8 +189,12 @@ int64_t OffsetMap::utf16_to_cp(int64_t unit) const {
 // ---- TokenSpans --------------------------------------------------------------------------------
 
 Span TokenSpans::append(int64_t cp_length) {
-  if (cp_length < 0) throw ValueError("token length must be >= 0");
+  if (cp_length < 0) throw ValueError("length: token length must be >= 0");
   int64_t start = text_length();
+  if (cp_length > INT64_MAX - start) {
+    throw ValueError("length: token length " + std::to_string(cp_length) + " after " +
+                     std::to_string(start) + " code points overflows the text length (max 2**63 - 1)");
+  }
   ends_.push_back(start + cp_length);
   return Span{start, start + cp_length};
 }

@@ -105,7 +105,7 @@ class HaltKernel:
         """
         Fast path of step(): returns the action in bits 0-1 (0 continue, 1 warn, 2 soft_pending, 3 halt) and bit 2 set when the next token wants a fresh score under the cadence; details are in .decision.
         """
-    def feed_same(self, score: typing.SupportsFloat | typing.SupportsIndex, sentence_end: bytes, n: typing.SupportsInt | typing.SupportsIndex) -> bytes:
+    def feed_same(self, score: typing.SupportsFloat | typing.SupportsIndex, sentence_end: bytes, n: int) -> bytes:
         """
         Feed n tokens sharing one fresh score (a scored sentence); sentence_end is b'' or one byte per token. Returns one action byte per consumed token (stops after a halt).
         """
@@ -214,7 +214,7 @@ class TokenSpans:
         ...
     def append(self, token: typing.Any) -> tuple[int, int]:
         ...
-    def append_length(self, length: typing.SupportsInt | typing.SupportsIndex) -> tuple[int, int]:
+    def append_length(self, length: int) -> tuple[int, int]:
         ...
     def clear(self) -> None:
         ...
@@ -577,6 +577,8 @@ def find_numbers(text: str) -> list[tuple[int, int, float, str, str]]:
     """
 def normalize_terms(text: typing.Any) -> list:
     ...
+def salvage_temporal_log(path: str, out_path: str, case_sensitive: typing.Any, functional_predicate_keys: typing.Any) -> dict:
+    """Private: see TemporalConsistencyGraph.salvage. case_sensitive None = take the settings from the source header."""
 def split_sentences(text: typing.Any) -> list:
     ...
 __version__: str = '0.1.0'

@@ -74,8 +74,8 @@ from __future__ import annotations
 import numbers
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -110,7 +110,9 @@ _HWS = " \t\u00a0\u202f"
 _CLOSERS = frozenset(".,;:!?)]}»”’…")
 _WORD = re.compile(r"\w+")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
-_SENT_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?:\s+|$)|\n\s*")
+# A run of end punctuation is matched only from its first character (the look-behind), so a long
+# run that is not followed by whitespace is tried once, not once per character (quadratic).
+_SENT_END = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’»)\]]*(?:\s+|$)|\n\s*")
 
 
 # --------------------------------------------------------------------------------------------
@@ -330,35 +332,79 @@ class _Marker:
     problem: str | None
 
 
-def _scan(text: str, start: int) -> tuple[int, str | None]:
-    """End (exclusive) of the marker starting at ``start`` and a problem, if any."""
-    n = len(text)
-    i = start + len(_PREFIX)
-    in_q = False
-    while i < n:
-        c = text[i]
-        if in_q:
-            if c == "\\":
-                i += 2
-                continue
+class _BodyScanner:
+    """Finds where a marker body ends, in time linear in the text over all markers.
+
+    A body starting at ``b`` ends at the first ``]`` outside a double-quoted value (inside quotes
+    a backslash escapes the next character, and anything else, line breaks included, is part of
+    the value). Outside quotes a line break or the next ``[ref:`` ends the scan: the marker is
+    then unterminated and ends at the first ``]`` before the first line break or ``[ref:`` after
+    ``b`` ("malformed: unbalanced quote"), else there ("malformed: no closing bracket"). A text
+    with quotes gets two jump tables, built once right to left, so no region is rescanned
+    however many markers start before it.
+    """
+
+    __slots__ = ("text", "n", "nl", "quotes", "_end_from")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self.nl = -1  # cached position of the next line break (n: none left)
+        self.quotes = '"' in text
+        self._end_from: list[int] | None = None
+
+    def _tables(self) -> list[int]:
+        # close_q[i]: the closing quote reached scanning inside quotes from i (-1: none);
+        # end_from[i]: the closing "]" reached scanning outside quotes from i, or -1 when a line
+        # break, a "[ref:" or the end of the text comes first.
+        text, n = self.text, self.n
+        stop = bytearray(n + 2)
+        k = text.find(_PREFIX)
+        while k >= 0:
+            stop[k] = 1
+            k = text.find(_PREFIX, k + 1)
+        k = text.find("\n")
+        while k >= 0:
+            stop[k] = 1
+            k = text.find("\n", k + 1)
+        end_from = [-1] * (n + 2)
+        close_q = [-1] * (n + 2)
+        for i in range(n - 1, -1, -1):
+            c = text[i]
             if c == '"':
-                in_q = False
-        elif c == '"':
-            in_q = True
-        elif c == "]":
-            return i + 1, None
-        elif c == "\n" or text.startswith(_PREFIX, i):
-            break
-        i += 1
-    # Unterminated: end at the first ']' before the next marker or line break, else at that limit.
-    limit = n
-    for stop in (text.find(_PREFIX, start + len(_PREFIX)), text.find("\n", start)):
-        if stop >= 0:
-            limit = min(limit, stop)
-    close = text.find("]", start + len(_PREFIX), limit)
-    if close >= 0:
-        return close + 1, "malformed: unbalanced quote"
-    return limit, "malformed: no closing bracket"
+                close_q[i] = i
+            elif c == "\\":
+                close_q[i] = close_q[i + 2] if i + 1 < n else -1
+            else:
+                close_q[i] = close_q[i + 1]
+            if stop[i]:
+                continue
+            if c == "]":
+                end_from[i] = i
+            elif c == '"':
+                q = close_q[i + 1]
+                end_from[i] = -1 if q < 0 else end_from[q + 1]
+            else:
+                end_from[i] = end_from[i + 1]
+        self._end_from = end_from
+        return end_from
+
+    def scan(self, b: int, next_prefix: int) -> tuple[int, str | None]:
+        """(end, problem) of the body starting at ``b``; ``next_prefix``: first "[ref:" >= b or -1."""
+        text, n = self.text, self.n
+        if self.quotes:
+            table = self._end_from if self._end_from is not None else self._tables()
+            close = table[b]
+            if close >= 0:
+                return close + 1, None
+        if self.nl < b:
+            nl = text.find("\n", b)
+            self.nl = n if nl < 0 else nl
+        limit = min(self.nl, n if next_prefix < 0 else next_prefix)
+        close = text.find("]", b, limit)
+        if close >= 0:
+            return close + 1, "malformed: unbalanced quote" if self.quotes else None
+        return limit, "malformed: no closing bracket"
 
 
 def _tokenize_body(body: str) -> list[tuple[str, str]] | str:
@@ -436,110 +482,112 @@ def _parse_body(body: str) -> tuple[str, str | None, str | None, str | None]:
     return "merged", None, values[0] if len(values) == 1 else None, "merged_fields"
 
 
-def _strip_pass(text: str) -> tuple[str, list[tuple[int, int, str | None]], list[tuple[int, int]]]:
-    """One stripping pass: (output, [(pos_in_output, ..., body/problem)], removed input spans)."""
-    pieces: list[list[Any]] = []  # [input_start, string]
-    olen = 0
-    found: list[Any] = []  # (out_pos, body_start, body_end, problem)
-    removed: list[tuple[int, int]] = []
+def _strip(text: str) -> tuple[str, list[_Marker]]:
+    """The answer without markers, and the markers in answer order.
+
+    One left-to-right pass, linear in ``len(text)``. Removing a marker can join the text around
+    it into a new ``[ref:`` (``"[re[ref:x]f:y]"``); the join is checked whenever text is
+    appended to the output, and such a marker is removed like any other, so the output never
+    holds ``[ref:`` (and stripping is idempotent). Horizontal whitespace left doubled by a
+    removal is trimmed. Markers are ordered by their offset in the output, then by the order in
+    which they were found.
+    """
+    if _PREFIX not in text:
+        return text, []
     n = len(text)
+    scanner = _BodyScanner(text)
+    pieces: list[str] = []
+    olen = 0
+    markers: list[_Marker] = []
+    # Runs of markers at one output offset: [offset, index of the run's first marker]; offsets
+    # strictly increase. Trimming the output moves the runs beyond the new end onto it.
+    runs: list[list[int]] = []
+
+    def settle() -> None:
+        first = -1
+        while runs and runs[-1][0] > olen:
+            first = runs.pop()[1]
+        if first >= 0:
+            if runs and runs[-1][0] == olen:
+                return
+            runs.append([olen, first])
+
+    def tail(m: int) -> str:
+        out = ""
+        for piece in reversed(pieces):
+            out = piece[-(m - len(out)):] + out
+            if len(out) >= m:
+                break
+        return out
+
+    def drop(m: int) -> None:
+        nonlocal olen
+        olen -= m
+        while m:
+            piece = pieces[-1]
+            if len(piece) <= m:
+                pieces.pop()
+                m -= len(piece)
+            else:
+                pieces[-1] = piece[: len(piece) - m]
+                m = 0
+
     i = 0
+    k = text.find(_PREFIX)
     skip_leading = False
     while True:
-        k = text.find(_PREFIX, i)
         seg_end = n if k < 0 else k
-        seg = text[i:seg_end]
         seg_start = i
-        if skip_leading and seg:
-            st = seg.lstrip(_HWS)
-            if len(st) != len(seg):
-                removed.append((seg_start, seg_start + len(seg) - len(st)))
-                seg_start += len(seg) - len(st)
-                seg = st
-        skip_leading = False
-        if seg:
-            pieces.append([seg_start, seg])
-            olen += len(seg)
-        if k < 0:
-            break
-        end, problem = _scan(text, k)
-        removed.append((k, end))
-        # trailing horizontal whitespace currently in the output
-        trail = 0
-        for p in reversed(pieces):
-            s = p[1]
-            t = len(s) - len(s.rstrip(_HWS))
-            trail += t
-            if t != len(s):
-                break
-        nxt = text[end] if end < n else ""
-        if trail and (nxt == "" or nxt.isspace() or nxt in _CLOSERS):
-            left = trail
-            while left:
-                p = pieces[-1]
-                s = p[1]
-                t = min(left, len(s) - len(s.rstrip(_HWS)))
-                removed.append((p[0] + len(s) - t, p[0] + len(s)))
-                p[1] = s[: len(s) - t]
-                left -= t
-                olen -= t
-                if not p[1]:
-                    pieces.pop()
-            # markers removed just before the trimmed whitespace now sit at the trim point
-            j = len(found) - 1
-            while j >= 0 and found[j][0] > olen:
-                f = found[j]
-                found[j] = (olen, f[1], f[2], f[3])  # type: ignore[assignment]
-                j -= 1
-        elif not trail:
-            last = pieces[-1][1][-1] if pieces else "\n"
-            skip_leading = last == "\n"
-        body_end = end - 1 if problem is None else end
-        found.append((olen, k + len(_PREFIX), body_end, problem))  # type: ignore[arg-type]
-        i = end
-    removed.sort()
-    return "".join(p[1] for p in pieces), found, removed  # type: ignore[return-value]
-
-
-def _map_pos(pos: int, removed: list[tuple[int, int]], starts: list[int], cum: list[int]) -> int:
-    """Map an offset of a pass's input onto its output."""
-    j = bisect_right(starts, pos) - 1
-    if j < 0:
-        return pos
-    s, e = removed[j]
-    before = cum[j]  # removed length of spans strictly before span j
-    if pos >= e:
-        return pos - before - (e - s)
-    return s - before
-
-
-def _strip(text: str) -> tuple[str, list[_Marker]]:
-    markers: list[_Marker] = []
-    seq = 0
-    current = text
-    while True:
-        out, found, removed = _strip_pass(current)
-        if removed and markers:
-            starts = [s for s, _ in removed]
-            cum, acc = [], 0
-            for s, e in removed:
-                cum.append(acc)
-                acc += e - s
-            for m in markers:
-                m.pos = _map_pos(m.pos, removed, starts, cum)
-        for out_pos, b0, b1, problem in found:  # type: ignore[misc]
-            body = current[b0:b1]
-            if problem is None:
-                kind, var, val, problem = _parse_body(body)
+        if skip_leading:
+            while seg_start < seg_end and text[seg_start] in _HWS:
+                seg_start += 1
+            skip_leading = False
+        body = -1
+        if seg_start < seg_end:
+            t = tail(4)
+            j = (t + text[seg_start : seg_start + 4]).find(_PREFIX) if t else -1
+            if 0 <= j < len(t):  # the removal joined "[re" + "f:..." into a new marker
+                drop(len(t) - j)
+                settle()
+                body = seg_start + len(_PREFIX) - (len(t) - j)
             else:
-                kind, var, val = "malformed", None, None
-            markers.append(_Marker(body, out_pos, seq, kind, var, val, problem))
-            seq += 1
-        current = out
-        if _PREFIX not in current or not found:
-            break
-    markers.sort(key=lambda m: (m.pos, m.seq))
-    return current, markers
+                pieces.append(text[seg_start:seg_end])
+                olen += seg_end - seg_start
+        if body < 0:
+            if k < 0:
+                break
+            body = k + len(_PREFIX)
+            k = text.find(_PREFIX, body)
+        end, problem = scanner.scan(body, k)
+        if 0 <= k < end:  # a quoted value ran past the next "[ref:"
+            k = text.find(_PREFIX, end)
+        nxt = text[end] if end < n else ""
+        last = pieces[-1][-1] if pieces else "\n"
+        if last in _HWS and (nxt == "" or nxt.isspace() or nxt in _CLOSERS):
+            cut = 0
+            for piece in reversed(pieces):
+                stripped = len(piece) - len(piece.rstrip(_HWS))
+                cut += stripped
+                if stripped != len(piece):
+                    break
+            drop(cut)
+            settle()
+        elif last not in _HWS:
+            skip_leading = last == "\n"
+        raw = text[body : end - 1 if problem is None else end]
+        if problem is None:
+            kind, var, val, problem = _parse_body(raw)
+        else:
+            kind, var, val = "malformed", None, None
+        if not runs or runs[-1][0] != olen:
+            runs.append([olen, len(markers)])
+        markers.append(_Marker(raw, olen, len(markers), kind, var, val, problem))
+        i = end
+    for r, (pos, first) in enumerate(runs):
+        stop = runs[r + 1][1] if r + 1 < len(runs) else len(markers)
+        for m in markers[first:stop]:
+            m.pos = pos
+    return "".join(pieces), markers
 
 
 def strip_markers(answer: str) -> str:
@@ -664,7 +712,17 @@ def _simple_match(asserted: str, surfaces: Iterable[str]) -> str | None:
     return None
 
 
-def _surfaces(v: Any) -> list[str]:
+_MAX_VALUE_DEPTH = 64
+
+
+def _surfaces(v: Any, where: str = "rows", _open: set[int] | None = None, _depth: int = 0) -> list[str]:
+    """The string forms a row value can be cited as. ``where`` names the value in errors.
+
+    Raises:
+        ValidationError: the value contains itself (a self-referencing list, dict or set) or is
+            nested more than 64 levels deep.
+        InputTypeError: a value of a type that is not understood.
+    """
     if v is None:
         return []
     if isinstance(v, str):
@@ -681,20 +739,34 @@ def _surfaces(v: Any) -> list[str]:
         return [repr(v)]
     if isinstance(v, Decimal):
         return [str(v)] if v.is_finite() else []
-    if isinstance(v, Mapping):
-        if "value" in v:
-            return _surfaces(v["value"])
-        return [str(dict(v))]
-    if isinstance(v, (list, tuple)):
-        return [s for x in v for s in _surfaces(x)]
-    if isinstance(v, (set, frozenset)):
-        return sorted(s for x in v for s in _surfaces(x))
+    if isinstance(v, (Mapping, list, tuple, set, frozenset)):
+        if _open is None:
+            _open = set()
+        if id(v) in _open:
+            raise ValidationError(f"{where}: the value contains itself (a self-referencing "
+                                  f"{type(v).__name__})")
+        if _depth >= _MAX_VALUE_DEPTH:
+            raise ValidationError(f"{where}: the value is nested more than {_MAX_VALUE_DEPTH} levels deep")
+        _open.add(id(v))
+        try:
+            if isinstance(v, Mapping):
+                if "value" in v:
+                    return _surfaces(v["value"], where, _open, _depth + 1)
+                try:
+                    return [str(dict(v))]
+                except RecursionError:
+                    raise ValidationError(f"{where}: the value is nested too deeply to print") from None
+            if isinstance(v, (list, tuple)):
+                return [s for x in v for s in _surfaces(x, where, _open, _depth + 1)]
+            return sorted(s for x in v for s in _surfaces(x, where, _open, _depth + 1))
+        finally:
+            _open.discard(id(v))
     if isinstance(v, numbers.Number) and not isinstance(v, complex):  # numpy scalars, Fraction
         return _surfaces(float(v)) if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) \
             else [str(int(v))]
     raise InputTypeError(
-        f"rows: a value of type {type(v).__name__} is not understood (str, int, float, Decimal, bool, "
-        "None, list / tuple / set of them, or {'value': ...})")
+        f"{where}: a value of type {type(v).__name__} is not understood (str, int, float, Decimal, "
+        "bool, None, list / tuple / set of them, or {'value': ...})")
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -734,7 +806,7 @@ class _Rows:
                 if k not in seen:
                     seen.add(k)
                     self.variables.append(k)
-                d[k] = _surfaces(v)
+                d[k] = _surfaces(v, f"rows[{len(self.surf)}][{k!r}]")
             self.surf.append(d)
         self._keys: dict[str, list[str]] | None = None
         # identifying surfaces: token-key -> (row index, original surface, columns)

@@ -69,7 +69,9 @@ _ELLIPSIS = re.compile(r"^(?:\.{2,}|…+|\?+)$")
 _WHOLE_ANGLE = re.compile(r"^<[^<>\n]{1,80}>$")
 _UPPER_ANGLE = re.compile(r"<[A-Z][A-Z0-9_ \-]{1,60}>")
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}")
-_BRACKET_HINT = re.compile(r"\[(?:insert|your|enter|add)\b[^\]]*\]", re.IGNORECASE)
+# "[insert ...]"-style hints: the opening below followed later by a "]" (tested with str.find, not
+# a "[^\]]*\]" regex, which rescans the rest of the text from every "[your" and is quadratic).
+_BRACKET_OPEN = re.compile(r"\[(?:insert|your|enter|add)\b", re.IGNORECASE)
 _YOUR = re.compile(
     r"^(?:your|insert|enter)(?:[-_ ](?:[a-z0-9]+)){0,3}[-_ ]"
     r"(?:key|token|id|name|email|address|password|secret|here|value|url|uri|number|phone|"
@@ -89,6 +91,12 @@ _TYPE_NAMES = frozenset(
 _MAX_DEPTH = 64
 
 
+def _bracket_hint(t: str) -> bool:
+    """Whether ``t`` holds ``[insert ...]`` / ``[your ...]`` / ``[enter ...]`` / ``[add ...]``."""
+    m = _BRACKET_OPEN.search(t)
+    return m is not None and t.find("]", m.end()) >= 0
+
+
 def _string_is_placeholder(s: str) -> bool:
     t = s.strip()
     if not t:
@@ -102,7 +110,7 @@ def _string_is_placeholder(s: str) -> bool:
         return True
     if _WHOLE_ANGLE.match(t) or _UPPER_ANGLE.search(t):
         return True
-    if _TEMPLATE.search(t) or _BRACKET_HINT.search(t):
+    if _TEMPLATE.search(t) or _bracket_hint(t):
         return True
     if _YOUR.match(t):
         return True
@@ -163,31 +171,37 @@ _MISSING = object()
 
 
 def _lookup(params: Any, path: str) -> Any:
-    """Value at ``path`` (literal key first, then dotted walk), or ``_MISSING``."""
-    if isinstance(params, Mapping) and path in params:
-        return params[path]
-    if "." not in path:
-        return _MISSING
-    head, _, rest = path.partition(".")
-    cur: Any
-    if isinstance(params, Mapping):
-        if head not in params:
+    """Value at ``path`` (literal key first, then dotted walk), or ``_MISSING``.
+
+    Iterative (a self-referencing mapping and a long dotted path cannot exhaust the stack).
+    """
+    cur: Any = params
+    rest = path
+    while True:
+        if isinstance(cur, Mapping) and rest in cur:
+            return cur[rest]
+        if "." not in rest:
             return _MISSING
-        cur = params[head]
-    elif isinstance(params, Sequence) and not isinstance(params, (str, bytes)):
-        if not head.isdigit() or int(head) >= len(params):
+        head, _, rest = rest.partition(".")
+        if isinstance(cur, Mapping):
+            if head not in cur:
+                return _MISSING
+            cur = cur[head]
+        elif isinstance(cur, Sequence) and not isinstance(cur, (str, bytes)):
+            if not head.isdigit() or int(head) >= len(cur):
+                return _MISSING
+            cur = cur[int(head)]
+        else:
             return _MISSING
-        cur = params[int(head)]
-    else:
-        return _MISSING
-    if isinstance(cur, Mapping):
-        return _lookup(cur, rest)
-    if isinstance(cur, Sequence) and not isinstance(cur, (str, bytes)):
-        h2, _, r2 = rest.partition(".")
-        if not h2.isdigit() or int(h2) >= len(cur):
+        if isinstance(cur, Sequence) and not isinstance(cur, (str, bytes, Mapping)):
+            h2, _, r2 = rest.partition(".")
+            if not h2.isdigit() or int(h2) >= len(cur):
+                return _MISSING
+            if not r2:
+                return cur[int(h2)]
+            cur, rest = cur[int(h2)], r2
+        elif not isinstance(cur, Mapping):
             return _MISSING
-        return cur[int(h2)] if not r2 else _lookup(cur[int(h2)], r2)
-    return _MISSING
 
 
 @dataclass(frozen=True)

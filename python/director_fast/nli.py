@@ -413,6 +413,66 @@ _MODEL_FILES_CPU = ("model_quantized.onnx", "model.int8.onnx", "model_int8.onnx"
 _MODEL_FILES_GPU = ("model_fp16.onnx", "model.fp16.onnx", "model.onnx")
 
 
+_CUDA = "CUDAExecutionProvider"
+_CPU = "CPUExecutionProvider"
+
+
+def _provider_entry(entry: Any, available: Sequence[str]) -> Any:
+    """One provider spec as ONNX Runtime takes it: a name or a ``(name, options)`` tuple."""
+    if isinstance(entry, str):
+        low = entry.strip().lower()
+        if low in ("cuda", "gpu"):
+            return _CUDA
+        if low.startswith("cuda:"):
+            dev = low[5:]
+            if not dev.isdigit():
+                raise ConfigError(f"providers: {entry!r} is not 'cuda:<device number>'", "providers")
+            return (_CUDA, {"device_id": int(dev)})
+        if low == "cpu":
+            return _CPU
+        if entry not in available and entry != _CUDA:
+            raise ConfigError(f"providers: {entry!r} is not available (available: {list(available)})",
+                              "providers")
+        return entry
+    if (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
+            and isinstance(entry[1], dict)):
+        name = _provider_entry(entry[0], available)
+        if isinstance(name, tuple):  # ("cuda:1", {...}): merge the device into the options
+            return (name[0], {**name[1], **entry[1]})
+        return (name, dict(entry[1]))
+    raise ConfigError(
+        f"providers entries must be provider names or (name, options) tuples, got {entry!r}",
+        "providers")
+
+
+def _resolve_providers(providers: Any, available: Sequence[str]) -> tuple[list[Any], list[str]]:
+    """(provider specs for the session, accelerator providers that were asked for explicitly)."""
+    if isinstance(providers, str) and providers.strip().lower() == "auto":
+        return ([_CUDA, _CPU] if _CUDA in available else [_CPU]), []
+    if isinstance(providers, str) or (
+        isinstance(providers, tuple) and len(providers) == 2 and isinstance(providers[1], dict)
+    ):
+        entries = [providers]
+    elif isinstance(providers, (list, tuple)) and providers:
+        entries = list(providers)
+    else:
+        raise ConfigError(
+            f"providers must be 'auto', 'cpu', 'cuda', a provider name or a non-empty list, got "
+            f"{providers!r}", "providers")
+    chosen = [_provider_entry(e, available) for e in entries]
+    requested: list[str] = []
+    for spec in chosen:
+        name = spec if isinstance(spec, str) else spec[0]
+        if name != _CPU and name not in requested:
+            requested.append(name)
+    if _CUDA in requested and _CUDA not in available:
+        raise ConfigError(
+            f"providers: CUDA was requested ({providers!r}) but this onnxruntime has no "
+            f"CUDAExecutionProvider (available: {list(available)}); install onnxruntime-gpu or "
+            "use providers='auto'", "providers")
+    return chosen, requested
+
+
 class NLIModel:
     """An ONNX Runtime NLI model (three-way or two-way head).
 
@@ -500,8 +560,11 @@ class NLIModel:
         Args:
             model_dir: directory path.
             providers: ``"auto"`` (CUDA when onnxruntime-gpu finds a GPU, else CPU), ``"cpu"``,
-                ``"cuda"`` (raises if CUDA cannot load -- never a silent fallback) or an explicit
-                list of ONNX Runtime provider names.
+                ``"cuda"`` / ``"cuda:N"`` / ``"gpu"`` (device N, default 0), an ONNX Runtime
+                provider name, or a list of names, ``(name, options)`` tuples and the short
+                spellings. Any explicit accelerator request (every spelling but ``"auto"``) runs
+                on that provider or raises ConfigError -- never a silent CPU fallback, even when
+                the list also names ``CPUExecutionProvider``.
             max_length: model maximum in tokens (pair incl. special tokens); default from
                 ``config.json``: its ``max_length`` (the training length) when set, else
                 ``max_position_embeddings`` (minus 2 for RoBERTa-style offsets when
@@ -548,25 +611,9 @@ class NLIModel:
         head, roles = label_roles(id2label)
 
         available = ort.get_available_providers()
-        if providers == "auto":
-            chosen = (["CUDAExecutionProvider", "CPUExecutionProvider"]
-                      if "CUDAExecutionProvider" in available else ["CPUExecutionProvider"])
-        elif providers == "cpu":
-            chosen = ["CPUExecutionProvider"]
-        elif providers == "cuda":
-            if "CUDAExecutionProvider" not in available:
-                raise ConfigError(
-                    f"providers='cuda' but onnxruntime has no CUDAExecutionProvider (available: "
-                    f"{available}); install onnxruntime-gpu or use providers='auto'", "providers")
-            chosen = ["CUDAExecutionProvider"]
-        elif isinstance(providers, (list, tuple)) and all(isinstance(p, str) for p in providers):
-            chosen = list(providers)
-            bad = [p for p in chosen if p not in available]
-            if bad:
-                raise ConfigError(f"providers {bad} not available (available: {available})", "providers")
-        else:
-            raise ConfigError(f"providers must be 'auto', 'cpu', 'cuda' or a list, got {providers!r}", "providers")
-        want_gpu = chosen[0] == "CUDAExecutionProvider"
+        chosen, requested = _resolve_providers(providers, available)
+        first = chosen[0] if isinstance(chosen[0], str) else chosen[0][0]
+        want_gpu = first == "CUDAExecutionProvider"
         names = _MODEL_FILES_GPU if want_gpu else _MODEL_FILES_CPU
         if quantized is False:
             names = ("model.onnx",)
@@ -582,9 +629,14 @@ class NLIModel:
             session = ort.InferenceSession(str(model_path), sess_options=so, providers=chosen)
         except Exception as exc:  # noqa: BLE001 - ORT raises its own types
             raise ConfigError(f"cannot load {model_path.name}: {exc}", "model") from None
-        used = session.get_providers()[0]
-        if want_gpu and used != "CUDAExecutionProvider" and providers == "cuda":
-            raise ConfigError(f"CUDA was requested but the session runs on {used}", "providers")
+        active = session.get_providers()
+        used = active[0]
+        failed = [p for p in requested if p not in active]
+        if failed:  # ONNX Runtime falls back to CPU (with a log line) when a provider cannot load
+            raise ConfigError(
+                f"providers: {', '.join(failed)} was requested but could not be loaded (the session "
+                f"would run on {used}); check the CUDA / cuDNN installation or use providers='cpu' "
+                "or 'auto'", "providers")
         logger.info("NLIModel %s loaded %s on %s", d.name, model_path.name, used)
 
         tok = Tokenizer.from_file(str(d / "tokenizer.json"))

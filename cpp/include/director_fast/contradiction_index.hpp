@@ -71,6 +71,36 @@ struct ContradictionIndexStats {
   std::size_t replayed_claims = 0;  // claims read back from the log when it was opened
 };
 
+// Settings for salvage_log() to write into the new header when the source header is damaged.
+struct LogSalvageOptions {
+  bool have_settings = false;  // false: the source header must be intact
+  bool case_sensitive = true;
+  std::vector<std::string> functional_predicate_keys;  // any order; empty strings ignored
+};
+
+// One byte range of the source that salvage_log() did not copy.
+struct LogSalvageSkip {
+  std::size_t start = 0, end = 0;  // [start, end) in bytes
+  std::string reason;              // why the first frame of the range was rejected
+};
+
+struct LogSalvageReport {
+  bool header_intact = false;     // the source header was well-formed with a matching CRC
+  std::size_t records_copied = 0;
+  std::size_t source_bytes = 0;
+  std::size_t bytes_written = 0;  // size of out_path
+  std::vector<LogSalvageSkip> skipped;
+};
+
+// Copies every valid record of the temporal log at `path` into a new log at `out_path` (which
+// must not exist), in file order, skipping damaged byte ranges (the scan resynchronises on the
+// next frame whose length, CRC and fields are valid). The source is read only (its lock is held
+// meanwhile). Throws FormatError when the header is damaged and `options` carries no settings,
+// ConfigError when given settings contradict an intact header, IOError on I/O failure or when
+// out_path exists. Worst case O(n * record size) for a file that is mostly damage.
+LogSalvageReport salvage_log(const std::string& path, const std::string& out_path,
+                             const LogSalvageOptions& options);
+
 class ContradictionIndex {
  public:
   // Throws ConfigError (options / log header mismatch), FormatError (corrupt log), IOError.

@@ -25,6 +25,7 @@ their spelling.
 from __future__ import annotations
 
 import math
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,7 @@ __all__ = [
     "TemporalClaim",
     "TemporalContradiction",
     "TemporalConsistencyGraph",
+    "TemporalLogSalvage",
 ]
 
 POLARITY = "polarity"
@@ -84,6 +86,19 @@ def _check_tenant(tenant_id: Any, field: str = "tenant_id") -> str:
             "(empty = default tenant)"
         )
     return tenant_id
+
+
+def _check_path(path: Any, field: str) -> str:
+    """A log path as a non-empty str without NUL (``open()`` refuses NUL too)."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise ConfigError(f"{field} must be a str or os.PathLike", field=field) from None
+    if not isinstance(path, str) or not path:
+        raise ConfigError(f"{field} must be a non-empty str path", field=field)
+    if "\x00" in path:
+        raise ConfigError(f"{field} must not contain a NUL character", field=field)
+    return path
 
 
 def _check_str(name: str, value: Any) -> str:
@@ -239,6 +254,32 @@ def _from_conflict(kind: int, e: tuple, l: tuple) -> TemporalContradiction:  # n
     return _contradiction(kind, earlier, later, earlier if e[10] > l[10] else later)
 
 
+def _functional_set(functional_predicates: Any) -> set[str]:
+    """Normalised, non-empty functional predicates (ConfigError naming the field otherwise)."""
+    if isinstance(functional_predicates, str):
+        raise ConfigError(
+            "functional_predicates must be an iterable of str, not a single str",
+            field="functional_predicates",
+        )
+    funcs: set[str] = set()
+    try:
+        items = list(functional_predicates)
+    except TypeError:
+        raise ConfigError(
+            "functional_predicates must be an iterable of str", field="functional_predicates"
+        ) from None
+    for p in items:
+        if not isinstance(p, str):
+            raise ConfigError(
+                f"functional_predicates must contain str, got {type(p).__name__}",
+                field="functional_predicates",
+            )
+        p = _normalize(p)
+        if p:
+            funcs.add(p)
+    return funcs
+
+
 def _str_column(name: str, value: Any, n: int, *, allow_scalar: bool = True) -> Any:
     """Pass lists/tuples through; convert other iterables (numpy str arrays) to lists."""
     if isinstance(value, (list, tuple)) or (allow_scalar and isinstance(value, str)):
@@ -249,6 +290,50 @@ def _str_column(name: str, value: Any, n: int, *, allow_scalar: bool = True) -> 
         f"{name} must be a list or tuple of str{' (or one str)' if allow_scalar else ''}, "
         f"got {type(value).__name__}"
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalLogSalvage:
+    """What :meth:`TemporalConsistencyGraph.salvage` copied and skipped.
+
+    Attributes:
+        path, out_path: the damaged log (left unchanged) and the new log.
+        header_intact: the source header was well-formed with a matching CRC (else the new header
+            was built from the ``case_sensitive`` / ``functional_predicates`` passed in).
+        records_copied: records written to ``out_path`` (duplicates included; an identical claim
+            replays as one).
+        source_bytes, bytes_written: sizes of the two files in bytes.
+        skipped: ``((start, end, reason), ...)``: byte ranges ``[start, end)`` of the source that
+            were not copied, with the reason the first frame of each range was rejected.
+
+    Thread-safety: immutable, safe to share.
+    """
+
+    path: str
+    out_path: str
+    header_intact: bool
+    records_copied: int
+    source_bytes: int
+    bytes_written: int
+    skipped: tuple[tuple[int, int, str], ...]
+
+    @property
+    def bytes_skipped(self) -> int:
+        """Total size of the skipped ranges."""
+        return sum(end - start for start, end, _ in self.skipped)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (``skipped`` as a list of ``{"start", "end", "reason"}``)."""
+        return {
+            "path": self.path,
+            "out_path": self.out_path,
+            "header_intact": self.header_intact,
+            "records_copied": self.records_copied,
+            "source_bytes": self.source_bytes,
+            "bytes_written": self.bytes_written,
+            "bytes_skipped": self.bytes_skipped,
+            "skipped": [{"start": a, "end": b, "reason": r} for a, b, r in self.skipped],
+        }
 
 
 class TemporalConsistencyGraph:
@@ -263,8 +348,12 @@ class TemporalConsistencyGraph:
             (default), or case-folded when ``False``.
         path: ``None`` (in memory, the default) or a file for an append-only log. An existing log
             is replayed on open (its ``functional_predicates`` and ``case_sensitive`` must match,
-            else :class:`~director_fast.errors.ConfigError`); a torn last record (crash
-            mid-write) is dropped and reported in :meth:`stats` as ``recovered_bytes``. Every
+            else :class:`~director_fast.errors.ConfigError`). Only a torn tail -- an incomplete
+            last record or header left by a crash mid-write, or a zero-filled end -- is dropped
+            (the file is truncated and ``recovered_bytes`` in :meth:`stats` counts it). Any other
+            damage (a bad CRC, a corrupt length or count, a malformed record) raises
+            :class:`~director_fast.errors.FormatError` and leaves the file untouched; use
+            :meth:`salvage` to copy its valid records into a new log. Every
             :meth:`record` is written (``write(2)``) before it returns, so it survives a crash of
             the process; with ``fsync=True`` also a power loss. One graph per file at a time
             (an advisory lock ``<path>.lock`` is held until :meth:`close`).
@@ -293,46 +382,77 @@ class TemporalConsistencyGraph:
         path: str | None = None,
         fsync: bool = False,
     ) -> None:
-        if isinstance(functional_predicates, str):
-            raise ConfigError(
-                "functional_predicates must be an iterable of str, not a single str",
-                field="functional_predicates",
-            )
         if not isinstance(case_sensitive, bool):
             raise ConfigError("case_sensitive must be bool", field="case_sensitive")
         if not isinstance(fsync, bool):
             raise ConfigError("fsync must be bool", field="fsync")
-        funcs: set[str] = set()
-        try:
-            items = list(functional_predicates)
-        except TypeError:
-            raise ConfigError(
-                "functional_predicates must be an iterable of str", field="functional_predicates"
-            ) from None
-        for p in items:
-            if not isinstance(p, str):
-                raise ConfigError(
-                    f"functional_predicates must contain str, got {type(p).__name__}",
-                    field="functional_predicates",
-                )
-            p = _normalize(p)
-            if p:
-                funcs.add(p)
+        funcs = _functional_set(functional_predicates)
         self._functional = frozenset(funcs)
         self._case_sensitive = case_sensitive
         keys = sorted({_fold(p) for p in funcs} if not case_sensitive else funcs)
         if path is not None:
-            import os
-
-            try:
-                path = os.fspath(path)
-            except TypeError:
-                raise ConfigError("path must be a str or os.PathLike", field="path") from None
-            if not isinstance(path, str) or not path:
-                raise ConfigError("path must be a non-empty str path", field="path")
+            path = _check_path(path, "path")
         self._path = path
         self._index = _core.TemporalIndex(keys, case_sensitive, path, fsync)
         self._record_claim = self._index.record_claim
+
+    # ---- recovery -------------------------------------------------------------------------------
+    @staticmethod
+    def salvage(
+        path: str | os.PathLike[str],
+        out_path: str | os.PathLike[str],
+        *,
+        case_sensitive: bool | None = None,
+        functional_predicates: Iterable[str] | None = None,
+    ) -> TemporalLogSalvage:
+        """Copy every valid record of a damaged log at ``path`` into a new log at ``out_path``.
+
+        The source is only read (never changed); ``out_path`` must not exist. Records are copied
+        in file order; damaged byte ranges are skipped, the scan resuming at the next frame whose
+        length, CRC and fields are all valid. Open the result with the options the source was
+        written with. Cost: O(file size) for sparse damage; a file that is mostly damage costs
+        up to O(file size x record size).
+
+        Args:
+            path: the damaged log. Its lock (``<path>.lock``) is taken while it is read, so a log
+                that a graph holds open is refused.
+            out_path: the new log (created; never overwritten).
+            case_sensitive, functional_predicates: the graph options; needed only when the
+                source header itself is damaged (both then required), otherwise taken from the
+                header and, if given, checked against it.
+
+        Returns:
+            A :class:`TemporalLogSalvage` report.
+
+        Raises:
+            ConfigError: a bad path (empty, NUL), only one of ``case_sensitive`` /
+                ``functional_predicates`` given, or values that contradict an intact header.
+            FormatError: the header is damaged and the options were not given.
+            StorageError: ``out_path`` exists, the source is locked, or an I/O failure.
+        """
+        src = _check_path(path, "path")
+        dst = _check_path(out_path, "out_path")
+        if (case_sensitive is None) != (functional_predicates is None):
+            raise ConfigError(
+                "pass both case_sensitive and functional_predicates, or neither",
+                field="case_sensitive" if case_sensitive is None else "functional_predicates",
+            )
+        keys: list[str] = []
+        if case_sensitive is not None:
+            if not isinstance(case_sensitive, bool):
+                raise ConfigError("case_sensitive must be bool", field="case_sensitive")
+            funcs = _functional_set(functional_predicates)
+            keys = sorted({_fold(p) for p in funcs} if not case_sensitive else funcs)
+        r = _core.salvage_temporal_log(src, dst, case_sensitive, keys)
+        return TemporalLogSalvage(
+            path=src,
+            out_path=dst,
+            header_intact=bool(r["header_intact"]),
+            records_copied=int(r["records_copied"]),
+            source_bytes=int(r["source_bytes"]),
+            bytes_written=int(r["bytes_written"]),
+            skipped=tuple((int(a), int(b), str(w)) for a, b, w in r["skipped"]),
+        )
 
     # ---- properties -----------------------------------------------------------------------------
     @property
