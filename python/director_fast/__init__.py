@@ -52,7 +52,7 @@ from director_fast.core.verification_types import (
 from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.numbers import NumberMention, find_numbers
 from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
-from director_fast.confidence import ABSTAIN_THRESHOLD, evaluate, evaluate_tool_call, is_placeholder
+from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
 from director_fast.confidence import Report as ConfidenceReport
 from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
 from director_fast.knowledge import KnowledgeBase
@@ -95,6 +95,7 @@ __all__ = [
     "ConfidenceReport",
     "evaluate",
     "evaluate_tool_call",
+    "SchemaViolation",
     "is_placeholder",
     "EvidenceHit",
     "EvidenceIndex",
