@@ -64,9 +64,22 @@ from director_fast.core.temporal_consistency import (
     TemporalContradiction,
 )
 from director_fast.core.config import DirectorConfig
-from director_fast.guard import ProductionGuard
+from director_fast.production import ProductionGuard
 from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import astream_guard, stream_guard
+from director_fast.errors import HallucinationError
+from director_fast import production as _production
+from director_fast.client_guard import guard, score
+
+# ``director_fast.guard`` is the client-wrapping function; the module that held ProductionGuard
+# until now is director_fast.production. Old imports keep working:
+# ``from director_fast.guard import ProductionGuard`` / ``import director_fast.guard`` (the
+# module alias) and ``director_fast.guard.ProductionGuard`` (an attribute of the function).
+import sys as _sys
+
+_sys.modules.setdefault("director_fast.guard", _production)
+guard.ProductionGuard = ProductionGuard  # type: ignore[attr-defined]
+del _sys
 
 __all__ = [
     "__version__",
@@ -141,6 +154,9 @@ __all__ = [
     "TemporalContradiction",
     "DirectorConfig",
     "ProductionGuard",
+    "HallucinationError",
+    "guard",
+    "score",
     "LexicalNLI",
     "NLIModel",
     "NLIScore",
