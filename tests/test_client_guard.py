@@ -244,3 +244,16 @@ async def test_async_clients(server):
     server.reset(GOOD)
     stream = await ac.messages.create(model="m", max_tokens=64, messages=ASK, stream=True)
     assert _anthropic_text([e async for e in stream]) == GOOD
+
+
+def test_migration_page_lists_every_director_ai_name():
+    director_ai = pytest.importorskip("director_ai")
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "migration.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in page.splitlines()
+            if line.startswith("| `")}
+    assert set(director_ai.__all__) <= set(rows)
+    for name, line in rows.items():
+        if "same name" in line:  # the names said to be shared really are
+            assert hasattr(df, name), name
