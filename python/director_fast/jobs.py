@@ -193,32 +193,38 @@ def _done_lines(out_path: Path) -> tuple[dict[int, dict[str, Any]], int, int]:
     done: dict[int, dict[str, Any]] = {}
     if not out_path.exists():
         return done, 0, 0
-    kept: list[bytes] = []
-    dropped = 0
-    with open(out_path, "rb") as f:
-        for line in f:
-            try:
-                if not line.endswith(b"\n"):
-                    raise ValueError("torn line")
-                res = json.loads(line)
-                int(res["line"])
-                kept.append(line)
-            except (ValueError, KeyError, TypeError):
-                dropped += 1
+
+    def parse(line: bytes) -> dict[str, Any] | None:
+        try:
+            if not line.endswith(b"\n"):
+                raise ValueError("torn line")
+            res = json.loads(line)
+            int(res["line"])
+            return res
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    with open(out_path, "rb") as f:  # streamed: the file is never held in memory
+        dropped = sum(parse(line) is None for line in f)
     if dropped:
         tmp = out_path.with_name(out_path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            f.writelines(kept)
-            f.flush()
+        with open(out_path, "rb") as src, open(tmp, "wb") as dst:
+            for line in src:
+                if parse(line) is not None:
+                    dst.write(line)
+            dst.flush()
         tmp.replace(out_path)
-    offset = 0
-    for line in kept:
-        res = json.loads(line)
-        slim = _slim(res)
-        slim["_offset"] = offset
-        done[int(res["line"])] = slim
-        offset += len(line)
-    return done, len(kept), offset
+    offset = kept = 0
+    with open(out_path, "rb") as f:
+        for line in f:
+            res = parse(line)
+            if res is not None:
+                slim = _slim(res)
+                slim["_offset"] = offset
+                done[int(res["line"])] = slim
+                kept += 1
+            offset += len(line)
+    return done, kept, offset
 
 
 def _drop_stale(out_path: Path, old_size: int, keep_offsets: set[int]) -> None:
