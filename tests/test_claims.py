@@ -477,3 +477,38 @@ def test_units_are_spans_in_order(text):
     check_units(text, units)
     if not text.strip():
         assert units == []
+
+
+# ---- chat styles of other models: compound chat, emphasis, short English sentences -----------
+
+@pytest.mark.parametrize("text,kinds", [
+    ("I hope you both have a lovely swim, and don't hesitate to ask if there's anything else I can "
+     "help with!", ["offer"]),
+    ("Hope that clears it up, and happy invoicing!", ["pleasantry"]),
+    ("Great question — and thank you for the work you do!", ["pleasantry"]),
+    ("Hey, thanks so much for asking — that's a really thoughtful question! 💙", ["pleasantry", "pleasantry"]),
+    ("That isn't covered in the information I have, so I can't confirm either way.", ["abstention"]),
+    ("I'd recommend asking the support team directly so procurement gets an accurate answer.", ["offer"]),
+    ("Registered non-profits get **30% off Growth and Scale** (Starter isn't eligible).", ["claim"]),
+    # traps: a compound with a fact in it stays a claim
+    ("Enjoy your swim, and the pool closes at 9 pm.", ["pleasantry", "claim"]),
+    ("Hope that helps, and the sauna costs £6.", ["claim"]),
+    ("I hope you enjoy it, and we hope to open in May.", ["claim"]),
+])
+def test_chat_styles(text, kinds):
+    got = [u.kind for u in split_claims(text)]
+    assert got == kinds, [(u.kind, u.text) for u in split_claims(text)]
+
+
+def test_short_plain_english_sentences_are_recognised_as_english(caplog):
+    caplog.set_level("WARNING")
+    split_claims("I'd recommend asking the support team directly so procurement gets an accurate answer.")
+    assert "do not look like English" not in caplog.text
+
+
+@pytest.mark.parametrize("text,claim", [
+    ("No, not yet — the Care Plan has a minimum term of 12 months.", "the Care Plan has a minimum term of 12 months."),
+    ("Not really, the shop opens at 9.", "the shop opens at 9."),
+])
+def test_hedged_answer_particles_are_stripped(text, claim):
+    assert [(u.kind, u.text) for u in split_claims(text)] == [("claim", claim)]

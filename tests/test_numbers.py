@@ -18,6 +18,14 @@ from director_fast.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
 
 # (text, [(surface, value, unit), ...]): every mention of the text, in order.
 TABLE = [
+    # written decimals, pence and cents, "US dollars"
+    ("ninety-nine point nine percent uptime", [("ninety-nine point nine percent", 99.9, "%")]),
+    ("seven point two million people", [("seven point two million", 7.2e6, "")]),
+    ("sixteen pounds fifty a month", [("sixteen pounds fifty", 16.5, "gbp")]),
+    ("three dollars and twenty-five cents", [("three dollars and twenty-five cents", 3.25, "usd")]),
+    ("five pounds and ten people", [("five pounds", 5, "gbp"), ("ten", 10, "")]),
+    ("two hundred and ninety US dollars per user", [("two hundred and ninety US dollars", 290, "usd")]),
+    ("from my point of view", []),
     # currencies: each symbol, code and word form maps to one key
     ("The fee is $12.", [("$12", 12, "usd")]),
     ("It costs €12 a month.", [("€12", 12, "eur")]),
@@ -129,8 +137,11 @@ QUANTITIES = [
     ("2 km, 2,000 m, 2000 mm, 150 cm", [("2 km", 2000, "m"), ("2,000 m", 2000, "m"), ("2000 mm", 2, "m"),
                                         ("150 cm", 1.5, "m")]),
     ("1.5 l, 1.5 litres, 750 ml", [("1.5 l", 1500, "ml"), ("1.5 litres", 1500, "ml"), ("750 ml", 750, "ml")]),
-    # months, years, nights and units without a metric base are never converted
-    ("3 months, 2 years, 3 nights, 5 lbs, 3 miles", [("3 months", 3, "month"), ("2 years", 2, "year"),
+    # a year is 12 months ("half a year" == "6 months"); nights and units without a metric base
+    # are never converted
+    ("6 months, half a year, 1 year, 12 months", [("6 months", 6, "month"), ("half a year", 6, "month"),
+                                                 ("1 year", 12, "month"), ("12 months", 12, "month")]),
+    ("3 months, 2 years, 3 nights, 5 lbs, 3 miles", [("3 months", 3, "month"), ("2 years", 24, "month"),
                                                      ("3 nights", 3, "night"), ("5 lbs", 5, "lb"),
                                                      ("3 miles", 3, "mile")]),
     ("a dozen, $12, 25%, 5:30 pm", [("a dozen", 12, ""), ("$12", 12, "usd"), ("25%", 25, "%"),
@@ -168,7 +179,7 @@ def test_quantity_keeps_value_and_unit():
 
 def test_base_units_cover_their_keys():
     assert set(BASE_UNITS) <= UNITS
-    assert {b for b, _ in BASE_UNITS.values()} == {"min", "g", "m", "ml"}
+    assert {b for b, _ in BASE_UNITS.values()} == {"min", "g", "m", "ml", "month"}
     for unit in UNITS - set(BASE_UNITS):
         m = NumberMention(0, 1, 7.0, unit, "7")
         assert (m.quantity, m.base_unit) == (7.0, unit)
@@ -230,6 +241,8 @@ def test_pathological_inputs_are_linear():
         "half an half a " * 100_000,
         "5 an hour " * 100_000,          # a rate after every number (looks back over the spaces)
         "an hour and a " * 100_000,
+        "one point " * 100_000,          # decimals that never get their digit word
+        "five pounds and " * 100_000,    # pence that never come
     ]
     for text in texts:
         t0 = time.perf_counter()

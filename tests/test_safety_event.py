@@ -42,13 +42,14 @@ STREAMING_EXPLANATIONS = {
     "callback_timeout": "The coherence scorer did not answer in time; the stream was stopped (fail closed).",
     "scorer_error": "The coherence scorer failed; the stream was stopped (fail closed).",
     "kernel_inactive": "The streaming kernel is inactive; the stream was stopped (fail closed).",
+    "upstream_error": "The model's stream failed or ended early; the partial answer was stopped (fail closed).",
 }
 
 
 def emitted_events() -> list[SafetyEvent]:
     out = []
     for i, (reason, expl) in enumerate(STREAMING_EXPLANATIONS.items()):
-        timeout_like = reason in ("callback_timeout", "scorer_error", "kernel_inactive")
+        timeout_like = reason in ("callback_timeout", "scorer_error", "kernel_inactive", "upstream_error")
         out.append(SafetyEvent.from_policy_decision(
             hook_id="streaming.kernel", hook_scope="streaming", policy_decision="halt",
             halt_reason=reason, tenant_safe_explanation=expl,

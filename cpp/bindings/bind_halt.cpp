@@ -18,7 +18,8 @@ HaltReason reason_from_string(const std::string& s) {
   if (s == "callback_timeout") return HaltReason::CallbackTimeout;
   if (s == "kernel_inactive") return HaltReason::KernelInactive;
   if (s == "scorer_error") return HaltReason::ScorerError;
-  throw ValueError("reason must be 'callback_timeout', 'kernel_inactive' or 'scorer_error', got '" + s + "'");
+  if (s == "upstream_error") return HaltReason::UpstreamError;
+  throw ValueError("reason must be 'callback_timeout', 'kernel_inactive', 'scorer_error' or 'upstream_error', got '" + s + "'");
 }
 
 const char* action_name(StepAction a) {

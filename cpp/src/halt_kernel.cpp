@@ -16,6 +16,7 @@ const char* halt_reason_name(HaltReason r) noexcept {
     case HaltReason::CallbackTimeout: return "callback_timeout";
     case HaltReason::KernelInactive: return "kernel_inactive";
     case HaltReason::ScorerError: return "scorer_error";
+    case HaltReason::UpstreamError: return "upstream_error";
   }
   return "";
 }
@@ -271,8 +272,8 @@ HaltDecision HaltKernel::halt_external(HaltReason reason) {
     throw ValueError("the stream has already halted; reset() the kernel to start a new stream");
   }
   if (reason != HaltReason::CallbackTimeout && reason != HaltReason::KernelInactive &&
-      reason != HaltReason::ScorerError) {
-    throw ValueError("halt_external takes callback_timeout, kernel_inactive or scorer_error");
+      reason != HaltReason::ScorerError && reason != HaltReason::UpstreamError) {
+    throw ValueError("halt_external takes callback_timeout, kernel_inactive, scorer_error or upstream_error");
   }
   // An external halt supersedes a pending soft halt: the stream stops before this token.
   pending_ = false;

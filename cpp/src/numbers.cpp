@@ -135,8 +135,8 @@ const WordMap<UnitWord>& unit_words() {
 }
 
 // The base unit of a unit key and the factor to it (quantity = value * mul / div; a divisor keeps
-// "2,000 mm" == 2 m exact): durations in minutes (months, years and nights are their own units),
-// mass in grams, length in metres, volume in millilitres; any other key is its own base.
+// "2,000 mm" == 2 m exact): durations in minutes, calendar spans in months (a year is 12 months;
+// months are never turned into days), nights their own unit, mass in grams, length in metres, volume in millilitres; any other key is its own base.
 struct Base {
   const char* key;
   double mul;
@@ -149,7 +149,8 @@ Base base_of(const char* unit) {
       {"day", {"min", 1440, 1}},    {"week", {"min", 10080, 1}}, {"fortnight", {"min", 20160, 1}},
       {"mg", {"g", 1, 1000}},       {"g", {"g", 1, 1}},          {"kg", {"g", 1000, 1}},
       {"mm", {"m", 1, 1000}},       {"cm", {"m", 1, 100}},       {"m", {"m", 1, 1}},
-      {"km", {"m", 1000, 1}},       {"ml", {"ml", 1, 1}},        {"l", {"ml", 1000, 1}}});
+      {"km", {"m", 1000, 1}},       {"ml", {"ml", 1, 1}},        {"l", {"ml", 1000, 1}},
+      {"month", {"month", 1, 1}},   {"year", {"month", 12, 1}}});
   const Base* b = m.find(unit);
   return b ? *b : Base{unit, 1, 1};
 }
@@ -861,10 +862,65 @@ class Parser {
         return j + 2;
       }
     }
+    if (w == "us" && is(j + 2, K::Space)) {  // "290 US dollars"
+      const Low v = low(j + 3);
+      if (v == "dollar" || v == "dollars") {
+        r.unit = "usd";
+        return j + 4;
+      }
+    }
     const UnitWord* u = unit_words().find(w);
     if (u == nullptr || u->attached_only) return j;
     r.unit = u->key;
     return j + 2;
+  }
+
+  // After a written number ending before lexeme j: "point" and digit words ("ninety-nine point
+  // nine": 99.9). Returns the lexeme after the last digit word (j when there is none).
+  std::size_t point_decimals(std::size_t j, Raw& r) const {
+    if (!(is(j, K::Space) && low(j + 1) == "point")) return j;
+    double frac = 0.0, place = 0.1;
+    std::size_t k = j + 2;
+    while (is(k, K::Space)) {
+      const Written* d = written_words().find(low(k + 1));
+      if (d == nullptr || d->kind != WrittenKind::Digit) break;
+      frac += d->value * place;
+      place /= 10.0;
+      k += 2;
+    }
+    if (k == j + 2) return j;
+    r.value += frac;
+    r.mantissa = r.value;
+    if (is(k, K::Space) && scale_word(low(k + 1)) > 0) {  // "seven point two million"
+      r.scale = scale_word(low(k + 1));
+      r.value *= r.scale;
+      k += 2;
+    }
+    return k;
+  }
+
+  // After a written amount of pounds, euros or dollars ending before lexeme j: its pence or cents
+  // written as a number below one hundred, optionally with "pence" / "cents" / "p" ("sixteen pounds
+  // fifty": 16.50; "three dollars and twenty-five cents": 3.25). Returns the lexeme after them.
+  std::size_t subunits(std::size_t j, Raw& r) const {
+    const std::string_view u = r.unit;
+    if (!(u == "gbp" || u == "eur" || u == "usd") || !is(j, K::Space)) return j;
+    std::size_t k = j + 1;
+    bool joined = false;
+    if (low(k) == "and" && is(k + 1, K::Space)) {
+      k += 2;
+      joined = true;
+    }
+    Raw sub;
+    if (!below_hundred(k, sub)) return j;
+    std::size_t e = sub.lb;
+    const bool named = is(e, K::Space) &&
+                       (low(e + 1) == "pence" || low(e + 1) == "cents" || low(e + 1) == "cent" || low(e + 1) == "p");
+    if (named) e += 2;
+    if (joined && !named) return j;  // "five pounds and ten people" is no amount of pence
+    r.value += sub.value / 100.0;
+    r.mantissa = r.value;
+    return e;
   }
 
   // "seven", "nineteen", "twenty", "twenty-five", "twenty five" at j (values 1..99).
@@ -999,7 +1055,9 @@ class Parser {
     }
     r.la = i;
     r.written = true;
+    if (r.scale == 1.0) j = point_decimals(j, r);
     if (!*r.unit) j = unit(j, r);
+    j = subunits(j, r);
     r.lb = j;
     return true;
   }

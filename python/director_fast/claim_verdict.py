@@ -14,8 +14,9 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
     number of the claim that the unit does not hold while the unit states numbers (``number``;
     equal quantities in other units, "2 weeks" / "14 days", match), a capitalised name of the
     claim missing from the unit (``entity``; see :func:`_given_names` for the names that do not
-    count), or two names in swapped roles around the same relation (``roles``,
-    :func:`roles_swapped`);
+    count), two names in swapped roles around the same relation (``roles``,
+    :func:`roles_swapped`), or a job title the unit gives to someone else (``roles``,
+    :func:`titles_swapped`);
   - **supported** when none of those signals fires and the unit covers at least
     :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
@@ -56,7 +57,7 @@ from director_fast.errors import ConfigError
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -118,15 +119,90 @@ _IDIOMS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
 )]
 
 
+# a telephone number written in groups ("+47 77 40 12 00", "0800 412 7799"): at least 9 digits,
+# or 8 after "+", "(" or a leading 0 (never "2019 2020" or "12 05 2020")
+_PHONE = re.compile(r"(?<![\w.,:+])(?:\+\d{1,3}[ .-]?)?\(?\d{2,5}\)?(?:[ .-]\d{2,5}){1,4}(?!\w|[.,:]\d)")
+
+
+def _fuse_phone(m: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", m.group(0))
+    lead = m.group(0)[:1]
+    if len(digits) >= 9 or (len(digits) >= 8 and lead in "+(0"):
+        return f"tel{digits}"
+    return m.group(0)
+
+
+_FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
+
+
+def _phone_verdict(claim: str, premise: str) -> Comparison | None:
+    """A telephone number of the (normalised) claim that the premise does not hold: contradicted
+    (signal ``number``) when the premise gives another one, not_found when it gives none; None
+    when the claim's numbers are all there (or it has none)."""
+    wanted = set(_FUSED_PHONE.findall(claim))
+    if not wanted:
+        return None
+    held = set(_FUSED_PHONE.findall(premise))
+    if wanted <= held:
+        return None
+    return Comparison("contradicted", 0.75, "number") if held else Comparison("not_found", 0.0, "number")
+
+
+# common paraphrases of service English, folded to one wording on both sides of a comparison (so
+# the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
+# Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
+# against it is still a negation flip.
+_PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
+    (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
+    (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
+    (r"money\s+back", "refund"),
+    (r"reimburse(?:d|ment)?", "refund"),
+    (r"call(?:ed|s|ing)?\s+off", "cancel"),
+    (r"ahead\s+of\s+time|beforehand", "in advance"),
+    (r"reserv(?:e|ed|es|ing)", "book"),
+    (r"reservations?", "booking"),
+    (r"purchas(?:e|es|ing)", "buy"),
+    (r"purchased", "bought"),
+    (r"prohibited|forbidden|banned|not\s+permitted", "not allowed"),
+    (r"permitted", "allowed"),
+    (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must"),
+    (r"telephone", "phone"),
+    (r"e-mail", "email"),
+    (r"shut(?:s)?", "closes"),
+    (r"stolen|stole|steal(?:s|ing)?", "theft"),
+    (r"kids", "children"),
+    (r"kid", "child"),
+    (r"(?:on\s+)?saturdays?\s+and\s+sundays?|(?:at|on)\s+(?:the\s+)?weekends?", "at weekends"),
+    (r"(?:on\s+)?mondays?\s+(?:to|through|-|–)\s+fridays?|(?:on\s+)?weekdays", "on weekdays"),
+    (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
+    (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
+)]
+
+
+def _fold_paraphrases(text: str) -> str:
+    for pattern, repl in _PARAPHRASES:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def _normalise_idioms(text: str) -> str:
-    """Prepare a text for the lexical comparison (both sides): compatibility forms folded and
-    every decimal digit made ASCII ("９，０００" and "٩٠٠٠" are 9,000 and 9000), and comparative
-    idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" / "not" is not
-    read as a negation."""
+    """Prepare a text for the lexical comparison (both sides): markdown emphasis marks (``**``,
+    ``__``, backticks) dropped, a telephone number written in groups fused into one word
+    ("0800 412 7799" -> "tel08004127799", so it is matched whole and never read as three
+    numbers), compatibility forms folded and every decimal digit made ASCII ("９，０００" and
+    "٩٠٠٠" are 9,000 and 9000), common paraphrases folded to one wording (:data:`_PARAPHRASES`:
+    "call off" -> "cancel", "money back" -> "refund", "prohibited" -> "not allowed", ...), and
+    comparative idioms rewritten ("no more than 8 kg" -> "at most 8 kg") so that their "no" /
+    "not" is not read as a negation."""
+    if "**" in text or "__" in text or "`" in text:  # markdown emphasis and code marks
+        text = text.replace("**", "").replace("__", "").replace("`", "")
+    if _PHONE.search(text):  # one word, never a run of numbers to compare one by one
+        text = _PHONE.sub(_fuse_phone, text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None
                        else ch for ch in text)
+    text = _fold_paraphrases(text)
     if "no" not in text.lower():
         return text
     for pattern, repl in _IDIOMS:
@@ -195,7 +271,11 @@ class LexicalJudge:
         return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "", ()) for p in premises]
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
-        r = self._impl.score_prepared(self._prepare(_normalise_idioms(unit.premise)), claim)
+        premise = _normalise_idioms(unit.premise)
+        phones = _phone_verdict(claim, premise)
+        if phones is not None:
+            return phones
+        r = self._impl.score_prepared(self._prepare(premise), claim)
         worst: Comparison | None = None
         for s in r.sentences:
             c = self._sentence_verdict(s, unit, question, r.premise_sentences, documents)
@@ -204,7 +284,8 @@ class LexicalJudge:
         if worst is None:
             worst = Comparison("supported", 1.0, "coverage")
         # names in a multi-sentence premise stand in arbitrary order: roles are read within one sentence
-        if worst.verdict != "contradicted" and r.premise_sentences == 1 and roles_swapped(claim, unit.premise):
+        if worst.verdict != "contradicted" and r.premise_sentences == 1 and (
+                roles_swapped(claim, unit.premise) or titles_swapped(claim, unit.premise)):
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
@@ -248,7 +329,8 @@ _RELATIONS = frozenset(
 
 _NOT_NAMES = frozenset(
     "the a an our your their its his her my this that these those yes no sure it they we you he "
-    "she i there here and but or so if when what who which how why".split())
+    "she i there here and but or so if when what who which how why as at by in on for from with "
+    "to of after before during since until also please note all every each both".split())
 
 
 def _names(text: str) -> list[tuple[str, int, int]]:
@@ -267,6 +349,16 @@ def _names(text: str) -> list[tuple[str, int, int]]:
         name = re.sub(r"['’]s$", "", name).rstrip(".")
         out.append((name.lower(), start, m.end()))
     return out
+
+
+# relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
+_RELATION_SYNONYMS = {w: "acquire" for w in "acquired acquire bought buy purchased purchase took take".split()}
+_RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage managed oversee supervise chair".split()})
+
+
+def _relations(text: str) -> set[str]:
+    """The relation words of ``text`` (:data:`_RELATIONS`), synonyms folded."""
+    return {_RELATION_SYNONYMS.get(w, w) for w in content_words(text) & _RELATIONS}
 
 
 def roles_swapped(claim: str, evidence: str) -> bool:
@@ -292,10 +384,76 @@ def roles_swapped(claim: str, evidence: str) -> bool:
                 continue  # same order in the evidence
             between_c = claim[b1:a2]
             between_e = evidence[e2[1]:e1[0]]
-            relation = content_words(between_c) & content_words(between_e) & _RELATIONS
+            relation = _relations(between_c) & _relations(between_e)
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
             if relation and same_voice:
                 return True
+    return False
+
+
+# ---- job titles ------------------------------------------------------------------------------
+
+_TITLE_HEADS = frozenset(
+    "officer director manager head ceo cfo coo cto cio president chair chairman chairwoman chairperson "
+    "founder owner coordinator supervisor lead principal dean secretary treasurer partner executive "
+    "administrator registrar controller superintendent editor curator".split())
+_NAME_RUN = r"(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+|Prof\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
+_TITLE_RUN = r"[A-Za-z][A-Za-z'’-]*(?:\s+(?:of\s+|for\s+|and\s+)?[A-Za-z][A-Za-z'’-]*){0,5}"
+_TITLE_PATTERNS = [re.compile(p) for p in (
+    # "the chief operating officer, Hanne Moe" / "our head of studies, Dr Helena Marsh"
+    r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r"),\s+(?P<name>" + _NAME_RUN + r")",
+    # "Hanne Moe, the chief operating officer"
+    r"(?P<name>" + _NAME_RUN + r"),\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "Hanne Moe is the chief operating officer"
+    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been)\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "The chief operating officer is Hanne Moe"
+    r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r")\s+(?:is|was)\s+(?P<name>" + _NAME_RUN + r")",
+)]
+
+
+def _title_of(phrase: str) -> str:
+    """The job title in a lower-case phrase, cut after its head word ("chief operating officer
+    who reports" -> "chief operating officer"); "" when it names no job."""
+    words = phrase.split()
+    for k in range(len(words), 0, -1):
+        if words[k - 1] in _TITLE_HEADS:
+            if k < len(words) and words[k] == "of" and k + 1 < len(words):  # "head of studies"
+                end = k + 1
+                while end < len(words) and words[end] not in ("who", "which", "and", "reports", "is"):
+                    end += 1
+                return " ".join(words[:end])
+            return " ".join(words[:k])
+    return ""
+
+
+def job_titles(text: str) -> dict[str, str]:
+    """``title -> name`` for the people ``text`` gives a job title ("The head of billing
+    operations, Nadia Vesely, reports to the CFO, Owen Brandt." -> {"head of billing operations":
+    "nadia vesely", "cfo": "owen brandt"}); both lower-cased."""
+    out: dict[str, str] = {}
+    for pattern in _TITLE_PATTERNS:
+        for m in pattern.finditer(text):
+            title = _title_of(m.group("title").lower())
+            name = re.sub(r"^(?:dr|mr|mrs|ms|prof)\.?\s+", "", m.group("name").lower())
+            if title and name.split()[0] not in _NOT_NAMES:
+                out.setdefault(title, name)
+    return out
+
+
+def titles_swapped(claim: str, evidence: str) -> bool:
+    """True when the claim gives a job title to one person and the evidence gives that title to
+    someone else whom the claim also names or whose own title the claim gives ("Aksel Nyberg is
+    the chief operating officer" against "Aksel Nyberg, who reports to the chief operating
+    officer, Hanne Moe")."""
+    claimed = job_titles(claim)
+    if not claimed:
+        return False
+    stated = job_titles(evidence)
+    lowered = evidence.lower()
+    for title, name in claimed.items():
+        holder = stated.get(title)
+        if holder and holder != name and name not in holder and holder not in name and _has_word(name, lowered):
+            return True
     return False
 
 
@@ -461,19 +619,28 @@ def content_words(text: str) -> set[str]:
     return out
 
 
+# words by which a claim states a rule for every case ("every adult swim", "all plans", "always")
+_UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardless|no\s+matter|"
+                        r"without\s+exception|under\s+any\s+circumstances)\b", re.IGNORECASE)
+
+
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
-    online", "does not apply to Lockers") whose words the ``question`` mentions and the ``claim``
-    does not: the claim then answers the excepted case with the general rule."""
-    if not question:
+    online", "does not apply to Lockers") that the ``claim`` does not mention, while either the
+    ``question`` mentions it (the claim answers the excepted case with the general rule) or the
+    claim states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
+    adult swim" against "£1 off every adult swim, except during the Sunday fun session").
+    Paraphrases are folded first ("stolen" / "theft")."""
+    q = content_words(_fold_paraphrases(question)) if question else set()
+    c = content_words(_fold_paraphrases(claim))
+    universal = _UNIVERSAL.search(claim) is not None
+    if not q and not universal:
         return False
-    q = content_words(question)
-    c = content_words(claim)
     for m in _EXCEPTION.finditer(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
-        case = content_words(m.group(1)) - content_words(unit_text[:m.start()])
-        if case & q and not case & c:
+        case = content_words(_fold_paraphrases(m.group(1))) - content_words(unit_text[:m.start()])
+        if case and not case & c and (case & q or universal):
             return True
     return False
 
@@ -503,7 +670,8 @@ def conjuncts(claim: str) -> list[str]:
 # words of a bare yes / no answer ("Yes, absolutely.", "Not quite.", "That's right!")
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
-    "certainly definitely quite really that's unfortunately sadly afraid".split())
+    "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
+    "straight away immediately always moment now".split())
 # the first word of a yes / no question
 _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
@@ -515,12 +683,12 @@ _NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false)\b|n't\b", re.IG
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     """For a unit that says no more than yes or no ("Yes.", "Correct!", "No.", "It is not.",
     "They do.") in reply to a yes / no question (one that opens with an auxiliary verb): ``(the question's last sentence, affirmed)``; the answer
-    asserts that proposition (affirmed) or its negation. None when the unit has a content word
+    asserts that proposition (affirmed) or its negation. None when the unit has no letter, or a content word
     of its own or the prompt ends with no question. A bare answer to a question is judged through
     the question ("Yes." to "Does Acme employ 9,000 people?" is as wrong as the 9,000), never
     passed unjudged."""
-    if content_words(unit) - _ANSWER_WORDS:
-        return None
+    if content_words(unit) - _ANSWER_WORDS or not re.search(r"[^\W\d_]", unit):
+        return None  # a word of its own, or no word at all ("📚" is no "yes")
     q = question.strip()
     if not q.endswith("?"):
         return None
@@ -582,6 +750,225 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
         return ClaimDecision("contradicted", strength, comparisons[i].signal, i, n)
     strength, i = best["not_found"]
     return ClaimDecision("not_found", strength, comparisons[i].signal, i, n)
+
+
+# ---- composition across units ---------------------------------------------------------------
+
+#: share of a claim's content words that the units of a composition must cover together
+COMPOSE_COVERAGE = 0.8
+#: units a composition may join
+COMPOSE_UNITS = 3
+# a comparison with one of these signals rules a composition out (the claim is refuted, not
+# merely spread over several units)
+_REFUTING = frozenset({"negation", "antonym", "roles", "exception"})
+# words a number's clause (or a name's window) has to share with the evidence to be "about" it
+_ANCHOR_WORDS = 2
+_WINDOW_CHARS = 48
+# clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
+# clause-joining words, a spaced dash
+_CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|who)\s|\s[-–—]\s")
+
+
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause around ``text[start:end]``, bounded by punctuation and clause-joining words."""
+    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
+    right = _CLAUSE_EDGE.search(text, end)
+    return (left[-1] if left else 0), (right.start() if right else len(text))
+
+
+def _clause_words(text: str, start: int, end: int) -> set[str]:
+    """Content words of the clause around ``text[start:end]``, the span's own words excluded:
+    "Escape-of-water claims carry an excess of £500, and subsidence claims carry £1,000." gives
+    {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
+    £1,000."""
+    a, b = _clause_span(text, start, end)
+    return content_words(text[a:start]) | content_words(text[end:b])
+
+
+@dataclass(frozen=True, slots=True)
+class _EvidenceNumber:
+    """A number of an evidence unit with the words that say what it counts."""
+
+    unit: int
+    mention: Any
+    near: frozenset[str]    # words next to it (:func:`_near_words`)
+    clause: frozenset[str]  # words of its clause
+    before: frozenset[str]  # words of the clause before
+
+
+def _evidence_numbers(units: Sequence[EvidenceUnit]) -> list[_EvidenceNumber]:
+    """Every number of ``units`` with its context ("except for contractors, who get 100 GB":
+    clause {get}, clause before {contractor})."""
+    from director_fast.numbers import find_numbers
+
+    out = []
+    for i, u in enumerate(units):
+        mentions = find_numbers(u.text)
+        for m in mentions:
+            a, _b = _clause_span(u.text, m.start, m.end)
+            before = content_words(u.text[_clause_span(u.text, a - 1, a - 1)[0]:a]) if a > 0 else set()
+            out.append(_EvidenceNumber(i, m, frozenset(_near_words(u.text, m, mentions)),
+                                       frozenset(_clause_words(u.text, m.start, m.end)), frozenset(before)))
+    return out
+
+
+def _same_quantity(a: Any, b: Any) -> bool:
+    if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
+        return False
+    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
+
+
+_NEAR_WORDS = 4
+
+
+def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
+    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
+    it with ``after_only``) inside its clause, stopping at another number ("serves 14
+    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
+    aircraft})."""
+    a, b = _clause_span(text, mention.start, mention.end)
+    for m in mentions:
+        if m.end <= mention.start:
+            a = max(a, m.end)
+        elif m.start >= mention.end:
+            b = min(b, m.start)
+    before = [] if after_only else text[a:mention.start].split()[-_NEAR_WORDS:]
+    after = text[mention.end:b].split()[:_NEAR_WORDS]
+    return content_words(" ".join(before + after)) - content_words(mention.surface)
+
+
+def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
+                   evidence: Sequence[_EvidenceNumber]) -> tuple[str, int]:
+    """Where a number of ``claim`` stands in the evidence. ``mentions``: every number of the
+    claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
+
+    Among the evidence numbers of the same kind (same base unit, or both bare), the ones about
+    the same thing are those whose context best matches, in this order: the words after the
+    claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
+    number; the words next to the claim number against the evidence number's clause; the words
+    of the claim number's clause against it; then those plus the words of the whole claim
+    against the evidence number's clause and the clause before, which must share at least three
+    words.
+    ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
+    hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
+    it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
+    evidence number is about is anchored by the same digits written in a unit."""
+    after = _near_words(claim, mention, mentions, after_only=True)
+    near = _near_words(claim, mention, mentions)
+    own = _clause_words(claim, mention.start, mention.end)
+    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
+    scored = []
+    for e in evidence:
+        if e.mention.base_unit != mention.base_unit:
+            continue
+        clause = len(own & e.clause)
+        context = clause + len(whole & (e.clause | e.before))
+        if context >= 3:
+            scored.append(((len(after & e.near), len(near & e.clause), clause, context), e))
+    if not scored:
+        if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
+            for e in evidence:
+                if e.mention.surface == mention.surface:
+                    return "equal", e.unit
+        return "absent", -1
+    top = max(key for key, _e in scored)
+    about = [e for key, e in scored if key == top]
+    equal = [e.unit for e in about if _same_quantity(mention, e.mention)]
+    return ("equal", equal[0]) if equal else ("conflict", about[0].unit)
+
+
+def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[EvidenceUnit],
+                 unit_words: Sequence[set[str]]) -> int:
+    """The unit that vouches for a name of ``claim``, or -1.
+
+    The units about the name are those sharing the most content words with the claim's words
+    around it (at least :data:`_ANCHOR_WORDS`; with none that close, every unit). One of them
+    holding the name vouches for it. Otherwise one that holds no name of its own missing from
+    the claim, from a document that holds the name, vouches for it ("you get 10% off" with a
+    "Birchwood Card" against "Cardholders get 10% off" in the card's document); a unit that
+    names someone else there does not ("led by Dana Okafor" against "led by Margaret Ennis"),
+    nor does the name standing anywhere else."""
+    window = content_words(claim[max(0, start - _WINDOW_CHARS):start]) | content_words(claim[end:end + _WINDOW_CHARS])
+    window -= content_words(name)
+    overlaps = [len(window & w) for w in unit_words]
+    top = max(overlaps, default=0)
+    about = [i for i, o in enumerate(overlaps) if o == top] if top >= _ANCHOR_WORDS else list(range(len(units)))
+    for i in about:
+        if _has_word(name, units[i].text.lower()):
+            return i
+    if top < _ANCHOR_WORDS:
+        return -1
+    lowered = claim.lower()
+    for i in about:
+        # a capitalised first word alone ("Cardholders get ...") is no name of its own
+        rivals = [n for n, a, _b in _names(units[i].text) if not _has_word(n, lowered) and (a > 0 or " " in n)]
+        if not rivals and _has_word(name, units[i].chunk.text.lower()):
+            return i
+    return -1
+
+
+def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+            question: str = "") -> ClaimDecision | None:
+    """Judge a claim that joins facts stated in different evidence units ("The fleet has 9
+    aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
+    Air serves 14 destinations."), after no single unit supported it.
+
+    * Each number of the claim is anchored (:func:`_anchor`) to the unit about the same thing:
+      the unit sharing the most content words with the claim's words around the number. A
+      different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
+      unit, or one without a comparable number -> no composition (a number from an unrelated
+      fact never confirms a claim).
+    * Every capitalised name of the claim must stand in one of the units (or be given by the
+      question).
+    * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
+      words, must together cover :data:`COMPOSE_COVERAGE` of the claim's content words.
+    * Any comparison refuting the claim (negation, antonym, swapped roles, dropped exception)
+      rules the composition out, and so does a name pair in swapped roles in a chosen unit.
+
+    Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
+    or None when the claim cannot be composed (its single-unit verdict stands).
+    """
+    from director_fast.numbers import find_numbers
+
+    words = content_words(claim)
+    if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
+        return None
+    n = len(comparisons)
+    unit_words = [content_words(u.text) for u in units]
+    evidence = _evidence_numbers(units)
+    chosen: list[int] = []
+    mentions = find_numbers(claim)
+    for mention in mentions:
+        where, i = _anchor_number(claim, mention, mentions, evidence)
+        if where == "conflict":
+            return ClaimDecision("contradicted", 0.75, "number", i, n)
+        if where == "absent":
+            return None
+        if i not in chosen:
+            chosen.append(i)
+    documents = list(dict.fromkeys(u.chunk.text for u in units))
+    for name, start, end in _names(claim):
+        i = next((j for j in chosen if _has_word(name, units[j].text.lower())), -1)
+        if i < 0:
+            i = _anchor_name(claim, name, start, end, units, unit_words)
+        if i < 0:
+            if not _given_names([name], question, " ".join(documents), documents):
+                return None
+        elif i not in chosen:
+            chosen.append(i)
+    covered: set[str] = set().union(*(unit_words[i] & words for i in chosen)) if chosen else set()
+    while len(chosen) < COMPOSE_UNITS:
+        gains = [(len((w & words) - covered), i) for i, w in enumerate(unit_words) if i not in chosen]
+        gain, i = max(gains, default=(0, -1))
+        if gain < 2:
+            break
+        chosen.append(i)
+        covered |= unit_words[i] & words
+    if len(chosen) > COMPOSE_UNITS or len(covered) < COMPOSE_COVERAGE * len(words):
+        return None
+    if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
+        return None
+    return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
 
 
 def claim_score(decision: ClaimDecision, threshold: float, soft_limit: float,

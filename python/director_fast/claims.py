@@ -408,6 +408,10 @@ can do does did at by from or if what which who when where how would should coul
 after before all any some more only just but than then its his her he she i my us them these
 those here were up out please yes into over each every other very because there i'm it's
 you're don't we're there's can't
+a an in on as so no was will also get gets got one two than too much many most really well
+i'd i'll i've you'll you've you'd we'll we've they're they'll that's what's isn't aren't wasn't
+won't doesn't didn't haven't hasn't couldn't wouldn't shouldn't let let's me him hers ours yours
+now still even never always again once same such own both few off down while until since
 """.split())
 
 # --------------------------------------------------------------------------------------------
@@ -420,6 +424,8 @@ yes|yeah|yep|yup|no|nope|sure|sure thing|certainly|of course|absolutely|definite
 |great question|excellent question|interesting question|short answer|in short|in summary
 |to summarize|to summarise|to sum up|basically|honestly|to be honest|frankly|got it|understood
 |that's right|that is right|that's correct|that is correct|not quite|no problem|no worries
+|not yet|not really|not exactly|not necessarily|not at all|not straight away|not right away
+|not immediately|not always|not for now|not at the moment|not right now
 |sorry|i'm sorry|i am sorry|i apologize|i apologise|apologies|my apologies|i'm afraid
 |i am afraid
 |hi|hello|hey|hi there|hello there|hey there|greetings|dear|good morning|good afternoon
@@ -528,8 +534,19 @@ _WISHES = _Patterns([
     "a_shame|worrying|upsetting}",
     "[and] {that's|that_is} a {fair|good|great|excellent|reasonable|sensible|common|smart} question",
     "[and] {thanks|thank_you} [so|very] [much] for {getting_in_touch|reaching_out|asking|"
-    "your_patience|your_message|contacting_us|checking|the_question}",
+    "your_patience|your_message|contacting_us|checking|the_question|the_work|all_the_work|"
+    "all_you_do|what_you_do|everything_you_do|your_work|your_interest|your_understanding|"
+    "flagging|letting_me_know|letting_us_know|sharing|choosing|being|your_kind|the_kind|"
+    "the_details|the_context|the_detail|raising|bringing}",
+    "[and] {that's|that_is|what|such} [a|such_a] [really|very|truly] {fair|good|great|excellent|"
+    "reasonable|sensible|common|smart|thoughtful|important|helpful|interesting|practical|valid|"
+    "lovely|kind} {question|point|thing_to_ask|thing_to_check}",
     "[and] great that you're",
+    "[oh|and|but|so] [i|we] [really|do] hope {that|this|it|the_above|all_this|all_of_this} "
+    "{clears|helps|answers|explains|covers|sorts|makes|gives|was|is}",
+    "[and|so] happy {invoicing|swimming|booking|planning|banking|riding|cycling|flying|baking|"
+    "exploring|browsing|decorating|building|coding|training|running|skiing|sailing|camping|"
+    "hiking|painting|organising|organizing|saving|spending|celebrating|studying|teaching}",
 ])
 # a sentence ending in "?" is a question (asserting nothing) only when it opens like one; a
 # statement with a tag ("..., doesn't it?", "..., is there anything else?") or a rhetorical
@@ -615,6 +632,10 @@ _ABSTENTION = _Patterns([
     "{i'd|i_would} rather not {guess|speculate}",
     "i {can't|cannot|can_not|couldn't|could_not} give you a {reliable|definite|definitive|clear|"
     "precise|firm} answer",
+    "{that|this|it|that_detail|this_detail} {isn't|is_not|wasn't|was_not|doesn't_seem_to_be|"
+    "does_not_seem_to_be|isn't_something|is_not_something} [explicitly|specifically|actually] "
+    "{covered|mentioned|included|listed|specified|stated|addressed|documented|given|described} "
+    "{in|by} ~3 " + _alts(_DOC + ["what", "anything", "the_material", "my_notes"]),
 ])
 _BUT = frozenset("but however although though yet except whereas which because".split())
 
@@ -1011,7 +1032,8 @@ def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
                 depth -= 1
             elif ch == '"':
                 quote = not quote
-        if t.norm in ("and", "but") and i and depth == 0 and not quote and gap[-1:].isspace():
+        if t.norm in ("and", "but") and i and depth == 0 and not quote and gap[-1:].isspace() \
+                and not _inside_emphasis(text, s, t.start):
             left = gap.rstrip()
             if left.endswith(","):
                 left = left[:-1]
@@ -1031,6 +1053,12 @@ def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
                 subord = True
     out.append((seg, e))
     return out
+
+
+def _inside_emphasis(text: str, s: int, i: int) -> bool:
+    """Whether ``text[i]`` stands inside a markdown ``**bold**`` or ``__bold__`` span opened
+    after ``s`` ("**30% off Growth and Scale**" is one phrase, never two clauses)."""
+    return text.count("**", s, i) % 2 == 1 or text.count("__", s, i) % 2 == 1
 
 
 def _semicolons(text: str, s: int, e: int) -> list[tuple[int, int]]:
@@ -1187,12 +1215,68 @@ def _classify_content(text: str, s: int, e: int) -> str:
     if _DIGIT_RE.search(text, s, e):
         return "claim"
     norms = _norms(text, s, e)
-    if len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
+    # a wish or offer followed by a joined part ("Hope that helps, and ...") is chat only when
+    # that part names nothing ("..., and we hope to open in May." is a claim)
+    plain = _plain_after_join(text, s, e)
+    if plain and len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
         return "pleasantry"
     if _any(_SELF_REFERENCE, norms):
         return "self_reference"
     if _is_abstention(text, s, e, norms):
         return "abstention"
+    if plain and not _URLISH_RE.search(text, s, e) and _is_offer(norms):
+        return "offer"
+    return _compound_chat(text, s, e)
+
+
+_I_FORMS = frozenset("I I'm I'd I'll I've I’m I’d I’ll I’ve".split())
+
+
+def _plain_after_join(text: str, s: int, e: int) -> bool:
+    """True when the unit has no joint (:data:`_CHAT_JOIN`), or what follows its first joint
+    holds no digit and no capitalised word other than "I" (so no name, day, month or
+    product)."""
+    m = _CHAT_JOIN.search(text, s, e)
+    if m is None:
+        return True
+    tail = text[m.end():e]
+    return not _DIGIT_RE.search(tail) and not any(
+        w[:1].isupper() and w not in _I_FORMS for w in (t.group(0) for t in _WORD_RE.finditer(tail)))
+
+
+_CHAT_JOIN = re.compile(r",\s+(?:and|but|so)\s+|\s+[—–]\s+|;\s+")
+
+
+def _compound_chat(text: str, s: int, e: int) -> str:
+    """A unit of two chat parts joined by ", and" / ", but" / ", so" / a dash / ";", each a
+    pleasantry, wish or offer on its own ("I hope you both have a lovely swim, and don't hesitate
+    to ask if there's anything else I can help with!"): ``offer`` when one part is an offer,
+    else ``pleasantry``; ``claim`` otherwise (at most the first three joints are tried)."""
+    if _CHAT_JOIN.search(text, s, e) is None:
+        return "claim"
+    for k, m in enumerate(_CHAT_JOIN.finditer(text, s, e)):
+        if k == 3:
+            break
+        left = _trim(text, s, m.start())
+        right = _trim(text, m.end(), e)
+        if left[0] >= left[1] or right[0] >= right[1]:
+            continue
+        kinds = {_classify_part(text, *left), _classify_part(text, *right)}
+        if kinds <= {"pleasantry", "offer"}:
+            return "offer" if "offer" in kinds else "pleasantry"
+    return "claim"
+
+
+def _classify_part(text: str, s: int, e: int) -> str:
+    """The kind of one part of a compound unit (:func:`_compound_chat`), without splitting it
+    further."""
+    if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
+        return "pleasantry"
+    if _DIGIT_RE.search(text, s, e) or _is_question(text, s, e):
+        return "claim"
+    norms = _norms(text, s, e)
+    if len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
+        return "pleasantry"
     if not _URLISH_RE.search(text, s, e) and _is_offer(norms):
         return "offer"
     return "claim"

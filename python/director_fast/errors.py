@@ -21,6 +21,8 @@ class                             also a                          raised when
 ``StorageError``                  ``OSError``                     an I/O operation failed
 ``StreamHalted``                  --                              ``stream_guard(raise_on_halt=True)``
                                                                   halted; ``.session`` holds the record
+``UpstreamError``                 --                              a model stream reported a failure or
+                                                                  ended early (``.kind``, ``.code``)
 ``HallucinationError``            --                              ``guard(client, on_fail="raise")``
                                                                   rejected a response or tool call
 ================================  ==============================  =====================================
@@ -45,6 +47,7 @@ __all__ = [
     "DirectorKeyError",
     "StorageError",
     "StreamHalted",
+    "UpstreamError",
     "FieldTypeError",
     "HallucinationError",
 ]
@@ -118,6 +121,29 @@ class StreamHalted(DirectorFastError):
     def __init__(self, message: str, session: Any = None) -> None:
         super().__init__(message)
         self.session = session
+
+
+class UpstreamError(DirectorFastError):
+    """The model's stream reported a failure or ended before its final event, so the text it
+    delivered is not a complete answer. Raised by the stream adapters
+    (:mod:`director_fast.adapters`); a guard reading such an adapter records the halt as
+    ``upstream_error`` instead of raising.
+
+    Attributes:
+        kind: ``"error_event"`` (an ``error`` event in the stream), ``"finish_reason"`` (a
+            finish / stop reason configured to halt, e.g. ``length``), ``"failed"`` /
+            ``"incomplete"`` (Responses API), ``"truncated"`` (the stream ended without its final
+            chunk or event).
+        code: the provider's short code (``"length"``, ``"overloaded_error"``,
+            ``"max_output_tokens"``; ``""`` when none), restricted to ``[A-Za-z0-9_.:-]``.
+        provider: ``"openai"``, ``"openai.responses"`` or ``"anthropic"``.
+    """
+
+    def __init__(self, message: str, *, kind: str, code: str = "", provider: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.provider = provider
 
 
 class FieldTypeError(ValidationError, InputTypeError):

@@ -21,7 +21,10 @@ Recognised (each mention is one contiguous span of the text):
 * written numbers ``"zero"`` .. ``"nineteen"``, ``"twenty"`` .. ``"ninety"`` with an optional unit
   word (``"twenty-five"``, ``"twenty five"``), ``"three hundred and twenty"``, ``"hundred"``,
   ``"dozen"``, ``"half"``, ``"double"``, ``"twice"``, ``"triple"`` (also ``"one"``, as in "one of
-  them": it is a number here; the lexical NLI does not count it);
+  them": it is a number here; the lexical NLI does not count it); written decimals with
+  ``"point"`` (``"ninety-nine point nine percent"``: 99.9, ``"seven point two million"``); pounds,
+  euros and dollars with their pence or cents (``"sixteen pounds fifty"``: 16.5,
+  ``"three dollars and twenty-five cents"``: 3.25); ``"290 US dollars"``;
 * article and fraction forms: ``"an hour"``, ``"a day"``, ``"a week"``, ``"a fortnight"`` (value 1;
   not after a number, ``"once"`` or ``"times"``: ``"$20 an hour"``, ``"twice a day"``, ``"7 days a
   week"`` are rates), ``"an hour and a half"`` (1.5 ``"h"``), ``"half an hour"`` (0.5 ``"h"``),
@@ -40,7 +43,8 @@ attached letter suffix whatever it is (``"1st"``, ``"3D"``, ``"1990s"``: values 
 unit). Values are never converted between units (``"2 hours"`` is 2 ``"h"``, not 120 ``"min"``);
 :attr:`NumberMention.quantity` is the value in the base unit of its dimension, what the lexical NLI
 compares: durations in minutes (``"s"`` ``"min"`` ``"h"`` ``"day"`` ``"week"`` ``"fortnight"``;
-months, years and nights are never converted), mass in grams (``"mg"`` ``"g"`` ``"kg"``), length
+nights are never converted), calendar spans in months (``"year"`` is 12 ``"month"``; months are
+never turned into days), mass in grams (``"mg"`` ``"g"`` ``"kg"``), length
 in metres (``"mm"`` ``"cm"`` ``"m"`` ``"km"``), volume in millilitres (``"ml"`` ``"l"``); any other
 unit is its own base (:data:`BASE_UNITS`).
 """
@@ -76,13 +80,14 @@ UNITS: frozenset[str] = frozenset({
 
 #: Unit key -> (base unit key, factor): ``quantity = value * factor`` (the table of
 #: ``base_of`` in cpp/src/numbers.cpp, which the lexical NLI compares by). Keys not listed are their
-#: own base (factor 1): months, years, nights, pounds, feet, currencies, ``"%"``, ``"time"``, ``""``.
+#: own base (factor 1): nights, pounds, feet, currencies, ``"%"``, ``"time"``, ``""``.
 BASE_UNITS: dict[str, tuple[str, float]] = {
     "s": ("min", 1 / 60), "min": ("min", 1.0), "h": ("min", 60.0), "day": ("min", 1440.0),
     "week": ("min", 10080.0), "fortnight": ("min", 20160.0),
     "mg": ("g", 1e-3), "g": ("g", 1.0), "kg": ("g", 1000.0),
     "mm": ("m", 1e-3), "cm": ("m", 1e-2), "m": ("m", 1.0), "km": ("m", 1000.0),
     "ml": ("ml", 1.0), "l": ("ml", 1000.0),
+    "month": ("month", 1.0), "year": ("month", 12.0),
 }
 # divisors for the sub-units, so that "2,000 mm" is exactly 2 m (as in the C++ table)
 _DIVISORS = {"s": 60.0, "mg": 1000.0, "mm": 1000.0, "cm": 100.0}
@@ -115,7 +120,7 @@ class NumberMention:
     @property
     def base_unit(self) -> str:
         """The base unit of :attr:`unit`'s dimension: ``"min"``, ``"g"``, ``"m"``, ``"ml"``, or
-        :attr:`unit` itself when it is not converted (``"month"``, ``"usd"``, ``""``)."""
+        :attr:`unit` itself when it is not converted (``"night"``, ``"usd"``, ``""``)."""
         base = BASE_UNITS.get(self.unit)
         return base[0] if base else self.unit
 

@@ -28,14 +28,23 @@ Release policy (``release=``):
   held until that sentence has been scored, so a wrong value never reaches the user before the
   check that stops it. Extra latency: up to one sentence of tokens plus one scorer call.
 
-Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, or missing the
-``scorer_timeout_s`` deadline, halts with ``callback_timeout`` and a SafetyEvent. Any other
-exception, or a score that is not a finite number in [0, 1] (``ScoreError`` naming the token),
-propagates to the caller after the session records the halt as ``scorer_error``. On every halt
-the upstream iterator is closed (``close()`` / ``aclose()``) so the model stops generating.
+Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, missing the
+``scorer_timeout_s`` deadline (a real deadline: sync scorers then run on a bounded
+:class:`ScorerExecutor`), or finding that executor saturated, halts with ``callback_timeout`` and a
+SafetyEvent. Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
+naming the token), propagates to the caller after the session records the halt as
+``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
+``length`` finish, a stream without its final chunk) halts with ``upstream_error``; any other
+exception from the token source is recorded as ``upstream_error`` and then propagates.
+
+The upstream is closed (``close()`` / ``aclose()``) on every way out: halt, ``close()`` /
+``aclose()``, ``with`` / ``async with``, an exception, cancellation of the task reading an async
+guard, garbage collection and the normal end. In ``astream_guard`` a sync scorer never runs on the
+event loop (``executor=``).
 
 Thread-safety: a guard object belongs to one consumer; distinct guards are independent (each
-has its own kernel state). The scorer may be shared if it is itself thread-safe.
+has its own kernel state). The scorer may be shared between guards if it is thread-safe (sync
+scorers of ``astream_guard`` and of timed guards run on executor threads).
 """
 
 from __future__ import annotations
@@ -44,14 +53,17 @@ import asyncio
 import concurrent.futures
 from bisect import bisect_left, bisect_right
 import dataclasses
+import functools
 import inspect
 import logging
 import math
+import re
 import time
+import weakref
 from array import array
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
+from typing import Any, AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Protocol
 
 from director_fast.core.halt import HaltConfig, HaltReason, format_reason, suggested_action
 from director_fast.core.safety_event import SafetyEvent
@@ -65,7 +77,9 @@ from director_fast.core.session import (
 from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.core.types import ClaimAttribution
 from director_fast.core.tenant_safety import TenantSafetyError
-from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted
+from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
+from director_fast._executor import ScorerExecutor
+from director_fast._log import warn_limited
 
 logger = logging.getLogger("director_fast.stream_guard")
 
@@ -76,6 +90,7 @@ __all__ = [
     "AsyncStreamGuard",
     "IncrementalScorer",
     "SentenceResult",
+    "ScorerExecutor",
 ]
 
 _ACT_HALT = 3
@@ -228,7 +243,8 @@ class _GuardState:
                  scorer_timeout_s: float | None, keep_events: bool,
                  evidence_callback: Callable[[str], str | None] | None,
                  kernel_active: Callable[[], bool] | None, context: Any = None,
-                 system: str | None = None, messages: Any = None) -> None:
+                 system: str | None = None, messages: Any = None,
+                 executor: ScorerExecutor | str | None = None) -> None:
         self.incremental = hasattr(scorer, "score_sentence")
         if config is None:
             config = _derived_config(scorer) if self.incremental else HaltConfig()
@@ -259,8 +275,16 @@ class _GuardState:
             if isinstance(scorer_timeout_s, bool) or not isinstance(scorer_timeout_s, (int, float)) \
                     or not scorer_timeout_s > 0 or scorer_timeout_s != scorer_timeout_s:
                 raise ConfigError("scorer_timeout_s must be a positive number of seconds", field="scorer_timeout_s")
+        if executor is not None and executor != "inline" and not isinstance(executor, ScorerExecutor):
+            raise ConfigError(
+                f"executor must be a ScorerExecutor, 'inline' or None, got {type(executor).__name__}",
+                field="executor")
         self.scorer = scorer
         self.fn = scorer.score_sentence if self.incremental else scorer
+        self.is_async = _is_async_callable(self.fn)
+        self.executor_opt = executor
+        # the halt's extra SafetyEvent attributes (executor_saturated, deadline_ms)
+        self.halt_attrs: dict[str, str] = {}
         self.call_kwargs = {"prompt": prompt, "tenant_id": tenant_id}
         if self.incremental:
             self.call_kwargs.update(_accepted_extras(self.fn, context=context, system=system, messages=messages))
@@ -299,7 +323,6 @@ class _GuardState:
         self.stepped = array("q")
         self.skipped_any = False
         self.next_unscored: int | None = None  # first token of a sentence being scored
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def record(self, tok: str, score: float, flags: int) -> None:
@@ -368,6 +391,8 @@ class _GuardState:
         attrs = {"token_offset": str(s.halt_index)}
         if s.soft_halted:
             attrs["final_token_offset"] = str(s.final_index)
+        if external is not None and self.halt_attrs:
+            attrs.update(self.halt_attrs)
         claim = self._halt_claim(res)
         if claim is not None:
             s.halt_claim = claim
@@ -382,6 +407,21 @@ class _GuardState:
                 halted=True, warning=False, scored=bool(s._flags[idx] & _F_SCORED),
                 evidence=s.halt_evidence, halt_evidence=evidence, safety_event=event)
         self.done = True
+        if reason is HaltReason.UPSTREAM_ERROR:
+            warn_limited(logger, "upstream_error", "upstream stream failed (%s%s); stream halted with "
+                         "upstream_error", attrs.get("upstream", ""),
+                         ": " + attrs.get("upstream_code", attrs.get("error_type", ""))
+                         if ("upstream_code" in attrs or "error_type" in attrs) else "")
+        elif reason in (HaltReason.CALLBACK_TIMEOUT, HaltReason.SCORER_ERROR):
+            what = ("the executor is saturated" if "executor_saturated" in attrs else
+                    "missed its deadline" if "deadline_ms" in attrs else
+                    "timed out / failed with OSError" if reason is HaltReason.CALLBACK_TIMEOUT else
+                    "raised or returned an invalid score")
+            warn_limited(logger, reason.value, "scorer %s: %s; stream halted with %s (fail closed)",
+                         self.scorer_path, what, reason.value)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("stream halted: reason=%s token=%d request_id=%s tenant_id=%s event_id=%s",
+                        reason.value, s.halt_index, self.request_id, self.tenant_id, event.event_id)
 
     def _halt_claim(self, res: SentenceResult | None) -> Any:
         """The claim that halted the stream, with its index in the whole response (None when the
@@ -426,9 +466,46 @@ class _GuardState:
 
     def close_session(self) -> None:
         self.session.end_time = time.monotonic()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+
+    # ---- scorer calls off the caller's thread ----------------------------------------------------
+    def executor(self) -> ScorerExecutor:
+        """The executor for this stream's sync scorer calls: the one given, else the one shared by
+        every guard of this scorer."""
+        ex = self.executor_opt
+        if isinstance(ex, ScorerExecutor):
+            return ex
+        return ScorerExecutor.for_scorer(self.scorer)
+
+    def submit(self, arg: Any) -> concurrent.futures.Future | None:
+        """Start a sync scorer call on the executor; None (and the halt attributes set) when the
+        executor is saturated."""
+        ex = self.executor()
+        if self.incremental:
+            fut = ex.try_submit(self.fn, arg, previous=self.prev_sentence, **self.call_kwargs)
+        else:
+            fut = ex.try_submit(self.fn, arg)
+        if fut is None:
+            self.halt_attrs["executor_saturated"] = "true"
+            self.halt_attrs["executor_max_workers"] = str(ex.max_workers)
+        return fut
+
+    def upstream_failed(self, exc: BaseException) -> None:
+        """Record an ``upstream_error`` halt for a failed token source: an adapter's
+        :class:`UpstreamError` (attributes ``upstream`` = its kind, ``upstream_code``) or any
+        other exception raised while reading it (``upstream`` = ``exception``, ``error_type``)."""
+        if isinstance(exc, UpstreamError):
+            self.halt_attrs["upstream"] = _short_code(exc.kind)
+            if exc.code:
+                self.halt_attrs["upstream_code"] = _short_code(exc.code)
+        else:
+            self.halt_attrs["upstream"] = "exception"
+            self.halt_attrs["error_type"] = _short_code(type(exc).__name__)
+        if self.incremental:
+            self.next_unscored = self.pend_start  # the first token no sentence score covers
+        self.finish_halt("upstream_error")
+
+    def missed_deadline(self) -> None:
+        self.halt_attrs["deadline_ms"] = f"{(self.timeout or 0.0) * 1000.0:.0f}"
 
     def halted_error(self) -> StreamHalted:
         s = self.session
@@ -582,6 +659,22 @@ class _GuardState:
         return list(range(self.session.delivered_count, out_n))
 
 
+_SHORT_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def _short_code(v: str) -> str:
+    """A short identifier for a SafetyEvent attribute (``"other"`` when it is not one)."""
+    return v if isinstance(v, str) and _SHORT_CODE.fullmatch(v) else "other"
+
+
+def _is_async_callable(fn: Any) -> bool:
+    """``async def`` functions / methods, and objects whose ``__call__`` is one."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
 def _check_token(tok: Any, index: int) -> str:
     if not isinstance(tok, str):
         raise InputTypeError(f"token {index} must be a str, got {type(tok).__name__}")
@@ -595,19 +688,112 @@ def _check_token_source(tokens: Any, *, asynchronous: bool) -> None:
         raise InputTypeError(
             f"tokens must be an iterable of str tokens, not a {type(tokens).__name__} "
             "(split the text, e.g. director_fast.jobs.tokenize_for_stream(text), or pass [text])")
-    ok = hasattr(tokens, "__iter__") or (asynchronous and hasattr(tokens, "__aiter__"))
+    ok = hasattr(tokens, "__iter__") or (
+        asynchronous and (hasattr(tokens, "__aiter__") or hasattr(tokens, "__anext__")))
     if not ok:
         kind = "an iterable or async iterable" if asynchronous else "an iterable"
         raise InputTypeError(f"tokens must be {kind} of str tokens, got {type(tokens).__name__}")
 
 
+def _close_all(objs: Iterable[Any]) -> None:
+    """``close()`` each distinct object that has one; errors are logged, never raised (closing
+    is cleanup on the way out of a halt, a cancellation or an exception)."""
+    seen: list[Any] = []
+    for obj in objs:
+        if obj is None or any(obj is o for o in seen):
+            continue
+        seen.append(obj)
+        close = getattr(obj, "close", None)
+        if close is None:
+            continue
+        try:
+            res = close()
+            if inspect.isawaitable(res):  # an async stream handed to the sync guard
+                _discard_awaitable(res)
+        except Exception as exc:
+            logger.debug("closing the upstream %s failed: %r", type(obj).__name__, exc)
+
+
+def _discard_awaitable(res: Any) -> None:
+    close = getattr(res, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose_all(objs: Iterable[Any]) -> None:
+    """Async twin of :func:`_close_all`: ``aclose()`` (awaited) or ``close()`` each distinct
+    object once; errors are logged, never raised."""
+    seen: list[Any] = []
+    for obj in objs:
+        if obj is None or any(obj is o for o in seen):
+            continue
+        seen.append(obj)
+        fn = getattr(obj, "aclose", None) or getattr(obj, "close", None)
+        if fn is None:
+            continue
+        try:
+            res = fn()
+            if inspect.isawaitable(res):
+                await res
+        except Exception as exc:
+            logger.debug("closing the upstream %s failed: %r", type(obj).__name__, exc)
+
+
+class _SyncSource:
+    """A plain iterator seen as an async iterator (no async generator, so nothing is left for
+    the event loop's async-generator finaliser)."""
+
+    __slots__ = ("_it",)
+
+    def __init__(self, it: Iterator[str]) -> None:
+        self._it = it
+
+    def __aiter__(self) -> "_SyncSource":
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return next(self._it)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        _close_all((self._it,))
+
+
+class _AnextOnly:
+    """``async for`` over an object that has ``__anext__`` but no ``__aiter__`` (closing is left
+    to the object itself: the guard closes the source)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __aiter__(self) -> "_AnextOnly":
+        return self
+
+    def __anext__(self) -> Any:
+        return self._obj.__anext__()
+
+
 class StreamGuard:
-    """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`."""
+    """Iterator returned by :func:`stream_guard`; ``.session`` is the :class:`StreamSession`.
+
+    The upstream is closed (``close()``) on halt, :meth:`close`, exit of ``with``, an exception
+    and garbage collection of a guard abandoned mid-stream.
+
+    Thread-safety: one consumer thread at a time; :meth:`close` may be called from another
+    thread (it then closes the upstream directly).
+    """
 
     def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
         _check_token_source(tokens, asynchronous=False)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
+        self._src_it: Any = None
+        self._source_closed = False
+        self._closing = False
         self._it: Iterator[str] | None = None
 
     @property
@@ -624,14 +810,20 @@ class StreamGuard:
 
     def close(self) -> None:
         """Stop guarding early: the upstream iterator is closed (so the model stops) and the
-        session's end time recorded. Idempotent; also called by ``with stream_guard(...)``."""
+        session's end time recorded. Idempotent; also called by ``with stream_guard(...)`` and
+        when the guard is garbage collected mid-stream."""
         it = self._it
         if it is None:  # never iterated: close the source directly
             self._it = iter(())
             self._state.close_session()
-            self._close_source(self._source)
-            return
-        it.close()
+        else:
+            self._closing = True
+            try:
+                it.close()
+            except ValueError:  # being iterated by another thread right now
+                logger.debug("stream_guard.close(): the guard is running in another thread; "
+                             "closing the upstream directly")
+        self._close_source()
 
     def __enter__(self) -> "StreamGuard":
         return self
@@ -643,22 +835,27 @@ class StreamGuard:
     def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
         try:
-            if st.timeout is None:
+            if st.timeout is None or st.executor_opt == "inline":
+                t0 = time.monotonic()
                 if st.incremental:
                     raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     raw = st.fn(arg)
+                if st.timeout is not None and time.monotonic() - t0 > st.timeout:
+                    st.missed_deadline()  # executor="inline": checked after the call returned
+                    return "callback_timeout", None
             else:
-                if st._executor is None:
-                    st._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="director_fast-scorer")
-                if st.incremental:
-                    fut = st._executor.submit(st.fn, arg, previous=st.prev_sentence, **st.call_kwargs)
-                else:
-                    fut = st._executor.submit(st.fn, arg)
+                # a real deadline: the call runs on the scorer's bounded executor; a call that
+                # misses it keeps its worker until it returns (counted against the bound)
+                fut = st.submit(arg)
+                if fut is None:
+                    return "callback_timeout", None  # saturated: fail closed at once
                 try:
                     raw = fut.result(timeout=st.timeout)
                 except concurrent.futures.TimeoutError:
-                    fut.cancel()
+                    if not fut.done():
+                        fut.cancel()
+                        st.missed_deadline()
                     return "callback_timeout", None
         except (TimeoutError, OSError):
             return "callback_timeout", None
@@ -674,30 +871,35 @@ class StreamGuard:
             raise InputTypeError("the scorer returned an awaitable: use astream_guard for async scorers")
         return None, raw
 
-    def _close_source(self, src: Any) -> None:
-        close = getattr(src, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                pass
+    def _close_source(self) -> None:
+        """Close the upstream once: its iterator and the source object (an SDK stream whose
+        ``__iter__`` is a generator is only released by the object's own ``close()``)."""
+        if self._source_closed:
+            return
+        self._source_closed = True
+        _close_all((self._src_it, self._source))
 
     def _run(self) -> Iterator[str]:
         st = self._state
-        src = iter(self._source)
-        abandoned = False
+        src = self._src_it = iter(self._source)
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
             else:
                 yield from self._run_plain(src)
-        except GeneratorExit:
-            abandoned = True  # the consumer stopped early (close() or garbage collection)
+        except UpstreamError as exc:  # the model's stream failed in-band: a halt
+            if st.done:
+                raise
+            st.upstream_failed(exc)
+        except Exception as exc:  # the token source raised: record the halt, then re-raise
+            if not st.done and not self._closing:
+                st.upstream_failed(exc)
             raise
         finally:
+            # every way out closes the upstream: halt, early close(), garbage collection of an
+            # abandoned guard, an exception, and the normal end (releases an HTTP connection)
             st.close_session()
-            if st.done or abandoned:
-                self._close_source(src)
+            self._close_source()
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
@@ -864,6 +1066,7 @@ def stream_guard(
     context: Any = None,
     system: str | None = None,
     messages: Any = None,
+    executor: ScorerExecutor | str | None = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -884,8 +1087,11 @@ def stream_guard(
             the last safe token instead of just stopping.
         release: ``"token"`` or ``"sentence"`` (default: ``"sentence"`` for incremental scorers,
             ``"token"`` for plain callables).
-        scorer_timeout_s: per-call deadline in seconds; a missed deadline halts with
-            ``callback_timeout`` (sync scorers run on a worker thread when this is set).
+        scorer_timeout_s: per-call deadline in seconds (> 0); a missed deadline halts with
+            ``callback_timeout`` at the deadline, not when the call returns. With it set, sync
+            scorers run on the scorer's bounded :class:`ScorerExecutor` (a call that misses the
+            deadline keeps its worker until it returns; no thread is ever added beyond
+            ``max_workers``); without it they run on the calling thread.
         keep_events: keep per-token records (scores, timestamps, flags: ~17 bytes/token plus the
             token string); ``False`` keeps only tokens, counters and the halt record.
         evidence_callback: compatibility hook ``text -> str | None`` called once on halt.
@@ -894,6 +1100,13 @@ def stream_guard(
         context, system, messages: the call's evidence (str or list of str), system prompt and
             OpenAI-format messages, forwarded to an incremental scorer whose ``score_sentence``
             accepts them (a warning is logged when it does not, and they are not used).
+        executor: where sync scorer calls run when they run off the caller's thread (sync guard:
+            with ``scorer_timeout_s``; async guard: always): ``None`` (default) the
+            :class:`ScorerExecutor` shared by every guard of this scorer
+            (``ScorerExecutor.for_scorer(scorer)``), a given ``ScorerExecutor``, or ``"inline"``
+            (call on the caller's thread / the event loop; the deadline is then only checked
+            after the call returns). A saturated executor halts the stream at once with
+            ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
 
     Returns:
         :class:`StreamGuard` (an iterator of ``str``) whose ``.session`` is the
@@ -910,22 +1123,36 @@ def stream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages)
+        context=context, system=system, messages=messages, executor=executor)
 
 
 class AsyncStreamGuard:
     """Async iterator returned by :func:`astream_guard`; ``.session`` is the StreamSession.
 
-    Same decisions as :class:`StreamGuard` for the same inputs. The scorer may be sync or async
-    (a returned awaitable is awaited; ``scorer_timeout_s`` is enforced with ``asyncio.wait_for``
-    for awaitables and checked after the fact for sync scorers).
+    Same decisions as :class:`StreamGuard` for the same inputs. The scorer may be sync or async:
+    an ``async def`` scorer is awaited on the loop, a sync one runs on a bounded
+    :class:`ScorerExecutor` (never on the event loop, unless ``executor="inline"``);
+    ``scorer_timeout_s`` is a real deadline for both.
+
+    The upstream is closed (``aclose()`` awaited, or ``close()``) on halt, ``aclose()``, exit of
+    ``async with``, an exception, cancellation of the reading task and garbage collection.
+
+    Thread-safety: one consumer task at a time; :meth:`aclose` may be called from another task
+    of the same event loop.
     """
 
     def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
         _check_token_source(tokens, asynchronous=True)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
-        self._it: AsyncIterator[str] | None = None
+        self._src_it: Any = None
+        self._source_closed = False
+        self._closing = False
+        self._reader: asyncio.Task[Any] | None = None
+        # the task's callback holds the guard weakly: a guard dropped mid-stream is still closed
+        # by garbage collection while its reading task lives on
+        self._reader_cb = functools.partial(_reader_done, weakref.ref(self))
+        self._it: AsyncGenerator[str, None] | None = None
         self._sync = StreamGuard.__new__(StreamGuard)  # reuse the sync drain helpers
         self._sync._state = self._state
 
@@ -942,14 +1169,21 @@ class AsyncStreamGuard:
         return await self.__aiter__().__anext__()
 
     async def aclose(self) -> None:
-        """Async twin of :meth:`StreamGuard.close` (awaits the source's ``aclose()``)."""
+        """Stop guarding: the upstream is closed (its ``aclose()`` awaited, or ``close()``) and
+        the session's end time recorded. Idempotent; also run by ``async with``, and after a
+        cancellation of the task reading the guard (the upstream is then already closed)."""
         it = self._it
         if it is None:  # never iterated: close the source directly
             self._it = _empty_aiter()
             self._state.close_session()
-            await self._close_source()
-            return
-        await it.aclose()
+        else:
+            self._closing = True
+            try:
+                await it.aclose()
+            except RuntimeError:  # being iterated by another task right now
+                logger.debug("astream_guard.aclose(): the guard is running in another task; "
+                             "closing the upstream directly")
+        await self._close_source()
 
     async def __aenter__(self) -> "AsyncStreamGuard":
         return self
@@ -959,22 +1193,49 @@ class AsyncStreamGuard:
 
     async def _call(self, arg: Any, index: int) -> tuple[str | None, Any]:
         st = self._state
+        timeout = st.timeout
         t0 = time.monotonic()
         try:
-            if st.incremental:
-                raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
+            if st.is_async or st.executor_opt == "inline":
+                if st.incremental:
+                    raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
+                else:
+                    raw = st.fn(arg)
             else:
-                raw = st.fn(arg)
+                # a sync scorer never runs on the event loop: bounded executor, real deadline
+                fut = st.submit(arg)
+                if fut is None:
+                    return "callback_timeout", None  # saturated: fail closed at once
+                try:
+                    if timeout is None:
+                        raw = await asyncio.wrap_future(fut)
+                    else:
+                        raw = await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+                except asyncio.TimeoutError:
+                    if not fut.done() or fut.cancelled():
+                        st.missed_deadline()
+                    return "callback_timeout", None
             if inspect.isawaitable(raw):
-                if st.timeout is None:
+                if timeout is None:
                     raw = await raw
                 else:
+                    left = timeout - (time.monotonic() - t0)
                     try:
-                        raw = await asyncio.wait_for(raw, st.timeout)
+                        if left <= 0:
+                            raise asyncio.TimeoutError
+                        raw = await asyncio.wait_for(raw, left)
                     except asyncio.TimeoutError:
+                        close = getattr(raw, "close", None)
+                        if left <= 0 and close is not None:
+                            close()  # never started
+                        if time.monotonic() - t0 >= timeout:
+                            st.missed_deadline()
                         return "callback_timeout", None
-            elif st.timeout is not None and time.monotonic() - t0 > st.timeout:
+            elif timeout is not None and time.monotonic() - t0 > timeout:
+                st.missed_deadline()  # executor="inline": checked after the call returned
                 return "callback_timeout", None
+        except asyncio.CancelledError:
+            raise  # the reading task was cancelled: not a scorer failure
         except (TimeoutError, OSError):
             return "callback_timeout", None
         except BaseException:
@@ -983,49 +1244,75 @@ class AsyncStreamGuard:
         st.session.scorer_calls += 1
         return None, raw
 
-    async def _aiter_source(self) -> AsyncIterator[str]:
-        src = self._source
-        if hasattr(src, "__aiter__"):
-            async for tok in src:  # type: ignore[union-attr]
-                yield tok
-        else:
-            for tok in src:  # type: ignore[union-attr]
-                yield tok
+    def _watch(self, task: "asyncio.Task[Any] | None") -> None:
+        """Follow the task that reads the guard: when it ends cancelled or with an exception
+        while the guard is suspended mid-stream (the consumer was cancelled while it awaited
+        something else, e.g. a write to a disconnected client), the guard closes itself without
+        waiting for garbage collection."""
+        old = self._reader
+        if old is not None:
+            old.remove_done_callback(self._reader_cb)
+        self._reader = task
+        if task is not None:
+            task.add_done_callback(self._reader_cb)
+
+    def _on_reader_done(self, task: "asyncio.Task[Any]") -> None:
+        if task is not self._reader:
+            return
+        self._reader = None
+        if not task.cancelled() and task.exception() is None:
+            return  # ended normally: the guard may have been handed on; GC closes it otherwise
+        closer = task.get_loop().create_task(self.aclose())
+        _PENDING_CLOSES.add(closer)
+        closer.add_done_callback(_PENDING_CLOSES.discard)
 
     async def _close_source(self) -> None:
-        src = self._source
-        aclose = getattr(src, "aclose", None)
-        try:
-            if aclose is not None:
-                await aclose()
-            else:
-                close = getattr(src, "close", None)
-                if close is not None:
-                    close()
-        except Exception:
-            pass
+        if self._source_closed:
+            return
+        self._source_closed = True
+        await _aclose_all((self._src_it, self._source))
 
-    async def _run(self) -> AsyncIterator[str]:
+    async def _run(self) -> AsyncGenerator[str, None]:
         st = self._state
-        abandoned = False
+        src = self._source
+        if hasattr(src, "__aiter__"):
+            it = src.__aiter__()
+        elif hasattr(src, "__anext__"):  # an async iterator object without __aiter__
+            it = _AnextOnly(src)
+        else:
+            it = _SyncSource(iter(src))
+        self._src_it = it
+        inner = self._run_incremental(it) if st.incremental else self._run_plain(it)
+        current_task = asyncio.current_task
         try:
-            if st.incremental:
-                async for t in self._run_incremental():
-                    yield t
-            else:
-                async for t in self._run_plain():
-                    yield t
-        except GeneratorExit:
-            abandoned = True
+            async for t in inner:
+                task = current_task()
+                if task is not self._reader:
+                    self._watch(task)
+                yield t
+        except UpstreamError as exc:  # the model's stream failed in-band: a halt
+            if st.done:
+                raise
+            st.upstream_failed(exc)
+        except Exception as exc:  # the token source raised: record the halt, then re-raise
+            if not st.done and not self._closing:
+                st.upstream_failed(exc)
             raise
         finally:
+            # every way out closes the upstream: a halt, aclose() / async with, a cancellation of
+            # the reading task (CancelledError raised at an await inside, or the task ending while
+            # the guard waits at a yield: _on_reader_done), garbage collection (the event loop's
+            # async-generator finaliser), an exception and the normal end
+            self._watch(None)
             st.close_session()
-            if st.done or abandoned:
+            try:
+                await inner.aclose()
+            finally:
                 await self._close_source()
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
-    async def _run_plain(self) -> AsyncIterator[str]:
+    async def _run_plain(self, src: AsyncIterator[str]) -> AsyncGenerator[str, None]:
         st = self._state
         s = st.session
         k = st.kernel
@@ -1033,7 +1320,7 @@ class AsyncStreamGuard:
         active = st.kernel_active
         acc = ""
         last = 0.5
-        async for tok in self._aiter_source():
+        async for tok in src:
             i = len(s.tokens)
             _check_token(tok, i)
             if active is not None and not active():
@@ -1069,13 +1356,13 @@ class AsyncStreamGuard:
         if d.halted and not st.done:
             st.finish_halt()
 
-    async def _run_incremental(self) -> AsyncIterator[str]:
+    async def _run_incremental(self, src: AsyncIterator[str]) -> AsyncGenerator[str, None]:
         st = self._state
         s = st.session
         token_release = st.release == "token"
         active = st.kernel_active
         drain = self._sync._drain
-        async for tok in self._aiter_source():
+        async for tok in src:
             i = len(s.tokens)
             _check_token(tok, i)
             if active is not None and not active():
@@ -1110,7 +1397,17 @@ class AsyncStreamGuard:
         return st.end_sentence(sentence, idx, first, err, raw)
 
 
-async def _empty_aiter() -> AsyncIterator[str]:
+def _reader_done(ref: "weakref.ref[AsyncStreamGuard]", task: "asyncio.Task[Any]") -> None:
+    guard = ref()
+    if guard is not None:
+        guard._on_reader_done(task)
+
+
+#: close tasks started by _on_reader_done (the loop keeps only weak references to tasks)
+_PENDING_CLOSES: set[Any] = set()
+
+
+async def _empty_aiter() -> AsyncGenerator[str, None]:
     return
     yield  # pragma: no cover - makes this an async generator
 
@@ -1132,15 +1429,19 @@ def astream_guard(
     context: Any = None,
     system: str | None = None,
     messages: Any = None,
+    executor: ScorerExecutor | str | None = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
-    ``tokens`` may be an async iterable (an OpenAI-style stream after text extraction) or a plain
-    iterable; ``async for tok in astream_guard(...)`` yields the safe tokens. On halt the source's
-    ``aclose()`` is awaited. See :func:`stream_guard` for every argument.
+    ``tokens`` may be an async iterable (an OpenAI-style stream after text extraction), an object
+    with ``__anext__`` (and ``aclose()``), or a plain iterable; ``async for tok in
+    astream_guard(...)`` yields the safe tokens. A sync scorer runs on a bounded executor, off the
+    event loop (``executor=``). The upstream's ``aclose()`` is awaited on halt, on ``aclose()`` /
+    ``async with`` exit and when the reading task is cancelled. See :func:`stream_guard` for every
+    argument.
     """
     return AsyncStreamGuard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages)
+        context=context, system=system, messages=messages, executor=executor)

@@ -33,6 +33,7 @@ enum class HaltReason : std::uint8_t {
   CallbackTimeout = 4,
   KernelInactive = 5,
   ScorerError = 6,
+  UpstreamError = 7,
 };
 
 // Stable machine string ("hard_limit", "window_avg", ...; "" for None).
@@ -128,7 +129,7 @@ class HaltKernel {
                          std::uint8_t* actions_out);
 
   // Halt at the next token index for an external reason (callback_timeout, scorer_error,
-  // kernel_inactive); the token is not consumed and not part of the output.
+  // kernel_inactive, upstream_error); the token is not consumed and not part of the output.
   HaltDecision halt_external(HaltReason reason);
 
   // End of stream: a pending soft halt is finalised (fail closed) at the last token.

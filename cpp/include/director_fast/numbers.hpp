@@ -15,7 +15,9 @@
 //     "2.5 million", "3 hundred", "two hundred thousand", "3 dozen");
 //   - written numbers "zero".."nineteen", the tens "twenty".."ninety" with an optional unit word
 //     ("twenty-five", "twenty five"), "hundred", "dozen", "half", "double", "twice", "triple",
-//     "a hundred", "a dozen", "a million", "three hundred and twenty";
+//     "a hundred", "a dozen", "a million", "three hundred and twenty"; written decimals with
+//     "point" ("ninety-nine point nine": 99.9); pounds, euros and dollars with their pence or cents
+//     ("sixteen pounds fifty": 16.5, "three dollars and twenty-five cents"); "290 US dollars";
 //   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
 //     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
 //     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
@@ -39,7 +41,7 @@
 // 12 "eur"; "pounds" is money ("gbp"; the weight is "lb" / "lbs"); "30 minutes" is 30 "min".
 // Values are not converted between units ("2 hours" is 2 "h", not 120 "min"); `quantity` is the
 // value in the base unit of its dimension, for comparison: durations in minutes ("s" "min" "h"
-// "day" "week" "fortnight"; months, years and nights are never converted), mass in grams ("mg"
+// "day" "week" "fortnight"; nights are never converted; a year is 12 months), mass in grams ("mg"
 // "g" "kg"), length in metres ("mm" "cm" "m" "km"), volume in millilitres ("ml" "l"); any other
 // unit is its own base ("2 weeks" and "14 days": quantity 20160, base_unit "min"; "1.5 kg" and
 // "1,500 g": 1500 "g"; "3 months": 3 "month").

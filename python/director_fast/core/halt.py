@@ -40,6 +40,7 @@ class HaltReason(str, enum.Enum):
     CALLBACK_TIMEOUT = "callback_timeout"
     KERNEL_INACTIVE = "kernel_inactive"
     SCORER_ERROR = "scorer_error"
+    UPSTREAM_ERROR = "upstream_error"
 
     def __str__(self) -> str:  # "hard_limit", not "HaltReason.HARD_LIMIT"
         return self.value
@@ -52,6 +53,7 @@ _SUGGESTED = {
     "callback_timeout": "The coherence scorer did not answer in time; the stream was stopped (fail closed).",
     "scorer_error": "The coherence scorer failed; the stream was stopped (fail closed).",
     "kernel_inactive": "The guard was switched off by the operator; the stream was refused.",
+    "upstream_error": "The model's stream failed or ended early; the partial answer was stopped (fail closed).",
 }
 
 

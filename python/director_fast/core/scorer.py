@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -44,6 +45,7 @@ from director_fast.claim_verdict import (
     ClaimDecision,
     bare_answer,
     claim_score,
+    compose,
     conjuncts,
     content_words,
     decide,
@@ -51,6 +53,9 @@ from director_fast.claim_verdict import (
     make_judge,
 )
 from director_fast.claims import split_claims
+from director_fast.derived_numbers import RESULT_CUE_WORDS, derived_spans
+from director_fast.numbers import find_numbers
+from director_fast.text import split_sentences
 from director_fast.core.types import (
     ClaimAttribution,
     CoherenceScore,
@@ -401,6 +406,8 @@ class CoherenceScorer:
         units = self._units_for(claim, question, tenant_id, known, ctx)
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
+        if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
+            decision = compose(claim, units, comparisons, question) or decision
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
         return decision, unit, tuple(dict.fromkeys(u.chunk for u in units))
 
@@ -460,14 +467,17 @@ class CoherenceScorer:
                 worst = max(worst, float(c.strength))
         return worst
 
-    def _judge_text(self, text: str, roles: CallRoles, tenant_id: str) -> _Judgement:
-        """Split ``text`` into units and judge its claims (offsets relative to ``text``)."""
+    def _judge_text(self, text: str, roles: CallRoles, tenant_id: str, previous: str = "") -> _Judgement:
+        """Split ``text`` into units and judge its claims (offsets relative to ``text``).
+        ``previous``: the sentence before ``text`` (streaming), for numbers the answer computes."""
         known = self._access.check_tenant(tenant_id)
         ctx = self._context(roles.evidence)
         prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
         skipped: list[SkippedUnit] = []
-        for u in split_claims(text):
+        units = split_claims(text)
+        sentences = _SentenceContext(text, previous) if any(_HAS_DIGIT.search(u.text) for u in units) else None
+        for u in units:
             bare = bare_answer(u.text, roles.prompt) if u.kind in ("claim", "pleasantry") else None
             if u.kind != "claim" and bare is None:
                 skipped.append(SkippedUnit(text=u.text, start=u.start, end=u.end, kind=u.kind))
@@ -481,7 +491,13 @@ class CoherenceScorer:
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
             else:
-                decision, unit, chunks = self._verify_claim(u.text, roles.prompt, tenant_id, known, ctx)
+                judged = u.text
+                if sentences is not None:
+                    judged = strip_derived(u.text, sentences.around(u.start, u.end) + (roles.prompt,))
+                if judged is None:  # nothing but numbers computed right from the answer's own
+                    decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
+                else:
+                    decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx)
             score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
@@ -648,7 +664,7 @@ class CoherenceScorer:
             :class:`SentenceScore`.
         """
         roles = self._roles(prompt, sentence, tenant_id, context, system, messages)
-        j = self._judge_text(sentence, roles, tenant_id)
+        j = self._judge_text(sentence, roles, tenant_id, previous if isinstance(previous, str) else "")
         claims = j.claims
         if not claims:
             return SentenceScore(score=1.0, retrieval_path=j.path, scorer_path=self.scorer_path,
@@ -677,6 +693,49 @@ class CoherenceScorer:
         for cache in (self._claim_cache, self._context_cache, self._facts_cache, self._contra_cache):
             cache.clear()
         self._access.clear()
+
+
+_HAS_DIGIT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|"
+                        r"sixty|seventy|eighty|ninety|hundred)\b", re.IGNORECASE)
+
+
+class _SentenceContext:
+    """The sentences of a judged text, for the operands of numbers a claim computes: the rest of
+    the claim's sentence and the sentence before it (``previous`` before the first one)."""
+
+    def __init__(self, text: str, previous: str) -> None:
+        self.text = text
+        self.previous = previous
+        self.spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()]
+
+    def around(self, start: int, end: int) -> tuple[str, ...]:
+        i = next((k for k, (a, b) in enumerate(self.spans) if a <= start < b), -1)
+        if i < 0:
+            return (self.previous,)
+        a, b = self.spans[i]
+        before = self.text[self.spans[i - 1][0]:self.spans[i - 1][1]] if i > 0 else self.previous
+        return (self.text[a:start], self.text[end:b], before)
+
+
+def strip_derived(claim: str, context: Sequence[str]) -> str | None:
+    """``claim`` less the numbers it computes from its context (:func:`derived_spans`); None when
+    nothing else is left to check (only result cue words and no other number)."""
+    spans = derived_spans(claim, context)
+    if not spans:
+        return claim
+    parts, pos = [], 0
+    for a, b in spans:
+        parts.append(claim[pos:a])
+        pos = b
+    parts.append(claim[pos:])
+    rest = "".join(parts)
+    if not find_numbers(rest) and not content_words(rest) - RESULT_CUE_WORDS:
+        return None
+    return rest
+
+
+# single-unit verdicts that may come from a claim spread over several units
+_COMPOSABLE = frozenset({"coverage", "number", "entity"})
 
 
 def _declarative_sentences(prompt: str) -> list[str]:

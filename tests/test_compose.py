@@ -1,0 +1,165 @@
+"""Claims that join facts from several evidence units (claim_verdict.compose): composed support
+when every number and name is anchored to the unit about it, never from a number or name that
+stands in an unrelated fact."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import director_fast as df
+
+AIRLINE = [
+    "Skerry Air serves 14 destinations from Tromvik Harbour Airport.",
+    "The fleet consists of 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+    "It was founded in 1998 by Ingrid Halvorsen, who served as chief executive until 2016.",
+    "Solveig Brandt has led the loyalty programme since 2019.",
+    "The emergency line, 0800 412 7799, is open 24 hours a day.",
+]
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    return df.CoherenceScorer(knowledge=AIRLINE)
+
+
+def verdict(scorer, answer, question="Tell me about it."):
+    score = scorer.score(question, answer)
+    return [(a.verdict, a.signal) for a in score.attributions], score.approved
+
+
+def test_a_claim_joining_two_facts_is_supported(scorer):
+    got, approved = verdict(scorer, "Skerry Air serves 14 destinations with 9 ATR 72-600 aircraft "
+                                    "and 3 Twin Otter floatplanes.")
+    assert approved, got
+    assert got == [("supported", "composed")]
+
+
+@pytest.mark.parametrize("answer", [
+    "Skerry Air serves 14 destinations with 19 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+    "Skerry Air serves 9 destinations with 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes.",
+])
+def test_a_wrong_number_in_a_joined_claim_is_not_supported(scorer, answer):
+    got, approved = verdict(scorer, answer)
+    assert not approved, got
+
+
+def test_a_name_from_another_fact_does_not_confirm(scorer):
+    got, approved = verdict(scorer, "Skerry Air was founded in 1998 by Solveig Brandt, who served as chief "
+                                    "executive until 2016.", "Who founded Skerry Air?")
+    assert not approved, got
+
+
+def test_a_phone_number_is_anchored_by_its_digits(scorer):
+    got, approved = verdict(scorer, "You can call the emergency line on 0800 412 7799, 24 hours a day.")
+    assert approved, got
+
+
+_UNRELATED = st.lists(st.builds("Hangar {} stores {} {}.".format, st.integers(1, 99),
+                                st.sampled_from(["spare", "old", "new"]),
+                                st.sampled_from(["tyres", "seats", "engines"])), max_size=5)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extra=_UNRELATED, n=st.integers(1, 30))
+def test_unrelated_facts_never_change_a_composed_verdict(extra, n):
+    claim = f"Skerry Air serves {n} destinations with 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes."
+    alone = df.CoherenceScorer(knowledge=AIRLINE[:2]).score("Tell me about it.", claim)
+    more = df.CoherenceScorer(knowledge=AIRLINE[:2] + extra).score("Tell me about it.", claim)
+    assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
+    assert alone.approved == more.approved == (n == 14)
+
+
+# ---- chat details: emoji, telephone numbers ---------------------------------------------------
+
+def test_an_emoji_is_no_yes_to_a_yes_no_question():
+    s = df.CoherenceScorer(knowledge=["The shop is closed on Sundays."])
+    for answer in ("No, the shop is closed on Sundays. 🙂", "🙂"):
+        ok, score = s.review("Are you open on Sundays?", answer)
+        assert ok, [(a.claim, a.verdict) for a in score.attributions]
+    ok, _ = s.review("Are you open on Sundays?", "Yes! 🙂")
+    assert not ok
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("You can call the service desk on 0800 412 7799.", True),
+    ("You can call the service desk on +47 77 40 12 00 from 08:00 to 18:00.", True),
+    ("You can call the service desk on 0800 412 7790.", False),
+])
+def test_a_telephone_number_is_matched_whole(answer, approved):
+    s = df.CoherenceScorer(knowledge=["Call the service desk on 0800 412 7799 or +47 77 40 12 00 from 08:00 to 18:00."])
+    ok, score = s.review("How do I reach the desk?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- common paraphrases of service English --------------------------------------------------------
+
+POLICY = ["Rooms must be booked at least 14 days in advance.",
+          "Bookings cancelled with less than 72 hours' notice are not refunded.",
+          "Pets are prohibited in the reading rooms.",
+          "The help desk is open Monday to Friday and closed on Saturdays and Sundays."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("If you call off a booking less than 72 hours beforehand, you won't get your money back.", True),
+    ("Rooms have to be reserved at least 14 days ahead of time.", True),
+    ("Pets are not allowed in the reading rooms.", True),
+    ("Pets are allowed in the reading rooms.", False),
+    ("The help desk is closed at weekends.", True),
+    ("Rooms have to be reserved at least 7 days ahead of time.", False),
+])
+def test_common_paraphrases_are_matched(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=POLICY).review("Tell me the rules.", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- roles: job titles and relation synonyms ------------------------------------------------------
+
+ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen Brandt.",
+       "In 2019 Skerry Air acquired the seaplane operator Fjordhopper."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("Nadia Vesely is the head of billing operations and reports to the CFO, Owen Brandt.", True),
+    ("Owen Brandt is the CFO.", True),
+    ("Nadia Vesely is the CFO.", False),
+    ("Owen Brandt, the head of billing operations, reports to Nadia Vesely.", False),
+    ("Skerry Air bought Fjordhopper in 2019.", True),
+    ("Fjordhopper bought Skerry Air in 2019.", False),
+])
+def test_roles_in_an_org_chart(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=ORG).review("Who is who?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_job_titles():
+    from director_fast.claim_verdict import job_titles
+    assert job_titles(ORG[0]) == {"head of billing operations": "nadia vesely", "cfo": "owen brandt"}
+    assert job_titles("The Saturday Book Club is led by volunteer Dana Okafor.") == {}
+
+
+# ---- exceptions dropped by a claim for every case ------------------------------------------------
+
+RULES = ["Residents with a ResiCard get £1 off every adult swim, except during the Sunday fun session.",
+         "Claims must be reported within 30 days, except for theft, which must be reported to the police "
+         "within 24 hours."]
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("What does the ResiCard give me?", "Residents with a ResiCard get £1 off every adult swim.", False),
+    ("What does the ResiCard give me?", "Residents with a ResiCard get £1 off adult swims, except during "
+                                        "the Sunday fun session.", True),
+    ("What does the ResiCard give me?", "With a ResiCard you get £1 off an adult swim.", True),
+    ("My bike was stolen 20 days ago. Can I still claim?", "Yes, claims must be reported within 30 days.", False),
+    ("My roof leaked 20 days ago. Can I still claim?", "Yes, claims must be reported within 30 days.", True),
+])
+def test_a_rule_stated_without_its_exception(question, answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=RULES).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_bare_not_yet_is_judged_through_the_question():
+    s = df.CoherenceScorer(knowledge=["The plan has a minimum term of 12 months."])
+    ok, score = s.review("Is there a minimum term?", "Not yet.")
+    assert not ok and score.attributions[0].signal == "yes_no"
