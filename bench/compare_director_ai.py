@@ -4,8 +4,9 @@ Usage: python bench/compare_director_ai.py [--quick] [--repeats 5]
        (or: director-fast bench [--quick])
 
 Installs nothing: needs the ``bench`` extra (``director-ai[rust]==3.21.0``). Every figure is the
-median of ``--repeats`` (>= 5) runs after a warm-up. Prints one table; paste it into
-bench/RESULTS.md with the date and machine.
+median of ``--repeats`` (>= 5) runs after a warm-up. Prints each section's table as it
+completes (a failing section is reported and the rest still run; the exit status is then 1),
+then all rows in one table to paste into bench/RESULTS.md with the date and machine.
 
 Sections:
   * streaming kernel, us/token at 1k/10k/50k tokens, constant and text-proportional plain
@@ -109,20 +110,24 @@ def scoring_rows(quick, repeats):
         rows.append([f"heuristic scoring, {name} (n={len(recs)})",
                      f"BA {ma.balanced_accuracy:.3f} AUC {ma.roc_auc:.3f} {ta * 1e3:.2f} ms",
                      f"BA {mo.balanced_accuracy:.3f} AUC {mo.roc_auc:.3f} {to * 1e3:.2f} ms",
-                     f"{ta / to:.1f}x"])
+                     f"{ta / to:.2g}x"])
     return rows
 
 
-def safety_rows():
+def safety_rows(quick):
     import bench_safety as sb
 
+    sb.QUICK = quick
+    sb.REPEATS = 5 if quick else 9
+    sb.N = 1000 if quick else 4000
     rows = []
     for name, ours, theirs in (
-        ("safety event build+to_dict+validate", sb.event_cycle(sb.F_ev, sb.SEED), sb.event_cycle(sb.D_ev, sb.SEED)),
-        ("safety signal build+to_json+validate", sb.signal_cycle(sb.F_ev, sb.F_pr), sb.signal_cycle(sb.D_ev, sb.D_pr)),
+        ("safety event build+to_dict+validate", sb.event_cycle(sb.F_ev), sb.event_cycle(sb.D_ev)),
+        ("safety signal build+to_json+validate", sb.signal_cycle_dict(sb.F_ev, sb.F_pr),
+         sb.signal_cycle_dict(sb.D_ev, sb.D_pr)),
     ):
-        a, b, ratio = sb.paired(ours, theirs)
-        rows.append([name, f"{b:.1f} us", f"{a:.1f} us", f"{ratio:.1f}x"])
+        r = sb.paired(ours, theirs)
+        rows.append([name, f"{r['theirs_cpu']:.1f} us CPU", f"{r['ours_cpu']:.1f} us CPU", f"{r['x_cpu']:.1f}x"])
     return rows
 
 
@@ -151,24 +156,58 @@ def temporal_rows(quick, repeats):
     return rows
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
-    ap.add_argument("--repeats", type=int, default=5)
-    a = ap.parse_args()
+HEADER = ["measure", "director-ai 3.21.0", "director_fast", "ratio"]
+
+
+def run_sections(sections, out=None) -> tuple[list[list[str]], list[str]]:
+    """Run ``(name, fn)`` sections in order, printing each section's table as soon as it
+    completes. A section that raises is reported (its exception on one line) and the rest still
+    run. Returns all rows and the names of the failed sections."""
+    out = out if out is not None else sys.stdout
+    rows: list[list[str]] = []
+    failed: list[str] = []
+    for name, fn in sections:
+        print(f"## {name}", file=out, flush=True)
+        t0 = time.perf_counter()
+        try:
+            got = fn()
+        except Exception as exc:  # noqa: BLE001 - one failing section must not lose the others
+            failed.append(name)
+            print(f"FAILED after {time.perf_counter() - t0:.1f} s: {type(exc).__name__}: {exc}\n",
+                  file=out, flush=True)
+            continue
+        rows += got
+        print(table(got, HEADER) if got else "(no rows)", file=out)
+        print(f"({time.perf_counter() - t0:.1f} s)\n", file=out, flush=True)
+    return rows, failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="compare_director_ai")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run, about a minute)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed runs per figure (at least 5)")
+    a = ap.parse_args(argv)
     _require_anchor()
     repeats = max(5, a.repeats)
     sizes = [1000, 5000] if a.quick else [1000, 10000, 50000]
     print(env_line())
     print(f"command: python bench/compare_director_ai.py{' --quick' if a.quick else ''} --repeats {repeats}")
-    print(f"date: {time.strftime('%Y-%m-%d')}, load average at start: {os.getloadavg()[0]:.2f}\n")
-    rows = []
-    rows += streaming_rows(sizes, repeats)
-    rows += scoring_rows(a.quick, repeats)
-    rows += safety_rows()
-    rows += temporal_rows(a.quick, repeats)
-    print(table(rows, ["measure", "director-ai 3.21.0", "director_fast", "ratio"]))
+    print(f"date: {time.strftime('%Y-%m-%d')}, load average at start: {os.getloadavg()[0]:.2f}\n", flush=True)
+    sections = [
+        ("streaming kernel", lambda: streaming_rows(sizes, repeats)),
+        ("heuristic scoring", lambda: scoring_rows(a.quick, repeats)),
+        ("safety events", lambda: safety_rows(a.quick)),
+        ("temporal graph", lambda: temporal_rows(a.quick, repeats)),
+    ]
+    rows, failed = run_sections(sections)
+    if rows:
+        print("## all sections")
+        print(table(rows, HEADER))
+    if failed:
+        print(f"\n{len(failed)} of {len(sections)} sections failed: {', '.join(failed)}", flush=True)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

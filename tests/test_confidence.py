@@ -326,7 +326,7 @@ def test_safety_events_and_privacy():
     blob = json.dumps(ev.to_dict())
     for forbidden in ("internal.corp", "TODO", "password", "api_url", "email"):
         assert forbidden not in blob
-    assert ev.attributes == {"missing_count": "1", "weak_count": "1"}
+    assert ev.attributes == {"missing_count": "1", "weak_count": "1", "violation_count": "1"}
     warn = evaluate({"a": "x", "b": "", "c": "y"}, ["a", "b", "c"]).to_safety_event()
     assert (warn.policy_decision, warn.halt_reason) == ("warn", "tool_input_weak")
     ok = evaluate({"a": "x"}, ["a"]).to_safety_event()
@@ -343,6 +343,7 @@ def test_report_to_dict():
         "missing_keys": ["b"],
         "weak_keys": ["a"],
         "reason": r.reason,
+        "violations": [],
     }
     assert math.isfinite(r.score)
 

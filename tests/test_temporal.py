@@ -15,7 +15,7 @@ from director_fast.core.temporal_consistency import (
     TemporalContradiction,
 )
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
-from director_fast.guard import ProductionGuard
+from director_fast.production import ProductionGuard
 
 MONDAY, TUESDAY = 1_700_000_000.0, 1_700_086_400.0
 

@@ -53,7 +53,7 @@ from director_fast.core.verification_types import (
 from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.numbers import NumberMention, find_numbers
 from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
-from director_fast.confidence import ABSTAIN_THRESHOLD, evaluate, evaluate_tool_call, is_placeholder
+from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
 from director_fast.confidence import Report as ConfidenceReport
 from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
 from director_fast.knowledge import KnowledgeBase
@@ -65,9 +65,22 @@ from director_fast.core.temporal_consistency import (
     TemporalContradiction,
 )
 from director_fast.core.config import DirectorConfig
-from director_fast.guard import ProductionGuard
+from director_fast.production import ProductionGuard
 from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
+from director_fast.errors import HallucinationError
+from director_fast import production as _production
+from director_fast.client_guard import guard, score
+
+# ``director_fast.guard`` is the client-wrapping function; the module that held ProductionGuard
+# until now is director_fast.production. Old imports keep working:
+# ``from director_fast.guard import ProductionGuard`` / ``import director_fast.guard`` (the
+# module alias) and ``director_fast.guard.ProductionGuard`` (an attribute of the function).
+import sys as _sys
+
+_sys.modules.setdefault("director_fast.guard", _production)
+guard.ProductionGuard = ProductionGuard  # type: ignore[attr-defined]
+del _sys
 
 __all__ = [
     "__version__",
@@ -96,6 +109,7 @@ __all__ = [
     "ConfidenceReport",
     "evaluate",
     "evaluate_tool_call",
+    "SchemaViolation",
     "is_placeholder",
     "EvidenceHit",
     "EvidenceIndex",
@@ -142,6 +156,9 @@ __all__ = [
     "TemporalContradiction",
     "DirectorConfig",
     "ProductionGuard",
+    "HallucinationError",
+    "guard",
+    "score",
     "LexicalNLI",
     "NLIModel",
     "NLIScore",

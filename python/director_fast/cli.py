@@ -1,7 +1,7 @@
 """Command line: ``director-fast {guard,demo,stream,bench,export-nli}``.
 
 * ``guard --data FILE.jsonl [--out results.jsonl] [--backend lexical|onnx:DIR] [--threshold T]
-  [--stream] [--skip-bad] [--resume]``: the main job (see :mod:`director_fast.jobs`).
+  [--stream] [--skip-bad] [--resume | --force]``: the main job (see :mod:`director_fast.jobs`).
 * ``demo``: ``guard --stream`` on the sample shipped with the package.
 * ``stream [--context FILE --response FILE]``: replay one response token by token and show its
   coherence per sentence and exactly where (character) and why it halts; without files, the first
@@ -9,6 +9,9 @@
 * ``bench``: run the side-by-side benchmarks in ``bench/`` (needs a source checkout).
 * ``export-nli SOURCE OUT_DIR``: export a Hugging Face NLI checkpoint to the ONNX directory format
   (optional ``export`` extra).
+
+Exit status: 0 success, 1 a bench section failed, 2 bad input or a file error, 130 interrupted
+(Ctrl-C; ``guard`` then says how to resume).
 """
 
 from __future__ import annotations
@@ -19,16 +22,58 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
+
+
+_DESCRIPTION = """\
+Guard LLM output from the command line.
+
+commands:
+  guard       score every record of a JSONL file (context, question, response)
+  demo        guard --stream on the sample bundled with the package
+  stream      replay one response token by token; show where and why it halts
+  bench       side-by-side benchmarks against director-ai (source checkout)
+  export-nli  export a Hugging Face NLI checkpoint to ONNX (export extra)
+
+Run "director-fast COMMAND --help" for the options of a command."""
+
+_GROUP_COLS = ("records", "approved", "rejected", "halts", "catch_rate", "false_positive_rate")
+
+
+def _fmt(v: object) -> str:
+    return "-" if v is None else str(v)
+
+
+def _print_table(title: str, rows: list[list[str]], header: list[str]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    print(f"  {title}")
+    for r in [header, *rows]:
+        print("    " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip())
 
 
 def _print_summary(summary: dict, out: str | None) -> None:
     print("director-fast guard summary")
-    width = max(len(k) for k in [*summary, "per-record results"])
-    for k, v in summary.items():
-        print(f"  {k:{width}s} {v}")
+    groups = {k: summary[k] for k in ("halt_reasons", "by_source", "by_label") if k in summary}
+    flat = {k: v for k, v in summary.items() if k not in groups}
+    width = max(len(k) for k in [*flat, "per-record results"])
+    for k, v in flat.items():
+        print(f"  {k:{width}s} {_fmt(v)}")
     if out:
         print(f"  {'per-record results':{width}s} {out}")
+    reasons = groups.get("halt_reasons") or {}
+    if reasons:
+        total = sum(reasons.values())
+        rows = [[r, str(n), f"{100.0 * n / total:.1f}%"]
+                for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+        _print_table("halt reasons", rows, ["reason", "halts", "share"])
+    for key, title in (("by_source", "by source"), ("by_label", "by label")):
+        table = groups.get(key) or {}
+        if not table:
+            continue
+        cols = [c for c in _GROUP_COLS if any(c in g for g in table.values())]
+        rows = [[name, *(_fmt(g.get(c)) for c in cols)] for name, g in table.items()]
+        _print_table(title, rows, [key[3:], *cols])
 
 
 def _cmd_guard(a: argparse.Namespace) -> int:
@@ -36,8 +81,19 @@ def _cmd_guard(a: argparse.Namespace) -> int:
 
     opts = GuardOptions(backend=a.backend, threshold=a.threshold, stream=a.stream,
                         tenant_id=a.tenant, skip_bad=a.skip_bad)
-    summary = run_guard(a.data, out=a.out, options=opts, resume=a.resume,
-                        progress=None if not a.no_progress else False)
+    try:
+        summary = run_guard(a.data, out=a.out, options=opts, resume=a.resume,
+                            force=getattr(a, "force", False),
+                            progress=None if not a.no_progress else False)
+    except KeyboardInterrupt:
+        if a.out:
+            hint = f"finished results are in {a.out}; to continue, run the same command with --resume"
+            if getattr(a, "force", False):
+                hint += " instead of --force"
+        else:
+            hint = "nothing was kept (no --out); pass --out FILE to be able to resume"
+        print(f"\ndirector-fast: interrupted; {hint}", file=sys.stderr)
+        return 130
     d = summary.to_dict()
     if a.json:
         print(json.dumps(d))
@@ -59,8 +115,8 @@ def _cmd_demo(a: argparse.Namespace) -> int:
     from director_fast.jobs import sample_path
 
     ns = argparse.Namespace(data=str(sample_path()), out=a.out, backend=a.backend, threshold=None,
-                            stream=True, tenant="", skip_bad=False, resume=False, json=a.json,
-                            no_progress=a.no_progress)
+                            stream=True, tenant="", skip_bad=False, resume=a.resume, force=a.force,
+                            json=a.json, no_progress=a.no_progress)
     print(f"guarding the bundled sample: {sample_path()}", file=sys.stderr)
     return _cmd_guard(ns)
 
@@ -124,9 +180,11 @@ def _cmd_bench(a: argparse.Namespace) -> int:
     for cand in (Path.cwd() / "bench", here.parents[2] / "bench"):
         script = cand / "compare_director_ai.py"
         if script.is_file():
-            sys.argv = [str(script)] + (["--quick"] if a.quick else [])
-            runpy.run_path(str(script), run_name="__main__")
-            return 0
+            ns = runpy.run_path(str(script), run_name="director_fast_bench")
+            args = ["--quick"] if a.quick else []
+            if a.repeats is not None:
+                args += ["--repeats", str(a.repeats)]
+            return int(ns["main"](args) or 0)
     print("bench/compare_director_ai.py not found: run from a source checkout", file=sys.stderr)
     return 2
 
@@ -139,55 +197,99 @@ def _cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="director-fast", description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The ``director-fast`` argument parser (every command and option, with its help)."""
+    p = argparse.ArgumentParser(prog="director-fast", description=_DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    g = sub.add_parser("guard", help="score every record of a JSONL file")
-    g.add_argument("--data", required=True, help="JSONL with context, question, response[, hallucinated]")
-    g.add_argument("--out", help="write one JSON line per record here (flushed as produced)")
+    g = sub.add_parser("guard", help="score every record of a JSONL file",
+                       description="Score every record of a JSONL file; print a summary.")
+    g.add_argument("--data", required=True, metavar="FILE",
+                   help="JSONL input, one object per line: context, response, optional question, "
+                        "hallucinated (bool label) and source (grouped in the summary)")
+    g.add_argument("--out", metavar="FILE",
+                   help="write one JSON line per record here, flushed as produced; an existing file "
+                        "needs --resume or --force")
     g.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
-    g.add_argument("--threshold", type=float, default=None, help="approval threshold (default: backend's)")
-    g.add_argument("--stream", action="store_true", help="also replay each response through stream_guard")
-    g.add_argument("--tenant", default="", help="tenant id for retrieval and events")
-    g.add_argument("--skip-bad", action="store_true", help="skip malformed records (counted)")
-    g.add_argument("--resume", action="store_true", help="keep finished records already in --out")
-    g.add_argument("--json", action="store_true", help="print the summary as JSON")
-    g.add_argument("--no-progress", action="store_true")
+    g.add_argument("--threshold", type=float, default=None,
+                   help="approval threshold in [0, 1] (default: the backend's)")
+    g.add_argument("--stream", action="store_true",
+                   help="also replay each response token by token through stream_guard")
+    g.add_argument("--tenant", default="", help="tenant id for retrieval and events (default: none)")
+    g.add_argument("--skip-bad", action="store_true",
+                   help="skip malformed records (counted in the summary) instead of stopping")
+    g.add_argument("--resume", action="store_true",
+                   help="keep the finished results already in --out and score only the rest")
+    g.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    g.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    g.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (default: shown when stderr is a terminal)")
     g.set_defaults(fn=_cmd_guard)
 
-    d = sub.add_parser("demo", help="guard --stream on the bundled sample")
-    d.add_argument("--out", help="JSONL results, one line per record")
+    d = sub.add_parser("demo", help="guard --stream on the bundled sample",
+                       description="Run guard --stream on the 40 labelled records bundled with the package.")
+    d.add_argument("--out", metavar="FILE",
+                   help="write one JSON line per record here; an existing file needs --resume or --force")
     d.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
-    d.add_argument("--json", action="store_true", help="print the summary as JSON")
-    d.add_argument("--no-progress", action="store_true", help="no progress bar")
+    d.add_argument("--resume", action="store_true", help="keep the finished results already in --out")
+    d.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    d.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    d.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (default: shown when stderr is a terminal)")
     d.set_defaults(fn=_cmd_demo)
 
-    s = sub.add_parser("stream", help="replay one response and show where and why it halts")
-    s.add_argument("--context", help="file with the source text (evidence); needs --response")
-    s.add_argument("--response", help="file with the response to stream (default: a bundled sample record)")
+    s = sub.add_parser("stream", help="replay one response and show where and why it halts",
+                       description="Replay one response token by token; print the coherence of each "
+                                   "sentence and where (character) and why the stream halts.")
+    s.add_argument("--context", metavar="FILE", help="file with the source text (evidence); needs --response")
+    s.add_argument("--response", metavar="FILE",
+                   help="file with the response to stream (default: a bundled sample record)")
     s.add_argument("--question", help="the prompt / question (text); needs --response")
     s.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
     s.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
     s.set_defaults(fn=_cmd_stream)
 
-    b = sub.add_parser("bench", help="side-by-side benchmarks against director-ai")
-    b.add_argument("--quick", action="store_true")
+    b = sub.add_parser("bench", help="side-by-side benchmarks against director-ai",
+                       description="Side-by-side benchmarks against director-ai 3.21.0 (needs a source "
+                                   "checkout and the bench extra). Prints each section as it completes; "
+                                   "exit status 1 when a section failed.")
+    b.add_argument("--quick", action="store_true",
+                   help="smaller inputs: a smoke run of a few minutes")
+    b.add_argument("--repeats", type=int, default=None, metavar="N",
+                   help="timed runs per figure, median reported (default and minimum 5)")
     b.set_defaults(fn=_cmd_bench)
 
-    e = sub.add_parser("export-nli", help="export a HF NLI checkpoint to ONNX (export extra)")
-    e.add_argument("source")
-    e.add_argument("out_dir")
+    e = sub.add_parser("export-nli", help="export a HF NLI checkpoint to ONNX (export extra)",
+                       description="Export a Hugging Face NLI checkpoint to the ONNX model directory "
+                                   "that --backend onnx:DIR loads (needs the export extra).")
+    e.add_argument("source", help="Hugging Face model id or local checkpoint directory")
+    e.add_argument("out_dir", help="directory to write the ONNX model, tokenizer and config to")
     e.add_argument("--no-quantize", action="store_true", help="skip the int8 CPU copy")
-    e.add_argument("--opset", type=int, default=17)
+    e.add_argument("--opset", type=int, default=17, help="ONNX opset version (default 17)")
     e.set_defaults(fn=_cmd_export)
+    return p
 
-    a = p.parse_args(argv)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``director-fast`` console script.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 success, 1 a bench section failed, 2 bad input or a file error,
+        130 interrupted (Ctrl-C). ``--help``/``--version``/bad usage exit through ``SystemExit``.
+    """
+    a = build_parser().parse_args(argv)
     from director_fast.errors import DirectorFastError
 
     try:
         return a.fn(a)
+    except KeyboardInterrupt:
+        print(f"\ndirector-fast: {a.cmd} interrupted", file=sys.stderr)
+        return 130
     except DirectorFastError as exc:
         print(f"director-fast: error: {exc}", file=sys.stderr)
         return 2

@@ -34,6 +34,13 @@ Not weak: numbers (``0`` is a real count), booleans, and strings that merely con
 
 Required keys may be dotted paths into nested mappings/lists (``"user.email"``, ``"items.0.sku"``);
 a literal key containing the dot takes precedence.
+
+:func:`evaluate_tool_call` also validates the arguments against the tool's JSON Schema
+(``jsonschema``: types, enums, ``const``, formats such as ``email``, ``required``,
+``additionalProperties``, ranges, patterns, ...). Each failure is a :class:`SchemaViolation` in
+:attr:`Report.violations`. A required key whose value violates its schema counts as weak (it
+subtracts its share like a placeholder); a violation on an optional or extra key leaves the score
+unchanged but is named in :attr:`Report.reason` and turns an ``allow`` SafetyEvent into a ``warn``.
 """
 
 from __future__ import annotations
@@ -45,12 +52,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from director_fast._lru import LRUCache
 from director_fast.core.safety_event import SafetyEvent
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
 __all__ = [
     "ABSTAIN_THRESHOLD",
     "Report",
+    "SchemaViolation",
     "evaluate",
     "evaluate_tool_call",
     "is_placeholder",
@@ -205,6 +214,29 @@ def _lookup(params: Any, path: str) -> Any:
 
 
 @dataclass(frozen=True)
+class SchemaViolation:
+    """One way the arguments break the tool's JSON Schema. Immutable; safe to share between threads.
+
+    Attributes:
+        path: dotted path of the offending value in the arguments (``"to"``, ``"user.email"``,
+            ``"items.0"``); ``""`` for the arguments object itself (a missing required key or an
+            extra key under ``additionalProperties: false`` is reported on the object holding it).
+        keyword: the JSON Schema keyword that failed (``"type"``, ``"enum"``, ``"format"``,
+            ``"required"``, ``"additionalProperties"``, ...).
+        message: jsonschema's message. It may quote the offending value; :attr:`Report.reason`
+            and the SafetyEvent never do.
+    """
+
+    path: str
+    keyword: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"path", "keyword", "message"}``."""
+        return {"path": self.path, "keyword": self.keyword, "message": self.message}
+
+
+@dataclass(frozen=True)
 class Report:
     """Outcome of a confidence evaluation (seed 004). Immutable; safe to share between threads.
 
@@ -214,12 +246,15 @@ class Report:
         missing_keys: required keys (dotted paths) absent from the arguments, in required order.
         weak_keys: required keys present but placeholder-like, in required order.
         reason: one-line human-readable summary naming the keys (never their values).
+        violations: JSON Schema violations (:func:`evaluate_tool_call` only), in the order
+            jsonschema reports them; empty for :func:`evaluate`.
     """
 
     score: float
     missing_keys: tuple[str, ...] = ()
     weak_keys: tuple[str, ...] = ()
     reason: str = ""
+    violations: tuple[SchemaViolation, ...] = ()
 
     def should_abstain(self, threshold: float = ABSTAIN_THRESHOLD) -> bool:
         """True when ``score < threshold`` (strictly below, seed 004).
@@ -238,12 +273,14 @@ class Report:
         return self.score < threshold
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"score", "missing_keys", "weak_keys", "reason"}`` (lists for the key tuples)."""
+        """``{"score", "missing_keys", "weak_keys", "reason", "violations"}`` (lists for the
+        tuples; each violation as :meth:`SchemaViolation.to_dict`)."""
         return {
             "score": self.score,
             "missing_keys": list(self.missing_keys),
             "weak_keys": list(self.weak_keys),
             "reason": self.reason,
+            "violations": [v.to_dict() for v in self.violations],
         }
 
     def to_safety_event(
@@ -259,8 +296,10 @@ class Report:
 
         Decision ``block`` / ``tool_input_low_confidence`` when :meth:`should_abstain`;
         ``warn`` / ``tool_input_weak`` when some required key is missing or weak but the score
-        is at or above the threshold; ``allow`` / ``tool_input_confident`` otherwise. The event
-        carries the score, threshold and key counts only -- never key names or argument values.
+        is at or above the threshold; ``warn`` / ``tool_input_schema_violation`` when only
+        optional or extra keys break the schema; ``allow`` / ``tool_input_confident`` otherwise.
+        The event carries the score, threshold and counts only -- never key names or argument
+        values.
 
         Raises:
             ConfigError: invalid ``threshold``.
@@ -272,6 +311,9 @@ class Report:
         elif self.missing_keys or self.weak_keys:
             decision, reason = "warn", "tool_input_weak"
             expl = "Tool call allowed with some required arguments missing or placeholder-like."
+        elif self.violations:
+            decision, reason = "warn", "tool_input_schema_violation"
+            expl = "Tool call allowed; some optional or extra arguments do not match the tool's schema."
         else:
             decision, reason = "allow", "tool_input_confident"
             expl = "Tool call arguments look concrete."
@@ -289,6 +331,7 @@ class Report:
             attributes={
                 "missing_count": str(len(self.missing_keys)),
                 "weak_count": str(len(self.weak_keys)),
+                "violation_count": str(len(self.violations)),
             },
         )
 
@@ -305,13 +348,17 @@ def _check_required(required: Any, name: str = "required") -> list[str]:
     return out
 
 
-def _score(params: Mapping[str, Any], required: list[str], weak_extra: Any = None) -> Report:
+def _score(params: Mapping[str, Any], required: list[str], weak_extra: Any = None,
+           violations: tuple[SchemaViolation, ...] = (),
+           violated: frozenset[str] = frozenset()) -> Report:
     missing: list[str] = []
     weak: list[str] = []
     for key in required:
         v = _lookup(params, key)
         if v is _MISSING:
             missing.append(key)
+        elif key in violated:
+            weak.append(key)
         elif weak_extra is not None:
             verdict = weak_extra(key, v)
             if verdict is None:
@@ -320,20 +367,30 @@ def _score(params: Mapping[str, Any], required: list[str], weak_extra: Any = Non
                 weak.append(key)
         elif is_placeholder(v):
             weak.append(key)
-    if not required:
-        return Report(score=1.0, reason="no required keys")
     bad = len(missing) + len(weak)
-    score = (len(required) - bad) / len(required)
-    if bad == 0:
-        reason = f"all {len(required)} required keys carry concrete values"
+    if not required:
+        score, reason = 1.0, "no required keys"
     else:
-        parts = []
-        if missing:
-            parts.append("missing " + ", ".join(missing))
-        if weak:
-            parts.append("placeholder-like " + ", ".join(weak))
-        reason = f"{bad} of {len(required)} required keys unusable: " + "; ".join(parts)
-    return Report(score=score, missing_keys=tuple(missing), weak_keys=tuple(weak), reason=reason)
+        score = (len(required) - bad) / len(required)
+        if bad == 0:
+            reason = f"all {len(required)} required keys carry concrete values"
+        else:
+            parts = []
+            if missing:
+                parts.append("missing " + ", ".join(missing))
+            schema_weak = [k for k in weak if k in violated]
+            guessed = [k for k in weak if k not in violated]
+            if guessed:
+                parts.append("placeholder-like " + ", ".join(guessed))
+            if schema_weak:
+                parts.append("against the schema " + ", ".join(schema_weak))
+            reason = f"{bad} of {len(required)} required keys unusable: " + "; ".join(parts)
+    if violations:
+        named = ", ".join(f"{v.path or '(arguments)'} ({v.keyword})" for v in violations[:8])
+        more = f" and {len(violations) - 8} more" if len(violations) > 8 else ""
+        reason += f"; {len(violations)} schema violation{'s' if len(violations) != 1 else ''}: {named}{more}"
+    return Report(score=score, missing_keys=tuple(missing), weak_keys=tuple(weak), reason=reason,
+                  violations=violations)
 
 
 def evaluate(params: Mapping[str, Any], required: Sequence[str]) -> Report:
@@ -420,6 +477,77 @@ def _same_json(a: Any, b: Any) -> bool:
         return False
 
 
+_EMAIL_LOCAL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+_EMAIL_DOMAIN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}"
+_EMAIL = re.compile(rf"^{_EMAIL_LOCAL}@(?:{_EMAIL_DOMAIN}|\[[0-9A-Fa-f:.]+\])$")
+_IDN_EMAIL = re.compile(r"^[^\s@.](?:[^\s@]*[^\s@.])?@(?:[^\s@.\-](?:[^\s@.]*[^\s@.\-])?\.)+[^\W\d_]{2,63}$")
+_VALIDATORS: LRUCache[Any] = LRUCache(256)
+# keywords that complain about extra keys: they never make a required key's value weak
+_EXTRA_KEY_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties", "propertyNames"})
+
+
+def _format_checker() -> Any:
+    """jsonschema's FormatChecker with a stricter ``email``/``idn-email`` (jsonschema's own only
+    looks for an ``@``): a dot-atom local part, ``@``, a dotted domain with an alphabetic TLD (or
+    an address literal)."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker()
+
+    @checker.checks("email")
+    def _email(value: object) -> bool:
+        return not isinstance(value, str) or (len(value) <= 254 and bool(_EMAIL.match(value)))
+
+    @checker.checks("idn-email")
+    def _idn_email(value: object) -> bool:
+        return not isinstance(value, str) or (len(value) <= 254 and bool(_IDN_EMAIL.match(value)))
+
+    return checker
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A jsonschema validator for ``schema`` (the draft its ``$schema`` names, else 2020-12), with
+    the format checker; cached by the schema's canonical JSON (256 schemas)."""
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise ValidationError("tool_schema: the parameters schema is not plain JSON") from None
+
+    def build() -> Any:
+        import jsonschema
+        from jsonschema import validators
+
+        cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except jsonschema.exceptions.SchemaError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
+            raise ValidationError(
+                f"tool_schema: not a valid JSON Schema at {where}: {exc.message[:200]}") from None
+        return cls(schema, format_checker=_format_checker())
+
+    return _VALIDATORS.get_or_compute(key, build)
+
+
+def _violations(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[Any]:
+    import jsonschema
+
+    if not schema:
+        return []
+    v = _validator(schema)
+    try:
+        return sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        raise ValidationError("arguments: nested too deeply to validate") from None
+    except jsonschema.exceptions.SchemaError as exc:
+        raise ValidationError(f"tool_schema: {exc.message[:200]}") from None
+    except Exception as exc:  # noqa: BLE001 - an unresolvable $ref (referencing) and the like
+        if type(exc).__module__.split(".")[0] in ("jsonschema", "referencing"):
+            raise ValidationError(f"tool_schema: cannot validate against it: {type(exc).__name__}: "
+                                  f"{str(exc)[:200]}") from None
+        raise
+
+
 def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report:
     """Score a tool call's ``arguments`` against a JSON-Schema tool definition.
 
@@ -432,8 +560,14 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
 
     A required value is weak when :func:`is_placeholder` says so (unless it is one of the
     property's ``enum`` values or its ``const``), when it equals the property's ``default`` or one
-    of its ``examples``/``example``, or when it equals (case-insensitively) the property's
-    ``title`` or ``description`` or its own ``type`` name.
+    of its ``examples``/``example``, when it equals (case-insensitively) the property's
+    ``title`` or ``description`` or its own ``type`` name, or when it violates its schema.
+
+    The arguments are validated with ``jsonschema`` against the parameters schema (the draft its
+    ``$schema`` names, else 2020-12; formats checked, ``email`` strictly; remote ``$ref`` are never
+    fetched). Every failure is listed in ``violations``; one on an optional or extra key (or an
+    extra key inside a required object) does not change the score but is named in ``reason`` and
+    makes :meth:`Report.to_safety_event` a ``warn``.
 
     Args:
         tool_schema: the tool definition (mapping).
@@ -446,7 +580,10 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
         InputTypeError: ``tool_schema`` is not a mapping, or ``arguments`` is not a JSON object
             (e.g. a list, a number, or a string that decodes to one).
         ValidationError: ``arguments`` is a string that is not valid JSON, or the schema's
-            ``required``/``properties`` are malformed.
+            ``required``/``properties`` are malformed, or the parameters schema is not a valid
+            JSON Schema (or has a ``$ref`` that cannot be resolved locally).
+
+    Thread-safe: validators are cached per schema behind a lock and are stateless.
     """
     if not isinstance(tool_schema, Mapping):
         raise InputTypeError(f"tool_schema must be a mapping, got {type(tool_schema).__name__}")
@@ -499,4 +636,14 @@ def evaluate_tool_call(tool_schema: Mapping[str, Any], arguments: Any) -> Report
                 return True
         return None
 
-    return _score(arguments, list(props), weak_by_schema)
+    found = _violations(schema, arguments if isinstance(arguments, dict) else dict(arguments))
+    violations = tuple(
+        SchemaViolation(path=".".join(str(p) for p in e.absolute_path), keyword=str(e.validator),
+                        message=e.message if len(e.message) <= 300 else e.message[:297] + "...")
+        for e in found
+    )
+    violated = frozenset(
+        r for r in props for v in violations
+        if v.keyword not in _EXTRA_KEY_KEYWORDS and (v.path == r or v.path.startswith(r + "."))
+    )
+    return _score(arguments, list(props), weak_by_schema, violations, violated)

@@ -23,6 +23,8 @@ class                             also a                          raised when
                                                                   halted; ``.session`` holds the record
 ``UpstreamError``                 --                              a model stream reported a failure or
                                                                   ended early (``.kind``, ``.code``)
+``HallucinationError``            --                              ``guard(client, on_fail="raise")``
+                                                                  rejected a response or tool call
 ================================  ==============================  =====================================
 
 The C++ core raises these through the extension's exception translator; bad input never surfaces
@@ -47,6 +49,7 @@ __all__ = [
     "StreamHalted",
     "UpstreamError",
     "FieldTypeError",
+    "HallucinationError",
 ]
 
 
@@ -150,3 +153,22 @@ class FieldTypeError(ValidationError, InputTypeError):
     ``TypeError``): validators promise to raise only ``ValueError`` subclasses, constructors
     conventionally raise ``TypeError``.
     """
+
+
+class HallucinationError(DirectorFastError):
+    """A guarded client's response (or one of its tool calls) was rejected
+    (``director_fast.guard(client, on_fail="raise")``, director-ai's name).
+
+    Attributes:
+        score: the :class:`~director_fast.core.types.CoherenceScore` of the response text, or
+            ``None`` when only a tool call was rejected.
+        response: the SDK's response object that was rejected.
+        tool_reports: ``{tool name: ConfidenceReport}`` for the response's tool calls.
+    """
+
+    def __init__(self, message: str, score: Any = None, response: Any = None,
+                 tool_reports: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.score = score
+        self.response = response
+        self.tool_reports = dict(tool_reports or {})

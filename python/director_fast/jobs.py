@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
-from director_fast.errors import ValidationError
+from director_fast.errors import ConfigError, ValidationError
 from director_fast.metrics import binary_metrics, percentile
 
 __all__ = ["GuardOptions", "GuardSummary", "read_records", "run_guard", "sample_path", "tokenize_for_stream"]
@@ -65,6 +65,10 @@ class GuardSummary:
     flagged: list[bool] = field(default_factory=list)   # review rejected the record
     halted: list[bool] = field(default_factory=list)    # the stream replay halted (--stream)
     risk: list[float] = field(default_factory=list)
+    # per group ("source" field of the record; label hallucinated / faithful / unlabelled):
+    # [records, approved, halts, labelled, hallucinated, caught, faithful, false_positives]
+    by_source: dict[str, list[int]] = field(default_factory=dict)
+    by_label: dict[str, list[int]] = field(default_factory=dict)
     elapsed_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +90,8 @@ class GuardSummary:
             "records_per_s": (round((self.records - self.resumed) / self.elapsed_s, 2)
                               if self.elapsed_s > 0 and self.records > self.resumed else None),
         }
+        out["by_source"] = {k: _group_dict(v) for k, v in sorted(self.by_source.items())}
+        out["by_label"] = {k: _group_dict(v) for k, v in sorted(self.by_label.items())}
         if self.labels:
             m = binary_metrics(self.labels, self.flagged, self.risk)
             out.update(
@@ -105,6 +111,16 @@ class GuardSummary:
 
 def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
+
+
+def _group_dict(c: list[int]) -> dict[str, Any]:
+    records, approved, halts, labelled, pos, caught, neg, fp = c
+    d: dict[str, Any] = {"records": records, "approved": approved, "rejected": records - approved,
+                         "halts": halts}
+    if labelled:
+        d["catch_rate"] = _r(caught / pos) if pos else None
+        d["false_positive_rate"] = _r(fp / neg) if neg else None
+    return d
 
 
 def read_records(path: str | Path, *, skip_bad: bool = False,
@@ -160,67 +176,144 @@ def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None)
     return h.hexdigest()[:16]
 
 
-def _done_lines(out_path: Path, records: list[tuple[int, dict[str, Any]]],
-                options: GuardOptions) -> dict[int, dict[str, Any]]:
-    """Finished results in ``out_path`` that belong to ``records`` (same line and fingerprint),
-    keyed by line. Every other line -- torn or unparseable (an interrupted write), or from a
-    different input or other options -- is dropped by rewriting the file atomically, so those records are scored
-    again and appends start on a clean line."""
+def _slim(res: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a result line that the summary needs (resume keeps only these in memory)."""
+    keep = ("line", "fingerprint", "approved", "warning", "latency_ms", "no_evidence", "halted",
+            "halt_reason", "halt_index", "response_tokens", "score")
+    return {k: res[k] for k in keep if k in res}
+
+
+def _done_lines(out_path: Path) -> tuple[dict[int, dict[str, Any]], int, int]:
+    """Finished results in ``out_path``, keyed by input line (the last line for a line number
+    wins: a later run appended it), trimmed to the fields the summary needs plus ``_offset`` (the
+    line's byte offset); the number of lines kept; and the byte size of the file once read. Torn
+    or unparseable lines (an interrupted write) are dropped by rewriting the file atomically, so
+    appends start on a clean line. Whether a result belongs to the input (same fingerprint) is
+    decided while the input is read, see :func:`run_guard`."""
     done: dict[int, dict[str, Any]] = {}
     if not out_path.exists():
-        return done
-    want = {lineno: record_fingerprint(rec, options) for lineno, rec in records}
-    kept: list[str] = []
-    dropped = 0
-    with open(out_path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                if not line.endswith("\n"):
-                    raise ValueError("torn line")
-                res = json.loads(line)
-                lineno = int(res["line"])
-                if want.get(lineno) != res.get("fingerprint") or lineno in done:
-                    raise ValueError("result of another input")
-                done[lineno] = res
-                kept.append(line)
-            except (ValueError, KeyError, TypeError):
-                dropped += 1
+        return done, 0, 0
+
+    def parse(line: bytes) -> dict[str, Any] | None:
+        try:
+            if not line.endswith(b"\n"):
+                raise ValueError("torn line")
+            res = json.loads(line)
+            int(res["line"])
+            return res
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    with open(out_path, "rb") as f:  # streamed: the file is never held in memory
+        dropped = sum(parse(line) is None for line in f)
     if dropped:
         tmp = out_path.with_name(out_path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.writelines(kept)
-            f.flush()
+        with open(out_path, "rb") as src, open(tmp, "wb") as dst:
+            for line in src:
+                if parse(line) is not None:
+                    dst.write(line)
+            dst.flush()
         tmp.replace(out_path)
-    return done
+    offset = kept = 0
+    with open(out_path, "rb") as f:
+        for line in f:
+            res = parse(line)
+            if res is not None:
+                slim = _slim(res)
+                slim["_offset"] = offset
+                done[int(res["line"])] = slim
+                kept += 1
+            offset += len(line)
+    return done, kept, offset
+
+
+def _drop_stale(out_path: Path, old_size: int, keep_offsets: set[int]) -> None:
+    """Rewrite ``out_path`` (streaming, atomically) keeping, from its first ``old_size`` bytes,
+    only the lines starting at ``keep_offsets``, and every line appended after them."""
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    with open(out_path, "rb") as src, open(tmp, "wb") as dst:
+        pos = 0
+        while pos < old_size:
+            line = src.readline()
+            if not line:
+                break
+            if pos in keep_offsets:
+                dst.write(line)
+            pos += len(line)
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+        dst.flush()
+    tmp.replace(out_path)
+
+
+def _count_lines(path: str | Path) -> int | None:
+    """Number of lines of a file, read in 1 MiB blocks (for the progress bar's total)."""
+    try:
+        n, last = 0, b"\n"
+        with open(path, "rb") as f:
+            while block := f.read(1 << 20):
+                n += block.count(b"\n")
+                last = block[-1:]
+        return n + (last != b"\n")
+    except OSError:
+        return None
 
 
 def run_guard(data: str | Path, *, out: str | Path | None = None, options: GuardOptions | None = None,
-              resume: bool = False, progress: bool | None = None, log: TextIO = sys.stderr,
-              make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
+              resume: bool = False, force: bool = False, progress: bool | None = None,
+              log: TextIO = sys.stderr, make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
     """Run the main job over a JSONL file; return the :class:`GuardSummary`.
 
-    ``make_scorer(context, options)`` returns the scorer for one record (default: one shared
-    :class:`CoherenceScorer` with the chosen backend; the record's context is passed to its
-    ``review`` as ``context=`` when the scorer accepts that argument).
+    The input is read lazily, one line at a time (memory does not grow with the file), and each
+    result is appended to ``out`` and flushed as soon as it is produced.
+
+    Args:
+        data: JSONL input (see :func:`read_records` for the record fields).
+        out: results file, one JSON line per record. An existing file is an error unless
+            ``resume`` (keep its finished results, score the rest) or ``force`` (start it over).
+        options: :class:`GuardOptions` (backend, threshold, stream replay, tenant, ...).
+        resume: reuse results in ``out`` whose line number and :func:`record_fingerprint` match
+            the input; results of another input or other options are scored again and the stale
+            lines removed. Keeps about 200 bytes per finished record in memory.
+        force: overwrite an existing ``out``.
+        progress: show a progress bar on ``log`` (default: when ``log`` is a terminal).
+        log: where skipped records and the progress bar go.
+        make_scorer: ``make_scorer(context, options)`` returns the scorer for one record
+            (default: one shared :class:`CoherenceScorer` with the chosen backend; the record's
+            context is passed to its ``review`` as ``context=`` when the scorer accepts it).
+
+    Raises:
+        ConfigError: ``out`` exists without ``resume``/``force`` (``field="out"``), or both
+            ``resume`` and ``force``.
+        ValidationError: ``resume`` without ``out``; a malformed record (unless
+            ``options.skip_bad``); a bad backend.
+        OSError: ``data`` cannot be read or ``out`` written.
+
+    A ``KeyboardInterrupt`` leaves every finished result in ``out`` (run again with ``resume``).
     """
     from director_fast.stream_guard import stream_guard
 
     opts = options or GuardOptions()
-    make = make_scorer or _default_scorer_factory(opts)
-    summary = GuardSummary()
     out_path = Path(out) if out else None
     if resume and out_path is None:
         raise ValidationError("--resume needs --out (the results file to resume)")
+    if resume and force:
+        raise ConfigError("--resume and --force exclude each other: --resume keeps the results "
+                          "in --out, --force deletes them", field="force")
+    if out_path is not None and not resume and not force and out_path.exists():
+        raise ConfigError(f"--out {out_path} exists: pass --resume to continue it or --force to "
+                          "overwrite it", field="out")
+    open(data, "rb").close()  # a missing input raises here (OSError naming it), before --out is touched
+    make = make_scorer or _default_scorer_factory(opts)
+    summary = GuardSummary()
 
     def bad(lineno: int, msg: str) -> None:
         summary.skipped_bad += 1
         print(f"skipping bad record: {msg}", file=log)
 
-    records = list(read_records(data, skip_bad=opts.skip_bad, on_bad=bad))
-    done = _done_lines(out_path, records, opts) if (out_path is not None and resume) else {}
-    if out_path is not None and not resume and out_path.exists():
-        out_path.unlink()
-    fout = open(out_path, "a", encoding="utf-8") if out_path is not None else None
+    done, old_lines, old_size = _done_lines(out_path) if (out_path is not None and resume) else ({}, 0, 0)
+    reused: set[int] = set()  # byte offsets of the result lines reused from the earlier run
+    fout = open(out_path, "a" if resume else "w", encoding="utf-8") if out_path is not None else None
     bar = None
     if progress is None:
         progress = hasattr(log, "isatty") and log.isatty()
@@ -228,16 +321,18 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(records), file=log, unit="rec", desc="guard")
+            bar = tqdm(total=_count_lines(data), file=log, unit="line", desc="guard")
         except ImportError:  # pragma: no cover - tqdm is a dependency
             bar = None
     t_start = time.perf_counter()
     try:
-        for lineno, rec in records:
-            if lineno in done:
+        for lineno, rec in read_records(data, skip_bad=opts.skip_bad, on_bad=bad):
+            prev = done.pop(lineno, None)
+            if prev is not None and prev.get("fingerprint") == record_fingerprint(rec, opts):
                 # counted in the summary like a fresh result (the summary covers the whole file)
                 summary.resumed += 1
-                _account(summary, done[lineno], rec)
+                reused.add(prev["_offset"])
+                _account(summary, prev, rec)
                 if bar is not None:
                     bar.update(1)
                 continue
@@ -254,6 +349,11 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
             bar.close()
         if fout is not None:
             fout.close()
+    # Only after a complete pass: lines of the earlier run that were not reused belong to another
+    # input or other options (or were superseded). An interrupted run removes nothing: the last
+    # line for a line number wins when resuming, so stale lines are harmless until then.
+    if out_path is not None and old_lines > len(reused):
+        _drop_stale(out_path, old_size, reused)
     return summary
 
 
@@ -268,6 +368,22 @@ def _account(summary: GuardSummary, result: dict[str, Any], rec: dict[str, Any])
         summary.halt_reasons[result["halt_reason"]] = summary.halt_reasons.get(result["halt_reason"], 0) + 1
         if result.get("response_tokens"):
             summary.halt_positions.append(result["halt_index"] / result["response_tokens"])
+    label = rec.get("hallucinated")
+    src = rec.get("source")
+    for groups, key in ((summary.by_source, src if isinstance(src, str) and src else "(none)"),
+                        (summary.by_label, {True: "hallucinated", False: "faithful"}.get(label, "unlabelled"))):
+        c = groups.setdefault(key, [0] * 8)
+        c[0] += 1
+        c[1] += bool(result["approved"])
+        c[2] += bool(result.get("halted"))
+        if label is not None:
+            c[3] += 1
+            if label:
+                c[4] += 1
+                c[5] += not result["approved"]
+            else:
+                c[6] += 1
+                c[7] += not result["approved"]
     if "hallucinated" in rec:
         summary.labels.append(rec["hallucinated"])
         summary.flagged.append(not result["approved"])

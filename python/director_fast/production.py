@@ -1,5 +1,9 @@
 """ProductionGuard: the batteries-included guard object (minimal first cut).
 
+(It lived in ``director_fast/guard.py`` before; ``from director_fast.guard import ProductionGuard``
+still works: ``director_fast.guard`` is now the client-wrapping function, see
+:mod:`director_fast.client_guard`.)
+
 So far it only owns the temporal consistency graph (seed 003); other subsystems attach here as
 their issues land.
 """
