@@ -198,22 +198,30 @@ constexpr Vendor kVendors[] = {
 constexpr std::size_t kNumVendors = sizeof(kVendors) / sizeof(kVendors[0]);
 constexpr std::size_t kTailCap = 256;
 
-struct VendorFirst {  // bit c-'a': a prefix starts with that letter
-  std::uint32_t bits = 0;
+// the vendors whose prefix starts with each letter, in table order (-1 ends a list)
+constexpr std::size_t kMaxPerLetter = 16;
+struct VendorIndex {
+  std::int8_t by_letter[26][kMaxPerLetter + 1];
 };
-constexpr VendorFirst make_vendor_first() {
-  VendorFirst f{};
-  for (const Vendor& v : kVendors) f.bits |= 1u << (v.prefix[0] - 'a');
-  return f;
+constexpr VendorIndex make_vendor_index() {
+  VendorIndex x{};
+  for (auto& row : x.by_letter)
+    for (auto& v : row) v = -1;
+  std::size_t fill[26] = {};
+  for (std::size_t k = 0; k < kNumVendors; ++k) {
+    const std::size_t l = static_cast<std::size_t>(kVendors[k].prefix[0] - 'a');
+    x.by_letter[l][fill[l]++] = static_cast<std::int8_t>(k);  // a constexpr error if a row overflows
+  }
+  return x;
 }
-constexpr VendorFirst kVendorFirst = make_vendor_first();
+constexpr VendorIndex kVendorIndex = make_vendor_index();
 
 // index of the first prefix (table order) that matches at word start i, or -1
 int vendor_at(const Text& t, std::size_t i) noexcept {
   const unsigned char c = Text::lower(t.p[i]);
-  if (c < 'a' || c > 'z' || !((kVendorFirst.bits >> (c - 'a')) & 1u)) return -1;
-  for (std::size_t k = 0; k < kNumVendors; ++k) {
-    const Vendor& v = kVendors[k];
+  if (c < 'a' || c > 'z') return -1;
+  for (const std::int8_t* k = kVendorIndex.by_letter[c - 'a']; *k >= 0; ++k) {
+    const Vendor& v = kVendors[*k];
     if (!t.ieq(i, v.prefix)) continue;
     const std::size_t j = i + v.prefix.size();
     std::size_t e = j;
@@ -225,7 +233,7 @@ int vendor_at(const Text& t, std::size_t i) noexcept {
       acc |= b;
       ++e;
     }
-    if (e - j >= v.min_tail && (acc & v.need) == v.need) return static_cast<int>(k);
+    if (e - j >= v.min_tail && (acc & v.need) == v.need) return *k;
   }
   return -1;
 }
@@ -336,6 +344,23 @@ constexpr std::string_view kSecretLong[] = {
     "privkey", "session", "authkey", "passwd", "secret", "sshkey", "apikey", "cookie", "bearer",
     "sessid", "appkey", "token", "jwt",
 };
+constexpr std::size_t kNumSecretLong = sizeof(kSecretLong) / sizeof(kSecretLong[0]);
+// the long stems ending in each letter, in table order (-1 ends a list)
+struct StemIndex {
+  std::int8_t by_last[26][kNumSecretLong + 1];
+};
+constexpr StemIndex make_stem_index() {
+  StemIndex x{};
+  for (auto& row : x.by_last)
+    for (auto& v : row) v = -1;
+  std::size_t fill[26] = {};
+  for (std::size_t k = 0; k < kNumSecretLong; ++k) {
+    const std::size_t l = static_cast<std::size_t>(kSecretLong[k].back() - 'a');
+    x.by_last[l][fill[l]++] = static_cast<std::int8_t>(k);
+  }
+  return x;
+}
+constexpr StemIndex kStemIndex = make_stem_index();
 constexpr std::string_view kSecretShort[] = {"oauth", "pass", "auth", "pwd", "sid",
                                              "dsn", "sig", "psk", "pat", "pw"};
 constexpr std::string_view kContentAssign[] = {"instructions", "completions", "transcripts", "completion",
@@ -390,9 +415,11 @@ struct KeyParts {
   std::string_view compact() const noexcept { return buf; }
 };
 
-KeyParts camel_parts(const unsigned char* s, std::size_t len) {
-  KeyParts kp;
-  kp.buf.reserve(len);
+// Fills `kp` (cleared first; its buffers are reused between calls).
+void camel_parts(const unsigned char* s, std::size_t len, KeyParts& kp) {
+  kp.buf.clear();
+  kp.ends.clear();
+  kp.had_payload = false;
   std::size_t i = 0;
   while (i < len) {
     const std::uint16_t b = kCls.bits[s[i]];
@@ -424,6 +451,11 @@ KeyParts camel_parts(const unsigned char* s, std::size_t len) {
     kp.ends.push_back(static_cast<std::uint32_t>(kp.buf.size()));
     i = end;
   }
+}
+
+// per-thread scratch (capacity kept between calls: no allocation once warm)
+KeyParts& scratch_parts() {
+  thread_local KeyParts kp;
   return kp;
 }
 
@@ -435,25 +467,29 @@ void strip_payload(KeyParts& kp) {
   }
 }
 
-// the last run of [A-Za-z0-9] of the key, lower-cased, trailing digits removed
-std::string last_segment(const unsigned char* s, std::size_t len) {
+// the last run of [A-Za-z0-9] of the key, lower-cased, trailing digits removed, written to
+// out[0..8) when it has at most 8 characters (longer: "", it can equal no short stem)
+std::string_view last_segment(const unsigned char* s, std::size_t len, char (&out)[8]) noexcept {
   std::size_t e = len;
   while (e > 0 && !(kCls.bits[s[e - 1]] & C_ALNUM)) --e;
   std::size_t b = e;
   while (b > 0 && (kCls.bits[s[b - 1]] & C_ALNUM)) --b;
   while (e > b && (kCls.bits[s[e - 1]] & C_DIGIT)) --e;
-  std::string out;
-  for (std::size_t i = b; i < e; ++i) out.push_back(static_cast<char>(Text::lower(s[i])));
-  return out;
+  if (e - b > 8) return {};
+  for (std::size_t i = b; i < e; ++i) out[i - b] = static_cast<char>(Text::lower(s[i]));
+  return std::string_view(out, e - b);
 }
 
 // the secret stem a key names ("" when none)
-std::string_view secret_stem(const unsigned char* s, std::size_t len, const KeyParts& kp) {
+std::string_view secret_stem(const unsigned char* s, std::size_t len, const KeyParts& kp) noexcept {
   if (kp.count() == 0) return {};
   const std::string_view compact = kp.compact();
-  for (std::string_view stem : kSecretLong)
-    if (ends_with(compact, stem)) return stem;
-  const std::string seg = last_segment(s, len);
+  const unsigned char last = static_cast<unsigned char>(compact.back());
+  if (last >= 'a' && last <= 'z')
+    for (const std::int8_t* k = kStemIndex.by_last[last - 'a']; *k >= 0; ++k)
+      if (ends_with(compact, kSecretLong[*k])) return kSecretLong[*k];
+  char buf[8];
+  const std::string_view seg = last_segment(s, len, buf);
   for (std::string_view stem : kSecretShort)
     if (kp.last() == stem || compact == stem || seg == stem) return stem;
   return {};
@@ -528,10 +564,11 @@ std::string assignment_at(const Text& t, std::size_t p) {
   while (k > 0 && (t.cls(k - 1) & C_ID) && kend - k < 64) --k;
   const unsigned char* key = t.p + k;
   const std::size_t klen = kend - k;
-  bool letter = false;
-  for (std::size_t i = 0; i < klen; ++i) letter |= (kCls.bits[key[i]] & C_ALPHA) != 0;
-  if (!letter) return {};
-  KeyParts kp = camel_parts(key, klen);
+  std::size_t letters = 0;
+  for (std::size_t i = 0; i < klen; ++i) letters += (kCls.bits[key[i]] & C_ALPHA) != 0;
+  if (letters < 2) return {};  // every stem has >= 2 letters
+  KeyParts& kp = scratch_parts();
+  camel_parts(key, klen, kp);
   strip_payload(kp);
   std::string_view stem = secret_stem(key, klen, kp);
   bool secret = true;
@@ -596,7 +633,8 @@ bool bearer_at(const Text& t, std::size_t i) noexcept {
 
 // ---- K1..K5 key names ---------------------------------------------------------------------------
 std::string key_name(const unsigned char* s, std::size_t len) {
-  KeyParts kp = camel_parts(s, len);
+  KeyParts& kp = scratch_parts();
+  camel_parts(s, len, kp);
   if (kp.count() == 0) return {};
   const std::size_t parts0 = kp.count();
   const std::string_view first0 = kp.part(0);
@@ -619,43 +657,55 @@ std::string key_name(const unsigned char* s, std::size_t len) {
 // ---- the whole check on folded text ------------------------------------------------------------
 std::string violation(const unsigned char* p, std::size_t n, bool key) {
   const Text t{p, n};
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   bool pem = false, url = false, data = false, b64_200 = false, entropy = false;
   int vendor = -1;
   std::string assign;  // the leftmost S1 / S2 reason
-  std::size_t run_start = 0, std_run = 0;
-  bool in_run = false;
-  for (std::size_t i = 0; i <= n; ++i) {
-    const std::uint16_t b = i < n ? t.cls(i) : 0;
-    // V6: maximal runs of [A-Za-z0-9+/=_-]; V5: runs of standard base64 >= 200
+  std::size_t run_start = kNone;  // current run of [A-Za-z0-9+/=_-] (V6)
+  std::size_t std_start = kNone;  // current run of [A-Za-z0-9+/] (V5)
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t b = t.cls(i);
     if (b & C_B64) {
-      if (!in_run) {
-        in_run = true;
-        run_start = i;
-      }
-    } else if (in_run) {
-      in_run = false;
+      if (run_start == kNone) run_start = i;
+    } else if (run_start != kNone) {
       if (!entropy && i - run_start >= 32) entropy = high_entropy_run(p + run_start, i - run_start);
+      run_start = kNone;
     }
-    std_run = (b & C_B64STD) ? std_run + 1 : 0;
-    if (std_run >= 200) b64_200 = true;
-    if (i == n) break;
+    if (!(b & C_B64STD)) {
+      std_start = kNone;
+    } else if (std_start == kNone) {
+      std_start = i;
+    }
     const unsigned char c = p[i];
-    if (b & C_ALPHA) {
-      const bool word_start = i == 0 || !(t.cls(i - 1) & C_B64URL);
-      if (word_start) {
-        if (jwt_at(t, i)) return "JWT (V1)";
-        if (vendor < 0) vendor = vendor_at(t, i);
+    if (b & C_ALNUM) {
+      if (b & C_ALPHA) {
+        if (i == 0 || !(t.cls(i - 1) & C_B64URL)) {  // a word start
+          if (jwt_at(t, i)) return "JWT (V1)";
+          if (vendor < 0) vendor = vendor_at(t, i);
+        }
+        const bool after_alpha = i > 0 && (t.cls(i - 1) & C_ALPHA);
+        if (c == 'M' && !pem) pem = der_at(t, i);
+        if ((c == 'd' || c == 'D') && !data && !after_alpha) data = data_at(t, i);
+        if ((c == 'b' || c == 'B') && assign.empty() && bearer_at(t, i)) assign = "bearer credential (S1)";
       }
-      if (c == 'M' && !pem) pem = der_at(t, i);
-      if ((c == 'd' || c == 'D') && !data && (i == 0 || !(t.cls(i - 1) & C_ALPHA))) data = data_at(t, i);
-      if ((c == 'b' || c == 'B') && assign.empty() && bearer_at(t, i)) assign = "bearer credential (S1)";
-    } else if (c == '-') {
+      // The rest of an alphanumeric run cannot start a shape (every shape needs a character that
+      // is not alphanumeric before it, except "data:", which only needs a non-letter: stop at a
+      // 'd' after a digit) and stays inside both base64 runs.
+      std::size_t j = i + 1;
+      while (j < n && (t.cls(j) & C_ALNUM) && !((p[j] | 32) == 'd' && (t.cls(j - 1) & C_DIGIT))) ++j;
+      i = j - 1;
+      if (std_start != kNone && j - std_start >= 200) b64_200 = true;
+      continue;
+    }
+    if (c == '-') {
       if (!pem) pem = pem_at(t, i);
     } else if (c == ':' || c == '=') {
       if (c == ':' && !url && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/') url = url_password_at(t, i);
       if (assign.empty()) assign = assignment_at(t, i);
     }
+    if (std_start != kNone && i + 1 - std_start >= 200) b64_200 = true;
   }
+  if (run_start != kNone && !entropy && n - run_start >= 32) entropy = high_entropy_run(p + run_start, n - run_start);
   if (pem) return "PEM private key (V2)";
   if (vendor >= 0) return "vendor token format '" + std::string(kVendors[vendor].prefix) + "' (V3)";
   if (url) return "password in a URL (V4)";
@@ -681,7 +731,8 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   if constexpr (sizeof(CharT) == 1) {
     if (all_ascii(s, n)) return violation(reinterpret_cast<const unsigned char*>(s), n, key);  // ASCII fast path
   }
-  std::string folded;
+  thread_local std::string folded;  // per-thread scratch, capacity kept between calls
+  folded.clear();
   fold_into(s, n, folded);
   return violation(reinterpret_cast<const unsigned char*>(folded.data()), folded.size(), key);
 }
