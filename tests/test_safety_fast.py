@@ -1,7 +1,8 @@
 """The C++ fast paths of SafetyEvent / DirectorSafetySignal against their references.
 
-* tenant-safety rules (C++) == the original regex implementation (tests/_safety_oracle.py),
-  reason text included, for arbitrary and for adversarially "wordy" strings;
+* tenant-safety validators (C++) == the Python reference (tests/_safety_oracle.py), reason text
+  and detection fold included, for arbitrary and for adversarial mixes of keys, separators,
+  token prefixes and look-alikes;
 * each fast path (build, __post_init__, payload validation, to_dict, to_transport_dict, to_json)
   either declines or gives exactly what the Python path gives, and the public functions raise the
   same error class and message as the Python path;
