@@ -1,232 +1,423 @@
-"""Pure-Python reference (oracle) of the tenant-safety rules R1..R8 -- tests only.
+"""Pure-Python reference (oracle) of the tenant-safety validators -- tests only.
 
-This is the original regex implementation of ``director_fast.core.tenant_safety`` (rules documented
-there and in docs/safety_events.md); the library now runs the C++ implementation
-(``director_fast._core._safety_tenant_violation``) and tests/test_safety_fast.py checks with
-Hypothesis that both give the same answer (the same reason text) for arbitrary strings.
+The library runs the C++ implementation (``director_fast._core._safety_tenant_violation``,
+cpp/src/safety_rules.cpp); tests/test_safety_fast.py checks with Hypothesis that both give the same
+answer (the same reason text) for arbitrary strings. This file is the readable statement of the
+rules (documented in ``director_fast.core.tenant_safety`` and docs/safety_events.md):
 
-Shapes (R8) and prompt assignments (R4) are matched ASCII case-insensitively (``re.ASCII``):
-non-ASCII letters never complete a credential shape.
+1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
+   generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
+2. value detectors on the folded text, in priority order V1..V6;
+3. assignments ``key = value`` / ``key: value`` with a secret-like key (S1) or a prompt / message
+   key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
+4. key role only: sensitive key names (K1..K5).
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from director_fast.errors import ValidationError
 from director_fast.core.tenant_safety import TenantSafetyError
+from _safety_fold_table import FOLD
 
-__all__ = ["check_text", "tenant_safety_violation"]
+__all__ = ["check_text", "fold", "tenant_safety_violation"]
 
-
-# Cheap superset test: if none of these stems occurs (case-insensitively), no rule can fire.
-_STEMS = (
-    "pass", "secret", "credential", "token", "bearer", "jwt", "cookie", "key", "prompt",
-    "completion", "transcript", "raw", "image", "photo", "picture", "video", "audio", "screenshot",
-    "recording", "selfie", "biometric", "media", "sensor", "lidar", "telemetry", "eyj", "sk-", "sk_",
-    "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github", "glpat", "xox", "akia", "asia", "aiza",
-    "data:", "begin", "authorization",
-)
-
-
-def _trie_pattern(words: tuple[str, ...]) -> str:
-    """A prefix-trie alternation of literal stems (faster in ``re`` than a flat alternation)."""
-    root: dict = {}
-    for w in words:
-        node = root
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict) -> str:
-        if "" in node:
-            return ""
-        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return emit(root)
-
-
-# Cheap superset test on lower-cased text: if no stem occurs, no rule can fire.
-_PREFILTER_LC = re.compile(_trie_pattern(_STEMS))
+OTHER = "\x80"
 _CTRL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 
-
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_B64 = "A-Za-z0-9_\\-"
-_SHAPES = re.compile(
-    rf"(?<![{_B64}])eyJ[{_B64}]{{6,}}+\.[{_B64}]{{6,}}+\."  # JWT header.payload.
-    r"|-----BEGIN [A-Z ]{0,40}PRIVATE KEY"
-    rf"|(?<![{_B64}])(?:sk-|sk_live_|sk_test_|rk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-"
-    rf"|xox[abpsr]-|AKIA|ASIA|AIza)[{_B64}]{{12,}}+"
-    r"|(?<![A-Za-z])data:[^,;\s]{0,100};base64,"
-    r"|(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{200}",
-    re.IGNORECASE | re.ASCII,
-)
-_ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9])(?:prompt|prompts|completion|completions|transcript)\s{0,8}[:=]",
-    re.IGNORECASE | re.ASCII,
-)
-
-_BASIC_AUTH = re.compile(
-    r"(?<![A-Za-z0-9])authorization\s{0,8}[:=]\s{0,8}basic\s{1,8}([A-Za-z0-9+/]+)",
-    re.IGNORECASE | re.ASCII,
-)
+ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+B64URL = ALNUM | frozenset("_-")
+B64 = ALNUM | frozenset("+/=_-")
+B64STD = ALNUM | frozenset("+/")
+IDCH = ALNUM | frozenset("_.-")
+WS = frozenset(" \t\n\v\f\r")
+QUOTES = frozenset("\"'`")
+STOP = frozenset(",;&)]}\"'`")
 
 
-def _basic_auth(text: str) -> bool:
-    """HTTP Basic credentials: a run of >= 8 base64 characters after "Authorization: Basic" with
-    at least one character that is not a lower-case letter (prose like "basic understanding" is
-    not a credential)."""
-    return any(len(m.group(1)) >= 8 and re.search("[^a-z]", m.group(1)) for m in _BASIC_AUTH.finditer(text))
+def fold(text: str) -> str:
+    """The detection copy of ``text``: ASCII, with ``\\x80`` for code points that map to no ASCII."""
+    return "".join(c if ord(c) < 0x80 else FOLD.get(ord(c), OTHER) for c in text)
 
 
-_TOKEN_ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9])token\s{0,8}[:=]\s{0,8}(?=[^\s,;]{0,63}[^\s,;0-9])",
-    re.IGNORECASE | re.ASCII,
-)
-_TOKEN_COMPOUND = frozenset(
-    {"accesstoken", "accesstokens", "authtoken", "authtokens", "apitoken", "apitokens", "bearertoken",
-     "refreshtoken", "refreshtokens", "idtoken", "sessiontoken", "oauthtoken", "csrftoken", "xsrftoken",
-     "githubtoken", "slacktoken"}
-)
-_KEY_COMPOUND = frozenset(
-    {"secretkey", "secretkeys", "accesskey", "accesskeys", "privatekeys", "sshkey", "sshkeys", "signingkey",
-     "encryptionkey", "masterkey", "clientkey"}
-)
-_PROMPT_COMPOUND = frozenset(
-    {"rawprompt", "systemprompt", "systemprompts", "userprompt", "userprompts", "privateprompt", "fullprompt",
-     "hiddenprompt", "originalprompt", "inputprompt", "secretprompt"}
-)
-_REF = frozenset({"id", "ids", "ref", "refs", "reference", "name", "arn"})
-_CREDENTIAL = frozenset(
-    {"password", "passwords", "passwd", "passphrase", "secret", "secrets", "credential",
-     "credentials", "apikey", "apikeys", "privatekey", "bearer", "jwt", "jwts", "cookie", "cookies",
-     "clientsecret", "clientsecrets"}
-)
-_KEY_QUAL = frozenset(
-    {"private", "api", "secret", "access", "ssh", "signing", "encryption", "client", "master"}
-)
-_TOKEN_QUAL = frozenset(
-    {"access", "auth", "api", "bearer", "refresh", "id", "session", "oauth", "csrf", "xsrf",
-     "personal", "security", "service", "github", "slack", "jwt", "identity"}
-)
-_TOKEN_POS_AFTER = frozenset(
-    {"offset", "offsets", "index", "indices", "idx", "count", "counts", "position", "positions",
-     "pos", "id", "ids", "budget", "limit", "limits", "usage", "length", "len", "number", "num",
-     "rate", "latency", "logprob", "logprobs", "probability", "prob", "level", "window", "span"}
-)
-_TOKEN_POS_BEFORE = frozenset({"per", "each", "every", "first", "last", "next", "max", "min", "nth"})
-_PROMPT_WORDS = frozenset({"prompt", "prompts", "completion", "completions", "transcript", "transcripts"})
-_PROMPT_QUAL = frozenset(
-    {"raw", "private", "system", "user", "full", "original", "hidden", "secret", "input",
-     "customer", "verbatim", "confidential", "unredacted"}
-)
-_CONTENT_AFTER = frozenset(
-    {"text", "content", "contents", "body", "payload", "value", "data", "string", "dump"}
-)
-_PROMPT_META = frozenset(
-    {"id", "ids", "ref", "refs", "hash", "digest", "version", "count", "tokens", "length", "len",
-     "template", "policy", "type", "kind"}
-)
-_RAW_CONTENT = frozenset(
-    {"prompt", "prompts", "completion", "completions", "payload", "payloads", "text", "content",
-     "contents", "response", "responses", "output", "outputs", "input", "inputs", "data", "body",
-     "message", "messages", "bytes", "audio", "image", "images", "video", "videos", "frame",
-     "frames", "reading", "readings", "media", "query", "queries", "transcript", "transcripts",
-     "request", "requests", "document", "documents", "sensor", "html", "json", "log", "logs",
-     "string", "user", "photo", "photos"}
-)
-_MEDIA = frozenset(
-    {"image", "images", "photo", "photos", "picture", "pictures", "video", "videos", "audio",
-     "screenshot", "screenshots", "recording", "recordings", "selfie", "selfies", "biometric",
-     "biometrics", "media"}
-)
-_MEDIA_META = frozenset(
-    {"id", "ids", "ref", "refs", "hash", "digest", "count", "type", "format", "mime", "size",
-     "width", "height", "duration", "kind"}
-)
-_MEDIA_QUAL = frozenset({"private", "personal", "user", "customer", "unredacted", "raw"})
-_MEDIA_PAYLOAD = frozenset({"data", "bytes", "payload", "blob", "base64", "dump", "file", "files"})
-_SENSOR = frozenset({"sensor", "sensors", "lidar", "telemetry"})
-_SENSOR_META = frozenset({"id", "ids", "ref", "refs", "type", "kind", "name", "count", "status"})
-_SENSOR_PAYLOAD = frozenset(
-    {"reading", "readings", "data", "payload", "dump", "frame", "frames", "sample", "samples",
-     "value", "values", "stream", "feed", "capture", "raw"}
-)
+# ---- V1..V5 shapes --------------------------------------------------------------------------
+_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.", re.I | re.A)
+_PEM = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY", re.I | re.A)
+_DER = re.compile(r"(?<![A-Za-z0-9+/])MII[A-Za-z0-9+/]{20}", re.A)
+_DATA = re.compile(r"(?<![A-Za-z])data:[^,;\s]{0,100};base64,", re.I | re.A)
+_B64_200 = re.compile(r"[A-Za-z0-9+/]{200}", re.A)
+
+_U, _L, _D = "U", "L", "D"
+_ALNUM_S, _B64URL_S = "".join(sorted(ALNUM)), "".join(sorted(B64URL))
+# (prefix matched ASCII case-insensitively after a character that is not [A-Za-z0-9_-], tail
+# characters, minimum tail length, classes the tail must contain); the tail is read up to 256.
+VENDOR = [
+    ("sk-", B64URL, 20, "ULD"), ("sk_live_", ALNUM, 16, ""), ("sk_test_", ALNUM, 16, ""),
+    ("rk_live_", ALNUM, 16, ""), ("rk_test_", ALNUM, 16, ""), ("whsec_", ALNUM, 24, ""),
+    ("ghp_", ALNUM, 30, ""), ("gho_", ALNUM, 30, ""), ("ghu_", ALNUM, 30, ""), ("ghs_", ALNUM, 30, ""),
+    ("ghr_", ALNUM, 30, ""), ("github_pat_", B64URL, 40, ""), ("glpat-", B64URL, 20, ""),
+    ("gldt-", B64URL, 20, ""), ("glrt-", B64URL, 20, ""), ("glptt-", B64URL, 20, ""),
+    ("xoxa-", B64URL, 10, "D"), ("xoxb-", B64URL, 10, "D"), ("xoxp-", B64URL, 10, "D"),
+    ("xoxo-", B64URL, 10, "D"), ("xoxs-", B64URL, 10, "D"), ("xoxr-", B64URL, 10, "D"),
+    ("xoxe-", B64URL, 10, "D"), ("xapp-", B64URL, 20, "D"),
+    ("akia", ALNUM, 16, "D"), ("asia", ALNUM, 16, "D"), ("abia", ALNUM, 16, "D"), ("acca", ALNUM, 16, "D"),
+    ("aiza", B64URL, 30, ""), ("ya29.", B64URL, 20, ""), ("gocspx-", B64URL, 20, ""),
+    ("hf_", ALNUM, 30, ""), ("npm_", ALNUM, 30, ""), ("pypi-age", B64URL, 40, ""),
+    ("sg.", B64URL | frozenset("."), 40, ""), ("key-", ALNUM, 32, "D"),
+    ("shpat_", ALNUM, 32, ""), ("shpss_", ALNUM, 32, ""), ("shpca_", ALNUM, 32, ""), ("shppa_", ALNUM, 32, ""),
+    ("dapi", ALNUM, 32, "D"), ("dop_v1_", ALNUM, 40, ""), ("doo_v1_", ALNUM, 40, ""),
+    ("glc_", B64URL, 32, ""), ("glsa_", B64URL, 32, ""), ("nrak-", ALNUM, 27, ""),
+    ("pmak-", B64URL, 40, ""), ("lin_api_", ALNUM, 40, ""), ("hvs.", B64URL, 24, ""),
+    ("hvb.", B64URL, 24, ""), ("age-secret-key-1", ALNUM, 50, ""), ("sq0atp-", B64URL, 22, ""),
+    ("sq0csp-", B64URL, 40, ""), ("atatt3", B64URL, 100, ""), ("ltai", ALNUM, 12, "D"),
+    ("pul-", ALNUM, 40, ""), ("dp.pt.", ALNUM, 40, ""), ("xkeysib-", B64URL, 60, ""),
+    ("figd_", B64URL, 40, ""), ("ntn_", ALNUM, 40, ""), ("sntrys_", B64URL, 60, ""),
+    ("rzp_live_", ALNUM, 14, ""), ("flwseck-", B64URL, 32, ""),
+]
+_TAIL_CAP = 256
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+def _has_classes(s: str, need: str) -> bool:
+    return (("U" not in need or any("A" <= c <= "Z" for c in s))
+            and ("L" not in need or any("a" <= c <= "z" for c in s))
+            and ("D" not in need or any("0" <= c <= "9" for c in s)))
 
 
-def _word_violation(words: list[str], key: bool) -> str | None:
-    n = len(words)
-    for i, w in enumerate(words):
-        nxt = words[i + 1] if i + 1 < n else ""
-        prev = words[i - 1] if i else ""
-        if w in _CREDENTIAL:
-            if nxt not in _REF:
-                return f"credential word {w!r} (R1)"
-        elif w in _TOKEN_COMPOUND:
-            return f"credential token {w!r} (R3)"
-        elif w in _KEY_COMPOUND:
-            if nxt not in _REF:
-                return f"credential key {w!r} (R2)"
-        elif w == "key" or w == "keys":
-            if prev in _KEY_QUAL and nxt not in _REF:
-                return f"credential key {prev!r} {w!r} (R2)"
-        elif w == "token" or w == "tokens":
-            if prev in _TOKEN_QUAL:
-                return f"credential token {prev!r} {w!r} (R3)"
-            if w == "token" and not (
-                nxt in _TOKEN_POS_AFTER or nxt.isdigit() or prev in _TOKEN_POS_BEFORE or prev.isdigit()
-            ):
-                return "bare 'token' that is not a text position (R3)"
-        if w in _PROMPT_COMPOUND:
-            if not key or nxt not in _PROMPT_META:
-                return f"{'key naming prompt content' if key else 'private prompt content'} {w!r} (R4)"
-        elif w in _PROMPT_WORDS:
-            if key:
-                if nxt not in _PROMPT_META:
-                    return f"key naming prompt content {w!r} (R4)"
-            elif prev in _PROMPT_QUAL or nxt in _CONTENT_AFTER:
-                return f"private prompt content {w!r} (R4)"
-        elif w == "raw":
-            if nxt in _RAW_CONTENT or (key and n == 1):
-                return f"raw payload {('raw ' + nxt).strip()!r} (R5)"
-        elif w in _MEDIA:
-            if key:
-                if nxt not in _MEDIA_META:
-                    return f"key naming private media {w!r} (R6)"
-            elif prev in _MEDIA_QUAL or nxt in _MEDIA_PAYLOAD:
-                return f"private media {w!r} (R6)"
-        elif w in _SENSOR:
-            if key:
-                if nxt not in _SENSOR_META:
-                    return f"key naming a sensor payload {w!r} (R7)"
-            elif nxt in _SENSOR_PAYLOAD:
-                return f"sensor payload {w!r} {nxt!r} (R7)"
+def _vendor(t: str) -> str | None:
+    low = t.lower()
+    for i in range(len(t)):
+        if i and t[i - 1] in B64URL:
+            continue
+        for prefix, tail_set, min_tail, need in VENDOR:
+            if not low.startswith(prefix, i):
+                continue
+            j = i + len(prefix)
+            k = j
+            while k < len(t) and k - j < _TAIL_CAP and t[k] in tail_set:
+                k += 1
+            if k - j >= min_tail and _has_classes(t[j:k], need):
+                return prefix
+    return None
+
+
+def _url_password(t: str) -> bool:
+    for m in re.finditer("://", t):
+        i = m.start()
+        if i == 0 or t[i - 1] not in ALNUM:
+            continue
+        j = i + 3
+        colon = -1
+        while j < len(t) and j - (i + 3) < 256 and t[j] not in WS and t[j] not in "/?#@\"'<>" + OTHER:
+            if t[j] == ":" and colon < 0:
+                colon = j
+            j += 1
+        if j < len(t) and t[j] == "@" and colon >= 0 and colon + 1 < j:
+            return True
+    return False
+
+
+# ---- V6 high-entropy runs -------------------------------------------------------------------
+_RUN = re.compile(r"[A-Za-z0-9+/=_-]{32,}", re.A)
+_SEG = re.compile(r"[+/=_-]")
+_ALPHA_TOK = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_DIGEST_LENS = (32, 40, 64, 128)
+_HEX = frozenset("0123456789abcdef")
+
+
+def _entropy_ok(run: str) -> bool:
+    n = len(run)
+    counts = [0] * 128
+    for c in run:
+        counts[ord(c)] += 1
+    s = 0.0
+    for c in counts:
+        if c:
+            s += c * math.log2(c)
+    return n * math.log2(n) - s >= 4.0 * n
+
+
+def _high_entropy(run: str) -> bool:
+    segs = _SEG.split(run)
+    digest = sum(len(s) for s in segs if len(s) in _DIGEST_LENS and set(s) <= _HEX)
+    if len(run) - digest < 32:
+        return False
+    if not any(c.isalpha() and c.lower() > "f" for c in run):
+        return False  # hex alphabet (digests, UUIDs)
+    classes = (any(c.isupper() for c in run) + any(c.islower() for c in run)
+               + any(c.isdigit() for c in run) + any(c in "+/=_-" for c in run))
+    if classes < 3 or not _entropy_ok(run):
+        return False
+    total = long = 0
+    for s in segs:
+        if len(s) in _DIGEST_LENS and set(s) <= _HEX:
+            continue
+        for tok in _ALPHA_TOK.findall(s):
+            total += len(tok)
+            if len(tok) >= 4:
+                long += len(tok)
+    return not (total > 0 and 4 * long >= 3 * total)  # made of words (paths, identifiers)
+
+
+def _value_shape(t: str) -> str | None:
+    if _JWT.search(t):
+        return "JWT (V1)"
+    if _PEM.search(t) or _DER.search(t):
+        return "PEM private key (V2)"
+    v = _vendor(t)
+    if v is not None:
+        return f"vendor token format {v!r} (V3)"
+    if _url_password(t):
+        return "password in a URL (V4)"
+    if _DATA.search(t):
+        return "data: base64 URI (V5)"
+    if _B64_200.search(t):
+        return "base64 run of 200+ characters (V5)"
+    if any(_high_entropy(m.group()) for m in _RUN.finditer(t)):
+        return "high-entropy run (V6)"
+    return None
+
+
+# ---- key names --------------------------------------------------------------------------------
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+SECRET_LONG = (
+    "connectionstring", "subscriptionkey", "encryptionkey", "authorization", "refreshtokens",
+    "sessiontokens", "accesstokens", "bearertokens", "credentials", "signingkey", "passphrase",
+    "privatekeys", "accountkey", "licensekey", "secretkey", "accesskeys", "privatekey", "credential",
+    "passwords", "masterkey", "sharedkey", "deploykey", "authtokens", "apitokens", "accesskey",
+    "clientkey", "sessionid", "password", "idtokens", "apikeys", "cookies", "secrets", "connstr",
+    "privkey", "session", "authkey", "passwd", "secret", "sshkey", "apikey", "cookie", "bearer",
+    "sessid", "appkey", "token", "jwt",
+)
+SECRET_SHORT = ("oauth", "pass", "auth", "pwd", "sid", "dsn", "sig", "psk", "pat", "pw")
+SESSION_STEMS = frozenset({"session", "sessionid", "sessid", "sid"})
+CONTENT_ASSIGN = ("instructions", "completions", "transcripts", "completion", "transcript",
+                  "userinput", "messages", "prompts", "prompt")
+PAYLOAD_SUFFIX = frozenset(
+    "value values text string str data plain plaintext body content contents b64 base64 hex payload "
+    "payloads blob bytes dump bin binary encoded json html file files reading readings frame frames "
+    "sample samples stream feed capture".split()
+)
+PAYLOAD_ALONE = frozenset(
+    "data payload payloads blob bytes body content contents dump base64 b64 binary plaintext text".split()
+)
+CONTENT_WORDS = frozenset(
+    "prompt prompts completion completions transcript transcripts messages instructions input inputs "
+    "query queries conversation conversations utterance utterances response responses output "
+    "outputs".split()
+)
+CONTENT_COMPOUND = ("instructions", "completion", "transcript", "userinput", "userquery", "rawinput",
+                    "messages", "prompts", "prompt")
+MEDIA = frozenset(
+    "image images photo photos picture pictures video videos audio screenshot screenshots recording "
+    "recordings selfie selfies biometric biometrics media".split()
+)
+SENSOR = frozenset("sensor sensors lidar telemetry".split())
+
+
+def _camel(key: str) -> list[str]:
+    return [w.lower() for w in _CAMEL.findall(key) if not w.isdigit()]
+
+
+def _last_seg(key: str) -> str:
+    segs = [s for s in re.split(r"[^a-z0-9]+", key.lower()) if s]
+    return segs[-1].rstrip("0123456789") if segs else ""
+
+
+def _strip_payload(parts: list[str]) -> tuple[list[str], bool]:
+    had = False
+    while len(parts) > 1 and parts[-1] in PAYLOAD_SUFFIX:
+        parts = parts[:-1]
+        had = True
+    return parts, had
+
+
+def _secret_stem(key: str) -> str | None:
+    parts, _ = _strip_payload(_camel(key))
+    if not parts:
+        return None
+    compact = "".join(parts)
+    for stem in SECRET_LONG:
+        if compact.endswith(stem):
+            return stem
+    seg = _last_seg(key)
+    for stem in SECRET_SHORT:
+        if parts[-1] == stem or compact == stem or seg == stem:
+            return stem
+    return None
+
+
+def _content_stem(key: str) -> str | None:
+    parts, _ = _strip_payload(_camel(key))
+    compact = "".join(parts)
+    for stem in CONTENT_ASSIGN:
+        if compact.endswith(stem):
+            return stem
+    return None
+
+
+# ---- S1 / S2 assignments ------------------------------------------------------------------------
+PLACEHOLDERS = frozenset(
+    "redacted null none nil true false undefined empty hidden masked removed omitted unset required "
+    "optional na n/a tbd todo".split()
+)
+SCHEMES = frozenset("basic bearer token digest negotiate ntlm apikey hmac".split())
+_MASK = frozenset("*#.xX-_")
+
+
+def _plain_word(v: str) -> bool:
+    return bool(v) and v[0] in ALNUM and v[0].isalpha() and all("a" <= c <= "z" for c in v[1:])
+
+
+def _classes(v: str) -> int:
+    return (any("A" <= c <= "Z" for c in v) + any("a" <= c <= "z" for c in v)
+            + any("0" <= c <= "9" for c in v))
+
+
+def _credential_value(v: str, strong: bool, stem: str) -> bool:
+    if not v:
+        return False
+    if v[0] == "[" or (v[0] == "{" and (len(v) == 1 or v[1] in "\"' ")):
+        return True  # a JSON array / object (message lists, nested credentials)
+    if v[0] in "<${%" or set(v) <= _MASK or v.strip("[]()").lower() in PLACEHOLDERS:
+        return False  # a template, variable reference, mask or placeholder word
+    if stem in SESSION_STEMS:
+        # session ids: only a random-looking value (a cookie) is a credential
+        return len(v) >= 16 and _classes(v) >= 2 and not _plain_word(v)
+    if v.isdigit() and (len(v) < 4 or (stem == "token" and len(v) <= 9)):
+        return False  # a count, index or position
+    if not strong and _plain_word(v) and len(v) < 16:
+        return False  # prose: "Password: required"
+    return len(v) >= 3
+
+
+def _cred_run(t: str, j: int) -> str:
+    k = j
+    while k < len(t) and k - j < 128 and t[k] not in WS and t[k] not in STOP:
+        k += 1
+    return t[j:k]
+
+
+def _assignment_at(t: str, p: int) -> str | None:
+    n = len(t)
+    c = t[p]
+    if c == "=" and ((p and t[p - 1] in ":=!<>") or (p + 1 < n and t[p + 1] == "=")):
+        return None
+    if c == ":" and t.startswith("//", p + 1):
+        return None
+    vstart = p + 1
+    if p + 1 < n and ((c == ":" and t[p + 1] == "=") or (c == "=" and t[p + 1] == ">")):
+        vstart = p + 2
+    k = p
+    ws = 0
+    while k > 0 and t[k - 1] in WS and ws < 8:
+        k -= 1
+        ws += 1
+    if k > 0 and t[k - 1] in QUOTES:
+        k -= 1
+    kend = k
+    while k > 0 and t[k - 1] in IDCH and kend - k < 64:
+        k -= 1
+    key = t[k:kend]
+    if not any(ch.isalpha() for ch in key):
+        return None
+    stem = _secret_stem(key)
+    kind = "S1"
+    if stem is None:
+        stem = _content_stem(key)
+        kind = "S2"
+        if stem is None:
+            return None
+    v = vstart
+    ws = 0
+    while v < n and t[v] in WS and ws < 8:
+        v += 1
+        ws += 1
+    quote = t[v] if v < n and t[v] in QUOTES else None
+    if quote is not None:
+        v += 1
+        j = v
+        while j < n and j - v < 128 and t[j] != quote:
+            j += 1
+        value = t[v:j]
+    else:
+        value = _cred_run(t, v)
+    strong = c == "=" or quote is not None or ws == 0
+    if kind == "S1" and stem in ("authorization", "auth") and value.lower() in SCHEMES:
+        j = v + len(value)
+        w = 0
+        while j < n and t[j] in WS and w < 8:
+            j += 1
+            w += 1
+        cred = _cred_run(t, j) if w else ""
+        ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred)
+    else:
+        ok = _credential_value(value, strong, stem)
+    if not ok:
+        return None
+    if kind == "S1":
+        return f"secret assigned to {stem!r} (S1)"
+    return f"prompt or message content assigned to {stem!r} (S2)"
+
+
+def _bearer_at(t: str, i: int) -> bool:
+    if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM):
+        return False
+    j = i + 6
+    w = 0
+    while j < len(t) and t[j] in WS and w < 8:
+        j += 1
+        w += 1
+    if w == 0:
+        return False
+    cred = _cred_run(t, j)
+    return len(cred) >= 16 and _classes(cred) >= 2
+
+
+def _assignment(t: str) -> str | None:
+    for p, c in enumerate(t):
+        if c in ":=":
+            why = _assignment_at(t, p)
+            if why is not None:
+                return why
+        elif c in "bB" and _bearer_at(t, p):
+            return "bearer credential (S1)"
+    return None
+
+
+# ---- K1..K5 key names --------------------------------------------------------------------------
+def _key_name(key: str) -> str | None:
+    stem = _secret_stem(key)
+    if stem is not None:
+        return f"credential key name {stem!r} (K1)"
+    parts0 = _camel(key)
+    if not parts0:
+        return None
+    parts, had = _strip_payload(parts0)
+    compact = "".join(parts)
+    last = parts[-1]
+    if last in CONTENT_WORDS:
+        return f"key naming private content {last!r} (K2)"
+    for stem in CONTENT_COMPOUND:
+        if compact.endswith(stem):
+            return f"key naming private content {stem!r} (K2)"
+    if last in MEDIA:
+        return f"key naming private media {last!r} (K3)"
+    if last in SENSOR:
+        return f"key naming a sensor payload {last!r} (K4)"
+    if ("raw" in parts and (had or last == "raw")) or (len(parts0) == 1 and last in PAYLOAD_ALONE):
+        return "key naming a raw payload (K5)"
     return None
 
 
 def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
-    """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe).
-
-    Args:
-        text: the string to check (any length; callers bound lengths).
-        role: ``"key"`` for attribute / extension keys, ``"text"`` for everything else.
-    """
-    if len(text) < 200 and not _PREFILTER_LC.search(text.lower()):
-        return None  # no stem and too short for a base64 run: no rule can fire
-    m = _SHAPES.search(text)
-    if m is not None or _basic_auth(text):
-        return "credential-shaped or payload-shaped value (R8)"
-    if role != "key" and _ASSIGN.search(text):
-        return "prompt assignment (R4)"
-    if _TOKEN_ASSIGN.search(text):
-        return "credential token assignment (R3)"
-    return _word_violation(_words(text), role == "key")
+    """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe)."""
+    t = fold(text)
+    why = _value_shape(t) or _assignment(t)
+    if why is None and role == "key":
+        why = _key_name(t)
+    return why
 
 
 def check_tenant_safe(text: str, where: str, *, role: str = "text") -> None:

@@ -130,3 +130,24 @@ def test_our_emitted_events_in_the_anchor():
         accepted += 1
         assert back.to_dict() == payload
     assert accepted > 0
+
+
+def test_listed_difference_prose_and_credential_shapes():
+    """Documented difference (docs/safety_events.md): operator prose that the anchor's substring
+    deny-list rejects is accepted by ours; credential-shaped values the anchor lets through are
+    rejected by ours."""
+    for prose in ("password reset policy", "Secret Santa", "The user prompt was ambiguous",
+                  "Token budget exceeded: 4096 tokens used."):
+        kw = {**SEED_KW, "tenant_safe_explanation": prose}
+        payload = ours_event.SafetyEvent.from_policy_decision(**kw).to_dict()
+        with pytest.raises(ValueError):
+            da_event.validate_safety_event_payload(payload)
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    for field, value in (("request_id", jwt), ("tenant_id", "pwd=hunter2"),
+                         ("tenant_safe_explanation", "see postgres://app:hunter2@db.internal/app"),
+                         ("attributes", {"authorization": "x"}), ("attributes", {"messages": "x"})):
+        theirs = da_event.SafetyEvent.from_policy_decision(**{**SEED_KW, field: value})
+        payload = theirs.to_dict()
+        assert da_event.validate_safety_event_payload(payload).to_dict() == payload
+        with pytest.raises(ours_event.TenantSafetyError):
+            ours_event.validate_safety_event_payload(payload)

@@ -109,7 +109,7 @@ def payload() -> dict:
     (lambda p: p.update(emitted_at="yesterday"), "emitted_at"),
     (lambda p: p.update(producer_id=" "), "producer_id"),
     (lambda p: p.update(extensions={"api_key": "x"}), "extensions"),
-    (lambda p: p.update(extensions={"note": "user photo attached"}), "extensions"),
+    (lambda p: p.update(extensions={"note": "postgres://app:hunter2@db:5432/x"}), "extensions"),
     (lambda p: p["event"]["attributes"].update(password="x"), "attributes"),
     (lambda p: p.update(surprise=1), "payload"),
     (lambda p: p.pop("privacy"), "payload"),

@@ -129,11 +129,6 @@ inline bool vc_check(PyObject* s, std::uint8_t role, F&& check) {
   return true;
 }
 
-inline bool has_ctrl(PyObject* s) {
-  return !vc_check(s, V_NO_CTRL, [s] {
-    return !visit_str(s, [](auto* p, std::size_t n) { return sr::has_control(p, n); });
-  });
-}
 inline bool nonblank(PyObject* s) {
   return visit_str(s, [](auto* p, std::size_t n) { return sr::has_nonblank(p, n); });
 }
@@ -363,7 +358,7 @@ bool event_values_ok(PyObject* const* in, Values& out) {
   // control characters and tenant-safety rules
   if (!text_ok(reason, false) || !text_ok(expl, false) || !text_ok(in[E_HOOK_ID], false))
     return false;
-  if (has_ctrl(in[E_REQUEST_ID]) || has_ctrl(in[E_TENANT_ID])) return false;
+  if (!text_ok(in[E_REQUEST_ID], false) || !text_ok(in[E_TENANT_ID], false)) return false;
   for (Py_ssize_t i = 0; i < nrefs; ++i)
     if (!text_ok(PyTuple_GET_ITEM(refs_tuple, i), false)) return false;
   pos = 0;
@@ -1677,6 +1672,18 @@ PyObject* py_tenant_violation(PyObject*, PyObject* const* args, Py_ssize_t nargs
   return PyUnicode_FromStringAndSize(why.data(), static_cast<Py_ssize_t>(why.size()));
 }
 
+PyObject* py_fold(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1 || !PyUnicode_Check(args[0])) return PyErr_Format(PyExc_TypeError, "_safety_fold(text: str)");
+  std::string folded;
+  try {
+    folded = visit_str(args[0], [](auto* p, std::size_t n) { return sr::fold_for_detection(p, n); });
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+  // ASCII plus 0x80 (a code point with no ASCII form): decoded as Latin-1 to keep 0x80
+  return PyUnicode_DecodeLatin1(folded.data(), static_cast<Py_ssize_t>(folded.size()), nullptr);
+}
+
 PyObject* py_new_id(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1 || !PyUnicode_Check(args[0])) return PyErr_Format(PyExc_TypeError, "_safety_new_id(prefix: str)");
   Py_ssize_t n;
@@ -1853,7 +1860,10 @@ PyMethodDef kMethods[] = {
                 "DirectorSafetySignal from a valid transport dict, or None (use the Python path)."),
     DF_FASTCALL("_safety_tenant_violation", py_tenant_violation,
                 "_safety_tenant_violation(text, key, /)\n--\n\n"
-                "Reason why text breaks a tenant-safety rule (R1..R8), or None."),
+                "Reason why text breaks a tenant-safety rule (V1..V6, S1, S2, K1..K5), or None."),
+    DF_FASTCALL("_safety_fold", py_fold,
+                "_safety_fold(text, /)\n--\n\n"
+                "The detection fold of text: ASCII, with U+0080 for code points that map to no ASCII."),
     DF_FASTCALL("_safety_new_id", py_new_id,
                 "_safety_new_id(prefix, /)\n--\n\n"
                 "prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG)."),

@@ -525,6 +525,10 @@ def _safety_format_timestamp(unix_ns, /):
     """
     'YYYY-MM-DDTHH:MM:SS.ffffffZ' for integer nanoseconds since the Unix epoch.
     """
+def _safety_fold(text, /):
+    """
+    The detection fold of text: ASCII, with U+0080 for code points that map to no ASCII.
+    """
 def _safety_new_id(prefix, /):
     """
     prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG).
@@ -555,7 +559,7 @@ def _safety_signal_post_init(signal, /):
     """
 def _safety_tenant_violation(text, key, /):
     """
-    Reason why text breaks a tenant-safety rule (R1..R8), or None.
+    Reason why text breaks a tenant-safety rule (V1..V6, S1, S2, K1..K5), or None.
     """
 def _safety_utc_timestamp():
     """

@@ -1,12 +1,20 @@
-// Tenant-safety (privacy) rules and field-format checks for SafetyEvent / DirectorSafetySignal.
+// Tenant-safety validators and field-format checks for SafetyEvent / DirectorSafetySignal.
 //
-// The rule set R1..R8 is documented in python/director_fast/core/tenant_safety.py and
-// docs/safety_events.md; this is its implementation (the pure-Python reference lives in
-// tests/_safety_oracle.py and is compared against this one by a Hypothesis differential test).
+// The validators are a normaliser plus detectors (documented in
+// python/director_fast/core/tenant_safety.py and docs/safety_events.md; the pure-Python reference
+// is tests/_safety_oracle.py, compared against this one by Hypothesis differential tests):
+//   * fold: each non-ASCII code point becomes the ASCII it shows or stands for (NFKD, casefold,
+//     Unicode confusables; format characters and marks dropped) -- for detection only, the checked
+//     string itself never changes. Pure-ASCII 1-byte strings skip the fold (no copy).
+//   * value detectors (V1..V6): JWTs, PEM private keys and DER bodies, vendor token formats,
+//     passwords in URLs, data: URIs and long base64, high-entropy runs;
+//   * assignments (S1, S2): a secret-like or prompt/message key followed by ':' / '=' and a
+//     credential-like value, and "Bearer <credential>";
+//   * key role only (K1..K5): attribute / extension keys that name credentials, private content,
+//     media, sensor payloads or raw payloads.
 // Every function works on the code points of a Python str (1-, 2- or 4-byte units, i.e. the
-// PEP 393 kinds), runs in time linear in the input length, and allocates at most one buffer
-// proportional to it. Words and credential shapes are ASCII: non-ASCII code points separate words
-// and never match a shape.
+// PEP 393 kinds) and runs in time linear in the input length (every scan is capped or starts at a
+// position no earlier scan of the same kind covered).
 //
 // Thread-safety: all functions are pure (no shared mutable state); call from any thread.
 #pragma once
@@ -20,9 +28,13 @@ namespace director_fast::safety {
 
 // Why `s` (n code units of CharT = uint8_t/uint16_t/uint32_t) breaks a tenant-safety rule, or ""
 // when it is safe. `key` selects the attribute/extension-key role, otherwise the free-text role.
-// The reason text is identical to the Python reference (e.g. "credential word 'secret' (R1)").
+// The reason text is identical to the Python reference (e.g. "secret assigned to 'password' (S1)").
 template <typename CharT>
 std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key);
+
+// The folded (detection) copy of `s`: ASCII bytes, 0x80 for a code point that maps to no ASCII.
+template <typename CharT>
+std::string fold_for_detection(const CharT* s, std::size_t n);
 
 // True when `s` contains U+0000..U+001F, U+007F or a surrogate code point (U+D800..U+DFFF).
 template <typename CharT>

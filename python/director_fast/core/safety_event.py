@@ -48,7 +48,7 @@ from typing import Any
 
 from director_fast.core._fields import FieldTypeError, _short
 from director_fast import _core
-from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text
+from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text  # noqa: F401 - _CTRL re-exported
 from director_fast.core.evidence_types import HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ValidationError
 
@@ -392,10 +392,10 @@ class SafetyEvent:
         check_text(reason, "SafetyEvent.halt_reason")
         check_text(expl, "SafetyEvent.tenant_safe_explanation")
         check_text(self.hook_id, "SafetyEvent.hook_id")
-        for name in ("request_id", "tenant_id"):
-            s = getattr(self, name)
-            if s and not s.isprintable() and _CTRL.search(s):
-                raise _err(name, "contains a control character or lone surrogate")
+        if self.request_id:
+            check_text(self.request_id, "SafetyEvent.request_id")
+        if self.tenant_id:
+            check_text(self.tenant_id, "SafetyEvent.tenant_id")
         for i, ref in enumerate(refs):
             check_text(ref, f"SafetyEvent.evidence_refs[{i}]")
         for k, val in attrs.items():

@@ -1,87 +1,81 @@
-"""Tenant-safety (privacy) rules for SafetyEvent and DirectorSafetySignal text.
+"""Tenant-safety validators for SafetyEvent and DirectorSafetySignal strings.
 
-The rules decide whether a string may travel in a tenant-safe record. They match *words*, not
-substrings: a text is split into words at every non-alphanumeric character, at lower->upper case
-changes (``accessToken`` -> ``access``, ``token``) and between letters and digits, and the words are
-compared in lower case. Two roles exist:
+They decide whether a string may travel in a tenant-safe record. Free text is checked for
+credential-shaped *values* and *assignments*, not for words: "password reset policy", "Secret
+Santa", "bearer of bad news", "The user prompt was ambiguous" and "JWT expiry" are operator prose
+and pass; ``pwd=hunter2``, ``postgres://app:hunter2@db/app`` or an AWS secret key do not, whatever
+their disguise. Two roles exist:
 
-* ``"key"``: attribute / extension keys (identifiers naming a value);
-* ``"text"``: every other string (attribute values, ``halt_reason``, ``tenant_safe_explanation``,
-  evidence refs, trace strings, ``hook_id``, producer / framework names).
+* ``"text"``: every string value (attribute and extension values, ``halt_reason``,
+  ``tenant_safe_explanation``, evidence refs, trace strings, ``hook_id``, ``request_id``,
+  ``tenant_id``, ``producer_id``, ``framework``);
+* ``"key"``: attribute / extension keys -- the text checks plus the key-name rules K1..K5.
 
-Rules (``R1``..``R8``; each has an accepted near-miss and a rejected case in
-``tests/test_safety_event_privacy.py``):
+**Fold (detection only).** The string is first folded to ASCII: NFKD compatibility forms
+(fullwidth ``ｐ`` -> ``p``, ligatures, math letters), case folding (``ß`` -> ``ss``), marks removed
+(``é`` -> ``e``), format characters (zero-width spaces and joiners, soft hyphen, BOM, ...) dropped,
+Unicode look-alikes mapped (Cyrillic ``а`` -> ``a``, Greek ``Ο`` -> ``O``; from Unicode's
+confusables data), invisible tag characters read as the ASCII they spell; any other code point
+becomes a separator. The table is generated offline by ``scripts/gen_safety_fold.py``. Only the
+detectors see the folded copy: payloads and canonical JSON are never changed. Pure-ASCII strings
+skip the fold.
 
-R1 credential words, any role: ``password(s)``, ``passwd``, ``passphrase``, ``secret(s)``,
-   ``credential(s)``, ``apikey``, ``privatekey``, ``clientsecret``, ``bearer``, ``jwt``, ``cookie(s)`` --
-   unless the
-   next word makes it a reference (``id``, ``ids``, ``ref``, ``refs``, ``reference``, ``name``,
-   ``arn``). Rejects ``secret=xyz``, ``client_secret``; accepts ``secretary``, ``secret_id``.
-R2 key pairs, any role: ``private``/``api``/``secret``/``access``/``ssh``/``signing``/
-   ``encryption``/``client``/``master`` followed by ``key(s)`` (unless a reference word follows).
-   The same pairs written as one word (``secretkey``, ``accesskey``, ``sshkey``, ``signingkey``,
-   ``encryptionkey``, ``masterkey``, ``clientkey``) are rejected on their own.
-   Rejects ``api_key``, ``Private Key``, ``secretkey``; accepts ``key_id``, ``api_key_id``,
-   ``primary key``, ``secretkey_id``.
-R3 tokens, any role: ``token`` / ``tokens`` directly after a credential qualifier (``access``,
-   ``auth``, ``api``, ``bearer``, ``refresh``, ``id``, ``session``, ``oauth``, ``csrf``, ``xsrf``,
-   ``personal``, ``security``, ``service``, ``github``, ``slack``, ``jwt``, ``identity``) is
-   rejected; a bare singular ``token`` is rejected unless a position word follows (``offset``,
-   ``index``, ``count``, ``position``, ``id``, ``budget``, ``limit``, ``usage``, ``length``, ...
-   or a number) or a counting word precedes (``per``, ``each``, ``every``, ``first``, ``last``,
-   ``next``, ``max``, ``min`` or a number). Plural ``tokens`` without a qualifier is a count.
-   Qualifier + token written as one word (``accesstoken``, ``authtoken``, ``apitoken``,
-   ``refreshtoken``, ``bearertoken``, ``idtoken``, ``sessiontoken``, ``oauthtoken``, ``csrftoken``...)
-   is rejected. Assignment form, any role and whatever the neighbours: ``token`` then ``:`` or
-   ``=`` (at most 8 ASCII spaces around it) then a value whose first 64 characters before a space,
-   ``,`` or ``;`` hold a non-digit (``token=hunter2``; ``token: 5`` is a position).
-   Rejects ``token``, ``access_token``, ``auth_token``, ``api_token``, ``accessToken``,
-   ``accesstoken``, ``retry 2 token=hunter2``; accepts ``token_offset``, ``token_index``,
-   ``token_count``, ``max_tokens``, ``5 tokens``, ``token: 5``.
-R4 private prompts, text role: ``prompt(s)``/``completion(s)``/``transcript(s)`` preceded by a
-   content qualifier (``raw``, ``private``, ``system``, ``user``, ``full``, ``original``,
-   ``hidden``, ``secret``, ``input``, ``customer``, ``verbatim``, ``confidential``,
-   ``unredacted``), followed by a content word (``text``, ``content(s)``, ``body``, ``payload``,
-   ``value``, ``data``, ``string``, ``dump``), or followed by ``:`` / ``=`` (an assignment).
-   Key role: any of those words unless followed by a metadata word (``id``, ``ref``, ``hash``,
-   ``digest``, ``version``, ``count``, ``tokens``, ``length``, ``template``...).
-   Qualifier + prompt written as one word (``systemprompt``, ``rawprompt``, ``userprompt``,
-   ``privateprompt``, ``fullprompt``, ``hiddenprompt``, ``originalprompt``, ``inputprompt``,
-   ``secretprompt``) is rejected in text, and as a key unless a metadata word follows.
-   Rejects ``system prompt``, ``systemprompt``, ``prompt_text``, ``prompt: hi``, key ``prompt``;
-   accepts ``rephrase the prompt``, key ``prompt_id``, ``prompt_tokens``, ``systemprompt_id``.
-R5 raw payloads, any role: ``raw`` followed by a content noun (``prompt``, ``completion``,
-   ``payload``, ``text``, ``content``, ``response``, ``output``, ``input``, ``data``, ``body``,
-   ``message``, ``bytes``, ``audio``, ``image``, ``video``, ``frame``, ``reading``, ``media``,
-   ``query``, ``transcript``, ``request``, ``document``, ``sensor``...); key role also rejects a
-   key that is only ``raw``. Rejects ``raw_text``, ``raw prompt``; accepts ``rawhide``,
-   ``raw_score``.
-R6 private media, key role: ``image(s)``, ``photo(s)``, ``picture(s)``, ``video(s)``, ``audio``,
-   ``screenshot(s)``, ``recording(s)``, ``selfie(s)``, ``biometric(s)``, ``media`` unless a
-   metadata word follows (``id``, ``ref``, ``hash``, ``count``, ``type``, ``format``, ``mime``,
-   ``size``, ``width``, ``height``, ``duration``); text role: such a word preceded by
-   ``private``/``personal``/``user``/``customer``/``unredacted``/``raw`` or followed by
-   ``data``/``bytes``/``payload``/``blob``/``base64``/``dump``/``file``. Rejects key ``image``,
-   ``user photo``; accepts key ``image_count``, text ``image content policy``.
-R7 sensor payloads: key role: ``sensor(s)``/``lidar``/``telemetry`` unless a metadata word
-   follows (``id``, ``ref``, ``type``, ``kind``, ``name``, ``count``, ``status``); text role:
-   followed by ``reading(s)``/``data``/``payload``/``dump``/``frame(s)``/``sample(s)``/
-   ``value(s)``/``stream``/``feed``/``capture``. Rejects key ``sensor_reading``, text
-   ``sensor data``; accepts ``sensor_id``, ``sensor offline``.
-R8 credential shapes, any role (whatever the words): JWTs (``eyJ...`` ``.`` ``...`` ``.``), PEM
-   private-key headers, well-known API-key prefixes (``sk-``, ``sk_live_``, ``ghp_``,
-   ``github_pat_``, ``glpat-``, ``xox?-``, ``AKIA``, ``AIza``...) followed by >= 12 key
-   characters, ``data:...;base64,`` URIs, base64 runs of >= 200 characters, and HTTP Basic
-   credentials (``Authorization: Basic`` then >= 8 base64 characters, not all lower-case letters:
-   ``Authorization: Basic dXNlcjpwYXNz`` is rejected, "authorization: basic understanding" is not). Shapes and the R4
-   assignment form are matched ASCII case-insensitively (a non-ASCII letter never completes one).
+**Value detectors** (any role, in this priority):
 
-The rules run in C++ (``cpp/src/safety_rules.cpp``): one pass for the shapes, one for the
-assignment form and one tokenizing pass into words, each linear in the input length (runs are
-scanned from their start only, or up to a fixed cap), so hostile input costs O(n). Inputs are also
-length-limited by the callers (see ``director_fast.core.safety_event``). The original regex
-implementation is kept as the test oracle (``tests/_safety_oracle.py``); a Hypothesis differential
-test checks that both give the same reason for arbitrary strings.
+V1 JWTs (``eyJ...`` ``.`` ``...`` ``.``).
+V2 PEM private-key headers (``-----BEGIN ... PRIVATE KEY``) and base64 DER bodies without the
+   header (``MII`` + 20 base64 characters).
+V3 vendor token formats (GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``,
+   OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, AWS ``AKIA``/``ASIA``, Google ``AIza``/``ya29.``,
+   Hugging Face ``hf_``, npm, PyPI, SendGrid, Shopify, Databricks, DigitalOcean, Grafana, Vault and
+   more): the prefix after a non-token character and a tail of the vendor's length and alphabet.
+V4 passwords in URLs (``scheme://user:password@host``).
+V5 ``data:...;base64,`` URIs and standard base64 runs of >= 200 characters.
+V6 high-entropy runs: >= 32 characters of ``[A-Za-z0-9+/=_-]`` with at least 3 of the classes
+   upper / lower / digit / symbol, a letter beyond ``f`` (hex digests and UUIDs are not secrets)
+   and Shannon entropy >= 4.0 bits per character -- unless made of words (>= 3/4 of the letters in
+   alphabetic runs of >= 4 letters: slash paths, identifiers) or, once lower-case hex digests of
+   32/40/64/128 digits are set aside, shorter than 32 characters.
+
+**Assignments** (any role; the leftmost one):
+
+S1 a secret-like key followed by ``=``, ``:``, ``:=`` or ``=>`` and a credential-like value.
+   Keys are matched on their letters whatever the case or separators: ``password``, ``passwd``,
+   ``passphrase``, ``secret``, ``token``, ``credential(s)``, ``cookie``, ``authorization``,
+   ``bearer``, ``jwt``, ``session``/``sessionid``, ``connectionstring``, ``*key`` compounds
+   (``apikey``, ``accesskey``, ``accountkey``, ``privatekey``, ...) as endings of the key, and
+   ``pwd``, ``pw``, ``pass``, ``auth``, ``oauth``, ``sid``, ``dsn``, ``sig``, ``psk``, ``pat`` as its
+   last part. A value is not a credential when it is empty, shorter than 3, a template or variable
+   (``<...>``, ``$X``, ``${X}``, ``{{x}}``, ``%(x)s``), a mask (``****``, ``xxxx``), a placeholder
+   word (``redacted``, ``null``, ``none``, ``required``...), a number of < 4 digits (any number of
+   <= 9 digits after ``token``: a count), or -- after ``: `` without quotes -- a single plain word
+   shorter than 16 letters ("Password: required"). Session keys need a random-looking value
+   (>= 16 characters, two of upper / lower / digit). ``Authorization: Basic|Bearer|Token ...``
+   needs a credential of >= 8 characters that is not all lower-case letters. Also ``Bearer``
+   followed by a credential of >= 16 characters with two of upper / lower / digit.
+S2 a prompt or message key (``prompt(s)``, ``messages``, ``instructions``, ``user_input``,
+   ``completion(s)``, ``transcript(s)``) assigned a value by the same value rules, or a JSON
+   array / object (``messages=[{...}]``).
+
+**Key names** (key role only):
+
+K1 keys naming a credential (the S1 key rules; trailing payload parts such as ``_value``,
+   ``_text``, ``_data`` are ignored): ``authorization``, ``pwd``, ``dsn``, ``session``,
+   ``api_key``, ``client_secret``, ``access_token``; ``secret_id``, ``api_key_id``,
+   ``token_offset``, ``max_tokens``, ``password_policy`` are fine.
+K2 keys naming private content: last part ``prompt(s)``, ``messages``, ``instructions``,
+   ``input(s)``, ``query``, ``conversation(s)``, ``utterance(s)``, ``response(s)``, ``output(s)``,
+   ``completion(s)``, ``transcript(s)`` or run-together forms (``systemprompt``, ``userinput``).
+K3 media (``image``, ``photo``, ``video``, ``audio``, ``screenshot``, ``recording``, ``selfie``,
+   ``biometric``, ``media``...), K4 sensor payloads (``sensor``, ``lidar``, ``telemetry``) as the
+   last part; ``image_count``, ``sensor_id`` are fine.
+K5 raw payloads: ``raw`` with a payload part (``raw_text``) or alone, and keys that are only a
+   payload word (``payload``, ``data``, ``body``, ``content``, ``text``, ``blob``...).
+
+Every detector runs in C++ (``cpp/src/safety_rules.cpp``) in one pass over the folded string;
+every scan is capped or starts where no earlier scan of its kind went, so the time is linear in
+the input however hostile it is. The readable reference is ``tests/_safety_oracle.py``; Hypothesis
+tests check that both give the same reason for arbitrary strings.
 
 Thread-safety: stateless; all functions may be called from any thread.
 """
@@ -98,8 +92,9 @@ __all__ = ["TenantSafetyError", "check_tenant_safe", "check_text", "tenant_safet
 
 
 class TenantSafetyError(ValidationError):
-    """A string that the tenant-safety rules forbid (credential, private prompt, media, sensor
-    payload, raw payload). A :class:`~director_fast.errors.ValidationError` (``ValueError``)."""
+    """A string that the tenant-safety validators forbid (a credential-shaped value or assignment,
+    or a key naming credentials, private content, media, sensor or raw payloads). A
+    :class:`~director_fast.errors.ValidationError` (``ValueError``)."""
 
 
 _CTRL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
@@ -113,7 +108,7 @@ def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
         role: ``"key"`` for attribute / extension keys, ``"text"`` for everything else.
 
     Returns:
-        ``None`` or a reason such as ``"credential word 'secret' (R1)"``.
+        ``None`` or a reason such as ``"secret assigned to 'password' (S1)"``.
 
     Raises:
         FieldTypeError: ``text`` is not a ``str`` (a ``ValidationError`` / ``TypeError``).
