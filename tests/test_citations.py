@@ -492,8 +492,10 @@ _name = st.text(
     min_size=1,
     max_size=20,
 )
+# names are unique: two rows of one name make the record scope ambiguous (a separate case)
 _rows = st.lists(
-    st.fixed_dictionaries({"name": _name, "v": _value, "w": _value}), min_size=1, max_size=5
+    st.fixed_dictionaries({"name": _name, "v": _value, "w": _value}), min_size=1, max_size=5,
+    unique_by=lambda r: r["name"],
 )
 
 
