@@ -792,6 +792,7 @@ class _EvidenceNumber:
     unit: int
     mention: Any
     near: frozenset[str]    # words next to it (:func:`_near_words`)
+    noun: str               # the first content word after it (:func:`_counted_noun`)
     clause: frozenset[str]  # words of its clause
     before: frozenset[str]  # words of the clause before
 
@@ -808,6 +809,7 @@ def _evidence_numbers(units: Sequence[EvidenceUnit]) -> list[_EvidenceNumber]:
             a, _b = _clause_span(u.text, m.start, m.end)
             before = content_words(u.text[_clause_span(u.text, a - 1, a - 1)[0]:a]) if a > 0 else set()
             out.append(_EvidenceNumber(i, m, frozenset(_near_words(u.text, m, mentions)),
+                                       _counted_noun(u.text, m, mentions),
                                        frozenset(_clause_words(u.text, m.start, m.end)), frozenset(before)))
     return out
 
@@ -821,20 +823,37 @@ def _same_quantity(a: Any, b: Any) -> bool:
 _NEAR_WORDS = 4
 
 
-def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
-    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
-    it with ``after_only``) inside its clause, stopping at another number ("serves 14
-    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
-    aircraft})."""
+def _number_bounds(text: str, mention: Any, mentions: Sequence[Any]) -> tuple[int, int]:
+    """The clause around ``mention`` cut at the numbers next to it: the text a number owns."""
     a, b = _clause_span(text, mention.start, mention.end)
     for m in mentions:
         if m.end <= mention.start:
             a = max(a, m.end)
         elif m.start >= mention.end:
             b = min(b, m.start)
+    return a, b
+
+
+def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
+    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
+    it with ``after_only``) inside its clause, stopping at another number ("serves 14
+    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
+    aircraft})."""
+    a, b = _number_bounds(text, mention, mentions)
     before = [] if after_only else text[a:mention.start].split()[-_NEAR_WORDS:]
     after = text[mention.end:b].split()[:_NEAR_WORDS]
     return content_words(" ".join(before + after)) - content_words(mention.surface)
+
+
+def _counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
+    """The first content word in the three words after ``mention`` (within its clause, before
+    the next number): what the number counts ("64 trams" -> "tram"); "" when there is none."""
+    _a, b = _number_bounds(text, mention, mentions)
+    for w in text[mention.end:b].split()[:3]:
+        words = content_words(w)
+        if words:
+            return next(iter(words))
+    return ""
 
 
 def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
@@ -843,7 +862,8 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
     claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
 
     Among the evidence numbers of the same kind (same base unit, or both bare), the ones about
-    the same thing are those whose context best matches, in this order: the words after the
+    the same thing are those whose context best matches, in this order: the counted noun (the
+    first content word after the number: "64 trams" is not about "two depots"); the words after the
     claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
     number; the words next to the claim number against the evidence number's clause; the words
     of the claim number's clause against it; then those plus the words of the whole claim
@@ -854,6 +874,7 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
     it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
     evidence number is about is anchored by the same digits written in a unit."""
     after = _near_words(claim, mention, mentions, after_only=True)
+    noun = _counted_noun(claim, mention, mentions)
     near = _near_words(claim, mention, mentions)
     own = _clause_words(claim, mention.start, mention.end)
     whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
@@ -864,7 +885,8 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
         clause = len(own & e.clause)
         context = clause + len(whole & (e.clause | e.before))
         if context >= 3:
-            scored.append(((len(after & e.near), len(near & e.clause), clause, context), e))
+            counted = bool(noun) and noun == e.noun
+            scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
     if not scored:
         if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
             for e in evidence:
