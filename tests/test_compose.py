@@ -163,3 +163,25 @@ def test_a_bare_not_yet_is_judged_through_the_question():
     s = df.CoherenceScorer(knowledge=["The plan has a minimum term of 12 months."])
     ok, score = s.review("Is there a minimum term?", "Not yet.")
     assert not ok and score.attributions[0].signal == "yes_no"
+
+
+# ---- found by a fresh reviewer: negated prohibitions, the excepted case itself ----------------------
+
+@pytest.mark.parametrize("kb,question,answer,approved", [
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking is not prohibited on the premises.", False),
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking isn't banned on the premises.", False),
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking is not allowed on the premises.", True),
+    (["Smoking is allowed on the terrace."], "Can I smoke?", "Smoking is not prohibited on the terrace.", True),
+    (["Items can be returned within 30 days, except for gift cards."], "What can I return?",
+     "Gift cards can be returned within 30 days.", False),
+    (["Items can be returned within 30 days, except for gift cards."], "Can I return a gift card?", "Yes.", False),
+    (["Items can be returned within 30 days, except for gift cards."], "Can I return a gift card?",
+     "No, gift cards cannot be returned.", True),
+    (["The pool is open every day except Christmas Day."], "Is it open?", "The pool is open on Christmas Day.", False),
+    (["Customers must report a claim within 30 days, except for theft, which must be reported to the police "
+      "within 24 hours."], "My bike was stolen.", "If anything is stolen, it must be reported to the police "
+                                                  "within 24 hours.", True),
+])
+def test_reviewer_findings_on_folding_and_exceptions(kb, question, answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -151,7 +151,7 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # common paraphrases of service English, folded to one wording on both sides of a comparison (so
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
-# against it is still a negation flip.
+# against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
 _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
     (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
@@ -161,10 +161,14 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"ahead\s+of\s+time|beforehand", "in advance"),
     (r"reserv(?:e|ed|es|ing)", "book"),
     (r"reservations?", "booking"),
-    (r"purchas(?:e|es|ing)", "buy"),
-    (r"purchased", "bought"),
+    (r"purchas(?:es|ing)", "buys"),
+    # a negated prohibition first: "is not prohibited" is "is allowed", never "is not not allowed"
+    (r"(?:not|never)\s+(?:\w+\s+)?(?:prohibited|forbidden|banned)", "allowed"),
     (r"prohibited|forbidden|banned|not\s+permitted", "not allowed"),
     (r"permitted", "allowed"),
+    (r"acquired|purchased|took\s+over", "bought"),
+    (r"acquires|takes\s+over", "buys"),
+    (r"acquire|take\s+over", "buy"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must"),
     (r"telephone", "phone"),
     (r"e-mail", "email"),
@@ -172,14 +176,23 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"stolen|stole|steal(?:s|ing)?", "theft"),
     (r"kids", "children"),
     (r"kid", "child"),
-    (r"(?:on\s+)?saturdays?\s+and\s+sundays?|(?:at|on)\s+(?:the\s+)?weekends?", "at weekends"),
-    (r"(?:on\s+)?mondays?\s+(?:to|through|-|–)\s+fridays?|(?:on\s+)?weekdays", "on weekdays"),
     (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
     (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
 )]
 
 
+_CONTRACTION = re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE)
+_CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall"}  # "won't", "can't", "shan't"
+
+
+def _expand_negation(m: re.Match[str]) -> str:
+    stem = m.group(1)
+    return f"{_CONTRACTED.get(stem.lower(), stem)} not"
+
+
 def _fold_paraphrases(text: str) -> str:
+    if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
+        text = _CONTRACTION.sub(_expand_negation, text)
     for pattern, repl in _PARAPHRASES:
         text = pattern.sub(repl, text)
     return text
@@ -624,23 +637,44 @@ _UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardl
                         r"without\s+exception|under\s+any\s+circumstances)\b", re.IGNORECASE)
 
 
+_CONTRAST = re.compile(r"\b(?:although|though|but|however|whereas|while|apart\s+from|other\s+than)\b", re.IGNORECASE)
+
+
+def content_stems(text: str) -> set[str]:
+    """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one)."""
+    return {_core.lexical_stem(w) for w in content_words(text)}
+
+
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
-    online", "does not apply to Lockers") that the ``claim`` does not mention, while either the
-    ``question`` mentions it (the claim answers the excepted case with the general rule) or the
-    claim states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
-    adult swim" against "£1 off every adult swim, except during the Sunday fun session").
-    Paraphrases are folded first ("stolen" / "theft")."""
-    q = content_words(_fold_paraphrases(question)) if question else set()
-    c = content_words(_fold_paraphrases(claim))
+    online", "does not apply to Lockers") and the ``claim`` either leaves it out while the
+    ``question`` mentions it (the claim answers the excepted case with the general rule) or
+    while it states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
+    adult swim" against "£1 off every adult swim, except during the Sunday fun session"), or
+    names the excepted case and states the rule for it, with no negation or exception of its own
+    ("Gift cards can be returned within 30 days." against "Items can be returned within 30 days,
+    except for gift cards."). Paraphrases are folded first ("stolen" / "theft")."""
+    q = content_stems(_fold_paraphrases(question)) if question else set()
+    c = content_stems(_fold_paraphrases(claim))
     universal = _UNIVERSAL.search(claim) is not None
-    if not q and not universal:
-        return False
+    # a claim that names the excepted case itself and states the rule for it, without a negation
+    # or an exception of its own ("Gift cards can be returned within 30 days.")
+    applies_rule = not _NEGATORS.search(_fold_paraphrases(claim)) and not _EXCEPTION.search(claim) \
+        and not _CONTRAST.search(claim)
     for m in _EXCEPTION.finditer(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
-        case = content_words(_fold_paraphrases(m.group(1))) - content_words(unit_text[:m.start()])
-        if case and not case & c and (case & q or universal):
+        rule = content_stems(_fold_paraphrases(unit_text[:m.start()]))
+        own = content_stems(_fold_paraphrases(m.group(1)))
+        case = own - rule
+        if not case:
+            continue
+        if case & c:
+            # the claim restates the rule (words only the rule has) for the excepted case
+            if applies_rule and case <= c and c & (rule - own):
+                return True
+            continue
+        if case & q or universal:
             return True
     return False
 
@@ -677,7 +711,7 @@ _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
     "couldn't will won't would wouldn't shall should shouldn't may might must have haven't has "
     "hasn't had am".split())
-_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false)\b|n't\b", re.IGNORECASE)
+_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b|n't\b", re.IGNORECASE)
 
 
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
@@ -868,7 +902,7 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
     number; the words next to the claim number against the evidence number's clause; the words
     of the claim number's clause against it; then those plus the words of the whole claim
     against the evidence number's clause and the clause before, which must share at least three
-    words.
+    words (one when the counted noun is the same).
     ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
     hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
     it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
@@ -884,8 +918,8 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
             continue
         clause = len(own & e.clause)
         context = clause + len(whole & (e.clause | e.before))
-        if context >= 3:
-            counted = bool(noun) and noun == e.noun
+        counted = bool(noun) and noun == e.noun
+        if context >= 3 or (counted and context >= 1):
             scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
     if not scored:
         if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
