@@ -185,3 +185,17 @@ def test_a_bare_not_yet_is_judged_through_the_question():
 def test_reviewer_findings_on_folding_and_exceptions(kb, question, answer, approved):
     ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+MUSEUM = "The museum is led by Margaret Ennis. Dana Okafor curates the textile collection. The museum has 40 rooms."
+
+
+@pytest.mark.parametrize("answer", ["The museum is led by Dana Okafor.",
+                                    "The museum, with 40 rooms, is led by Dana Okafor."])
+def test_a_name_from_the_same_document_does_not_take_someone_elses_place(answer):
+    kb = df.KnowledgeBase()
+    kb.add(MUSEUM, source="museum.md")
+    ok, score = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", answer)
+    assert not ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+    ok, _ = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", "The museum, with 40 rooms, is led by Margaret Ennis.")
+    assert ok

@@ -747,6 +747,9 @@ def flip(decision: ClaimDecision) -> ClaimDecision:
 #: antonym ("The shop opens on Sundays." is covered 2/3 by "The shop opens at 08:30 from Monday
 #: to Saturday." and negated by "On Sundays the shop is closed.").
 PARTIAL_SUPPORT = 0.75
+# signals of a single-sentence contradiction that outweigh a weaker, partial support elsewhere,
+# with the strength they need (a number mismatch only against a closely aligned sentence)
+_OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
@@ -767,7 +770,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     for i, c in enumerate(comparisons):
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
-        if c.verdict == "contradicted" and units[i].sentences == 1 and c.signal in ("negation", "antonym") \
+        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength \
                 and c.strength > best["sentence_contradicted"][0]:
             best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
@@ -939,11 +942,10 @@ def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[Ev
 
     The units about the name are those sharing the most content words with the claim's words
     around it (at least :data:`_ANCHOR_WORDS`; with none that close, every unit). One of them
-    holding the name vouches for it. Otherwise one that holds no name of its own missing from
-    the claim, from a document that holds the name, vouches for it ("you get 10% off" with a
-    "Birchwood Card" against "Cardholders get 10% off" in the card's document); a unit that
-    names someone else there does not ("led by Dana Okafor" against "led by Margaret Ennis"),
-    nor does the name standing anywhere else."""
+    holding the name vouches for it. Otherwise, when none of them names someone the claim does not
+    ("led by Dana Okafor" against "led by Margaret Ennis" fails), one from a document that holds
+    the name vouches for it ("you get 10% off" with a "Birchwood Card" against "Cardholders get
+    10% off" in the card's document); the name standing anywhere else never does."""
     window = content_words(claim[max(0, start - _WINDOW_CHARS):start]) | content_words(claim[end:end + _WINDOW_CHARS])
     window -= content_words(name)
     overlaps = [len(window & w) for w in unit_words]
@@ -955,10 +957,14 @@ def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[Ev
     if top < _ANCHOR_WORDS:
         return -1
     lowered = claim.lower()
+
+    def rivals(i: int) -> bool:  # a capitalised first word alone ("Cardholders get ...") is no name
+        return any(not _has_word(n, lowered) and (a > 0 or " " in n) for n, a, _b in _names(units[i].text))
+
+    if any(rivals(i) for i in about):
+        return -1  # someone else holds that place ("led by Margaret Ennis")
     for i in about:
-        # a capitalised first word alone ("Cardholders get ...") is no name of its own
-        rivals = [n for n, a, _b in _names(units[i].text) if not _has_word(n, lowered) and (a > 0 or " " in n)]
-        if not rivals and _has_word(name, units[i].chunk.text.lower()):
+        if _has_word(name, units[i].chunk.text.lower()):
             return i
     return -1
 
