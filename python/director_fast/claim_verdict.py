@@ -893,19 +893,30 @@ def _counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
     return ""
 
 
+def _number_kind(mention: Any) -> str:
+    """What a number measures, for anchoring: its base unit, with a bare four-digit number from
+    1800 to 2100 a year ("in 2017" is never compared with "11 people")."""
+    if not mention.base_unit and len(mention.surface) == 4 and mention.surface.isdigit() \
+            and 1800 <= mention.value <= 2100:
+        return "calendar-year"
+    return mention.base_unit
+
+
 def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
                    evidence: Sequence[_EvidenceNumber]) -> tuple[str, int]:
     """Where a number of ``claim`` stands in the evidence. ``mentions``: every number of the
     claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
 
-    Among the evidence numbers of the same kind (same base unit, or both bare), the ones about
-    the same thing are those whose context best matches, in this order: the counted noun (the
+    Among the evidence numbers of the same kind (:func:`_number_kind`: same base unit, a year
+    only with a year), the ones about the same thing are those whose context best matches, in
+    this order: the counted noun (the
     first content word after the number: "64 trams" is not about "two depots"); the words after the
     claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
     number; the words next to the claim number against the evidence number's clause; the words
     of the claim number's clause against it; then those plus the words of the whole claim
     against the evidence number's clause and the clause before, which must share at least three
-    words (one when the counted noun is the same).
+    words (two for a claim of fewer than six content words; one when the counted noun is the
+    same).
     ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
     hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
     it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
@@ -915,14 +926,16 @@ def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
     near = _near_words(claim, mention, mentions)
     own = _clause_words(claim, mention.start, mention.end)
     whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
+    need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
     scored = []
+    kind = _number_kind(mention)
     for e in evidence:
-        if e.mention.base_unit != mention.base_unit:
+        if _number_kind(e.mention) != kind:
             continue
         clause = len(own & e.clause)
         context = clause + len(whole & (e.clause | e.before))
         counted = bool(noun) and noun == e.noun
-        if context >= 3 or (counted and context >= 1):
+        if context >= need or (counted and context >= 1):
             scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
     if not scored:
         if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:

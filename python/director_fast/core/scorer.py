@@ -493,7 +493,7 @@ class CoherenceScorer:
             else:
                 judged = u.text
                 if sentences is not None:
-                    judged = strip_derived(u.text, sentences.around(u.start, u.end) + (roles.prompt,))
+                    judged = strip_derived(u.text, sentences.around(u.start, u.end))
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
@@ -718,8 +718,9 @@ class _SentenceContext:
 
 
 def strip_derived(claim: str, context: Sequence[str]) -> str | None:
-    """``claim`` less the numbers it computes from its context (:func:`derived_spans`); None when
-    nothing else is left to check (only result cue words and no other number)."""
+    """``claim`` less the results it computes from its context, with their cues
+    (:func:`derived_spans`: "..., so that's £6.70 altogether" goes); None when nothing else is
+    left to check (only result cue words and no other number)."""
     spans = derived_spans(claim, context)
     if not spans:
         return claim
