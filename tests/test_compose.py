@@ -127,6 +127,11 @@ ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen B
     ("Owen Brandt, the head of billing operations, reports to Nadia Vesely.", False),
     ("Skerry Air bought Fjordhopper in 2019.", True),
     ("Fjordhopper bought Skerry Air in 2019.", False),
+    ("Nadia Vesely is CFO.", False),
+    ("Nadia Vesely serves as CFO.", False),
+    ("Skerry Air was acquired by Fjordhopper in 2019.", False),
+    ("Fjordhopper was acquired by Skerry Air in 2019.", True),
+    ("Skerry Air sold Fjordhopper in 2019.", False),
 ])
 def test_roles_in_an_org_chart(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=ORG).review("Who is who?", answer)

@@ -376,9 +376,10 @@ def _relations(text: str) -> set[str]:
 
 def roles_swapped(claim: str, evidence: str) -> bool:
     """True when two names of ``claim`` stand in ``evidence`` in the opposite order around the
-    same relation, in the same voice: "Walter bought the shop from Priya" against "Priya bought
-    it from Walter", "A reports to B" against "B reports to A". A passive rewrite ("B was
-    acquired by A" for "A acquired B") changes the voice ("by") and is not a swap; names joined
+    same relation in the same voice ("Walter bought the shop from Priya" against "Priya bought it
+    from Walter", "A reports to B" against "B reports to A"), or in the same order in the other
+    voice ("A was acquired by B" against "A acquired B"). A passive rewrite with the order
+    swapped ("B was acquired by A" for "A acquired B") is the same statement; names joined
     without a relation word ("Tromvik and Bodo") are never a swap."""
     cn = _names(claim)
     if len(cn) < 2:
@@ -393,13 +394,13 @@ def roles_swapped(claim: str, evidence: str) -> bool:
             if n1 == n2:
                 continue
             e1, e2 = en[n1], en[n2]
-            if e1[0] < e2[0]:
-                continue  # same order in the evidence
+            reversed_order = e1[0] > e2[0]
             between_c = claim[b1:a2]
-            between_e = evidence[e2[1]:e1[0]]
+            between_e = evidence[e2[1]:e1[0]] if reversed_order else evidence[e1[1]:e2[0]]
             relation = _relations(between_c) & _relations(between_e)
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
-            if relation and same_voice:
+            # "B acquired A" for "A acquired B", or "A was acquired by B" for "A acquired B"
+            if relation and reversed_order == same_voice:
                 return True
     return False
 
@@ -417,8 +418,9 @@ _TITLE_PATTERNS = [re.compile(p) for p in (
     r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r"),\s+(?P<name>" + _NAME_RUN + r")",
     # "Hanne Moe, the chief operating officer"
     r"(?P<name>" + _NAME_RUN + r"),\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
-    # "Hanne Moe is the chief operating officer"
-    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been)\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "Hanne Moe is the chief operating officer", "Nadia Vesely is CFO", "Owen Brandt serves as CFO"
+    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been|serves\s+as|served\s+as|works\s+as|acts\s+as)"
+    r"\s+(?:(?:the|our|its|their|a|an)\s+)?(?P<title>" + _TITLE_RUN + r")",
     # "The chief operating officer is Hanne Moe"
     r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r")\s+(?:is|was)\s+(?P<name>" + _NAME_RUN + r")",
 )]
