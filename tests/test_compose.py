@@ -204,3 +204,17 @@ def test_a_name_from_the_same_document_does_not_take_someone_elses_place(answer)
     assert not ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
     ok, _ = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", "The museum, with 40 rooms, is led by Margaret Ennis.")
     assert ok
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("Do I get a refund if I cancel with less than 72 hours' notice?", "Yes, you do.", False),
+    ("Do I get a refund if I cancel with less than 72 hours' notice?", "No, you don't.", True),
+    ("Are you closed on Sundays?", "We aren't.", False),
+    ("Are you closed on Sundays?", "Yes, we are.", True),
+    ("The shop is open on Sundays, right?", "Yes.", False),
+    ("The shop is closed on Sundays, right?", "Yes.", True),
+])
+def test_short_yes_no_replies_are_judged_through_the_question(question, answer, approved):
+    kb = ["Bookings cancelled with less than 72 hours' notice are not refunded.", "The shop is closed on Sundays."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -707,7 +707,12 @@ def conjuncts(claim: str) -> list[str]:
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
     "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
-    "straight away immediately always moment now".split())
+    "straight away immediately always moment now you she would could should might must shall aren isn "
+    "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
+# a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
+_QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so)|"
+                           r"(?:is|are|do|does|did|was|were|can|will|have|has)n['’]t\s+(?:it|you|we|they|he|she|there|that))\s*$",
+                           re.IGNORECASE)
 # the first word of a yes / no question
 _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
@@ -729,8 +734,11 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     if not q.endswith("?"):
         return None
     last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
+    tag = _QUESTION_TAG.search(last)
+    if tag:  # "We're open on Sundays, right?": the statement before the tag is the proposition
+        last = last[:tag.start()].strip()
     first = last.split(None, 1)[0].lower() if last else ""
-    if first not in _YES_NO_OPENERS or not content_words(last):
+    if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"
     return last, not _NEGATORS.search(unit)
 
