@@ -518,7 +518,6 @@ def test_hedged_answer_particles_are_stripped(text, claim):
     ("Would you like to know that the shop opens at 9 am?", "claim"),
     ("Is there anything else, given that the shop opens at 9 am?", "claim"),
     ("Anything else I can help with, given the shop opens at 9 am?", "claim"),
-    ("Since when have you been a member?", "question"),
     ("Would you like me to book the 9:00 class?", "question"),
 ])
 def test_questions_that_carry_a_statement_are_claims(text, kind):
