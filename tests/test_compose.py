@@ -218,3 +218,15 @@ def test_short_yes_no_replies_are_judged_through_the_question(question, answer, 
     kb = ["Bookings cancelled with less than 72 hours' notice are not refunded.", "The shop is closed on Sundays."]
     ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("Membership costs £10 a year.", False),
+    ("Membership costs £10 annually.", False),
+    ("Membership costs £10 a week.", False),
+    ("Membership costs £10 a month.", True),
+    ("Membership costs £10 monthly.", True),
+])
+def test_an_amount_per_another_period_contradicts(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=["Membership costs £10 a month."]).review("How much?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -132,6 +132,36 @@ def _fuse_phone(m: re.Match[str]) -> str:
     return m.group(0)
 
 
+_RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
+
+
+def _rates(text: str) -> dict[tuple[str, float], str]:
+    """``(base unit, quantity) -> period`` of the amounts stated per period ("£10 a month")."""
+    from director_fast.numbers import find_numbers
+
+    out = {}
+    for m in find_numbers(text):
+        r = _RATE.match(text, m.end)
+        if r is not None:
+            out[(m.base_unit, round(m.quantity, 9))] = r.group(1).lower()
+    return out
+
+
+def _rate_verdict(claim: str, premise: str) -> Comparison | None:
+    """An amount the claim states per one period and the premise per another ("£10 a year"
+    against "£10 a month"): contradicted (signal ``unit``); None otherwise."""
+    if not _RATE.search(claim):
+        return None
+    wanted = _rates(claim)
+    if not wanted:
+        return None
+    held = _rates(premise)
+    for key, period in wanted.items():
+        if key in held and held[key] != period:
+            return Comparison("contradicted", 0.75, "unit")
+    return None
+
+
 _FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
 
 
@@ -285,9 +315,9 @@ class LexicalJudge:
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
-        phones = _phone_verdict(claim, premise)
-        if phones is not None:
-            return phones
+        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise)
+        if early is not None:
+            return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
         worst: Comparison | None = None
         for s in r.sentences:
