@@ -230,3 +230,8 @@ def test_short_yes_no_replies_are_judged_through_the_question(question, answer, 
 def test_an_amount_per_another_period_contradicts(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=["Membership costs £10 a month."]).review("How much?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_number_beyond_the_float_range_is_never_confirmed():
+    ok, score = df.CoherenceScorer(knowledge=["A swim costs £3.20."]).review("Cost?", "A swim costs £" + "9" * 400 + ".")
+    assert not ok and score.attributions[0].signal == "number"

@@ -41,6 +41,7 @@ the backends are thread-safe); the functions keep no state.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -253,6 +254,15 @@ def _normalise_idioms(text: str) -> str:
     return text
 
 
+def _has_unreadable_number(text: str) -> bool:
+    """A number beyond the float range ("£" and 400 nines): nothing can confirm it."""
+    if not _HAS_NUMBER.search(text):
+        return False
+    from director_fast.numbers import find_numbers
+
+    return any(not math.isfinite(m.value) for m in find_numbers(text))
+
+
 def _given_names(words: Sequence[str], question: str, document: str, documents: Sequence[str] = ()) -> bool:
     """Whether every name (lower-cased word) a unit lacks is context rather than a claim of
     its own: either the user's question gave it and the unit's own document holds it ("Who runs
@@ -305,6 +315,8 @@ class LexicalJudge:
         message) and the units' documents only excuse names a unit lacks (see
         :func:`_given_names`)."""
         claim = _normalise_idioms(claim)
+        if _has_unreadable_number(claim):
+            return [Comparison("not_found", 0.0, "number") for _u in units]
         documents = tuple(dict.fromkeys(u.chunk.text for u in units))
         return [self._compare_one(claim, u, question, documents) for u in units]
 
