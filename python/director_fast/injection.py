@@ -221,8 +221,9 @@ _ENCODED_IMPERATIVE = re.compile(
     r"disregard|delete|forward|transfer|pay)\b|\b(?:assistant|the\s+user|chatbot|language\s+model)\b",
     re.IGNORECASE)
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-# boundaries inside tool output: JSON string edges, brackets, newlines, HTML tags and comments, "//"
-_PIECE_BREAK = re.compile(r"\"\s*[,:}\]]\s*\"?|\"\s*[,}\]]|[\[\]{}]|\n+|<!--|-->|</?[A-Za-z][^>]{0,200}>|\s//\s")
+# boundaries inside tool output: JSON string edges, braces, brackets of JSON arrays (not a
+# bracketed tag such as "[system]"), newlines, HTML tags and comments, "//"
+_PIECE_BREAK = re.compile(r"\"\s*[,:}\]]\s*\"?|\"\s*[,}\]]|\[(?=\s*[{\"\[])|(?<=[}\"\]])\s*\]|[{}]|\n+|<!--|-->|</?[A-Za-z][^>]{0,200}>|\s//\s")
 _OVERRIDE_KINDS = ("override", "fake_role", "exfiltration", "role_play")
 
 
@@ -779,10 +780,11 @@ class InjectionDetector:
         return _context_texts(context)
 
     def _detect(self, intent: str, response: str, user_query: str, system_prompt: str,
-                context: tuple[str, ...], verdicts: dict[tuple[int, int], str] | None) -> InjectionResult:
+                context: tuple[str, ...], verdicts: dict[tuple[int, int], str] | None,
+                rescore: Callable[[tuple[str, ...]], dict[tuple[int, int], str]] | None = None) -> InjectionResult:
         """``verdicts``: claim-level verdicts by (start, end) already computed over the full
-        evidence (the CoherenceScorer passes its own); recomputed here when None or when stage 1
-        flagged evidence."""
+        evidence (the CoherenceScorer passes its own); recomputed (by ``rescore(clean_context)``
+        when given) when None or when stage 1 flagged evidence."""
         query = user_query if user_query.strip() else intent
         sources = {"user_query": query}
         sources.update({f"context[{i}]": t for i, t in enumerate(context)})
@@ -799,7 +801,9 @@ class InjectionDetector:
                 input_sanitizer_score=s1, combined_score=combined)
         evidence_flagged = any(s.source != "user_query" for s in report.segments)
         if verdicts is None or evidence_flagged:
-            verdicts = self._evidence_verdicts(frame.intent, response, self._clean_context(context, report))
+            clean = self._clean_context(context, report)
+            verdicts = (rescore(clean) if rescore is not None
+                        else self._evidence_verdicts(frame.intent, response, clean))
         language_switch = self._language_switch(response, frame)
         unquoted = _unquoted(response)  # same length: quoted regions blanked
         claims = [self._claim(i, u, frame, verdicts.get((u.start, u.end), "not_found"), language_switch,
