@@ -228,7 +228,7 @@ class CoherenceScorer:
             contradicts, or two names in swapped roles, found by the lexical backend, make the
             pair ``contradicted`` whatever the model says (default True; False: the model alone).
         injection_detection: also run intent-grounded injection detection
-            (:class:`~director_fast.injection.InjectionDetector`) on every :meth:`score` /
+            (:class:`~director_fast.injection.InjectionDetector`'s rules) on every :meth:`score` /
             :meth:`review`: ``CoherenceScore.injection_risk`` is its ``combined_score``, and a
             response with ``injection_risk > injection_threshold`` is rejected (``approved=False``,
             ``warning=False``; ``score`` is unchanged). Default False (``injection_risk`` None).
@@ -319,9 +319,10 @@ class CoherenceScorer:
         self.injection_threshold = _check_unit(injection_threshold, "injection_threshold")
         self._injection = None
         if injection_detection:
-            from director_fast.injection import InjectionDetector
+            from director_fast.injection_core import InjectionEngine
 
-            self._injection = InjectionDetector(self.nli, injection_threshold=self.injection_threshold, scorer=self)
+            # claim verdicts come from this scorer (passed per call), never from a second scorer
+            self._injection = InjectionEngine(self.nli, injection_threshold=self.injection_threshold)
 
     @staticmethod
     def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
