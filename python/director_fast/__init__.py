@@ -57,6 +57,7 @@ from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluat
 from director_fast.confidence import Report as ConfidenceReport
 from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
 from director_fast.knowledge import KnowledgeBase
+from director_fast.injection import InjectionDetector, InputSanitizer
 from director_fast.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
 from director_fast.core.scorer import CoherenceScorer, SentenceScore
 from director_fast.core.temporal_consistency import (
@@ -132,6 +133,8 @@ __all__ = [
     "HaltTraceAttribution",
     "InjectedClaim",
     "InjectionResult",
+    "InjectionDetector",
+    "InputSanitizer",
     "ReviewResult",
     "ScoringEvidence",
     "SkippedUnit",
