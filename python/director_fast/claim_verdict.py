@@ -58,7 +58,7 @@ from director_fast.text import content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -350,6 +350,13 @@ def _names(text: str) -> list[tuple[str, int, int]]:
         name = re.sub(r"['’]s$", "", name).rstrip(".")
         out.append((name.lower(), start, m.end()))
     return out
+
+
+def capitalised_names(text: str) -> list[tuple[str, int, int]]:
+    """The names the lexical judge compares: capitalised word runs of ``text`` as ``(lower-cased
+    name, start, end)`` (code points; ``end`` may include a possessive "'s"), a leading function
+    word dropped ("The IT Help Desk" -> ``"it help desk"``). Pure; thread-safe."""
+    return _names(text)
 
 
 # relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
