@@ -285,6 +285,11 @@ def required_delta(prefix: Sequence[float], n: int, score: float, config: HaltCo
         return 0.0, True
     if _halts(pre, ends_prefix, n, 1.0, ends_tail, cfg):
         return max(0.0, 1.0 - score), False
+    # the usual case, a hard-limit halt: the score has to reach the limit, nothing more
+    guess = math.ceil((cfg.hard_limit - score) * 1e6) / 1e6
+    if 0.0 < guess <= 1.0 - score and not _halts(pre, ends_prefix, n, score + guess, ends_tail, cfg) \
+            and _halts(pre, ends_prefix, n, score + guess - 1e-6, ends_tail, cfg):
+        return guess, True
     lo, hi = score, 1.0
     while hi - lo > 1e-6:
         mid = (lo + hi) / 2.0
