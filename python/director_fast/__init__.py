@@ -46,12 +46,17 @@ from director_fast.errors import (
 )
 from director_fast.core.verification_types import (
     CitationStatusVerdict,
+    NumericIssue,
+    NumericMatch,
+    NumericMismatch,
+    NumericSpan,
     NumericVerificationResult,
     StructuredRecoveryResult,
     TuneResult,
 )
 from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.numbers import NumberMention, find_numbers
+from director_fast.numeric_verify import verify_numbers, verify_numeric
 from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
 from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
 from director_fast.confidence import Report as ConfidenceReport
@@ -100,6 +105,12 @@ __all__ = [
     "validate_director_safety_signal",
     "CitationStatusVerdict",
     "NumericVerificationResult",
+    "NumericIssue",
+    "NumericMatch",
+    "NumericMismatch",
+    "NumericSpan",
+    "verify_numeric",
+    "verify_numbers",
     "StructuredRecoveryResult",
     "TuneResult",
     "CitationCheck",

@@ -55,10 +55,11 @@ from director_fast._lru import LRUCache
 from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
+from director_fast.text import content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -406,6 +407,13 @@ def _names(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def capitalised_names(text: str) -> list[tuple[str, int, int]]:
+    """The names the lexical judge compares: capitalised word runs of ``text`` as ``(lower-cased
+    name, start, end)`` (code points; ``end`` may include a possessive "'s"), a leading function
+    word dropped ("The IT Help Desk" -> ``"it help desk"``). Pure; thread-safe."""
+    return _names(text)
+
+
 # relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
 _RELATION_SYNONYMS = {w: "acquire" for w in "acquired acquire bought buy purchased purchase took take".split()}
 _RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage managed oversee supervise chair".split()})
@@ -660,20 +668,8 @@ _EXCEPTION = re.compile(
     r"\b(?:except(?:\s+for)?|unless|apart\s+from|other\s+than|excluding|with\s+the\s+exception\s+of|"
     r"but\s+not|(?:does|do|will|shall)\s+not\s+apply\s+to)\b([^.;]*)",
     re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]{3,}")
-_FUNCTION = frozenset(
-    "the and for are was were with that this these those which who whom from have has had not "
-    "any all can may will does did into onto than then them they their there also only".split())
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded."""
-    out = set()
-    for w in _WORD.findall(text.lower()):
-        if w in _FUNCTION:
-            continue
-        out.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
-    return out
+# content_words lives in director_fast.text (shared with director_fast.number_alignment); it is
+# imported above and re-exported here
 
 
 # words by which a claim states a rule for every case ("every adult swim", "all plans", "always")
@@ -853,152 +849,7 @@ _REFUTING = frozenset({"negation", "antonym", "roles", "exception"})
 # words a number's clause (or a name's window) has to share with the evidence to be "about" it
 _ANCHOR_WORDS = 2
 _WINDOW_CHARS = 48
-# clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
-# clause-joining words, a spaced dash
-_CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|who)\s|\s[-–—]\s")
-
-
-def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The clause around ``text[start:end]``, bounded by punctuation and clause-joining words."""
-    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
-    right = _CLAUSE_EDGE.search(text, end)
-    return (left[-1] if left else 0), (right.start() if right else len(text))
-
-
-def _clause_words(text: str, start: int, end: int) -> set[str]:
-    """Content words of the clause around ``text[start:end]``, the span's own words excluded:
-    "Escape-of-water claims carry an excess of £500, and subsidence claims carry £1,000." gives
-    {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
-    £1,000."""
-    a, b = _clause_span(text, start, end)
-    return content_words(text[a:start]) | content_words(text[end:b])
-
-
-@dataclass(frozen=True, slots=True)
-class _EvidenceNumber:
-    """A number of an evidence unit with the words that say what it counts."""
-
-    unit: int
-    mention: Any
-    near: frozenset[str]    # words next to it (:func:`_near_words`)
-    noun: str               # the first content word after it (:func:`_counted_noun`)
-    clause: frozenset[str]  # words of its clause
-    before: frozenset[str]  # words of the clause before
-
-
-def _evidence_numbers(units: Sequence[EvidenceUnit]) -> list[_EvidenceNumber]:
-    """Every number of ``units`` with its context ("except for contractors, who get 100 GB":
-    clause {get}, clause before {contractor})."""
-    from director_fast.numbers import find_numbers
-
-    out = []
-    for i, u in enumerate(units):
-        mentions = find_numbers(u.text)
-        for m in mentions:
-            a, _b = _clause_span(u.text, m.start, m.end)
-            before = content_words(u.text[_clause_span(u.text, a - 1, a - 1)[0]:a]) if a > 0 else set()
-            out.append(_EvidenceNumber(i, m, frozenset(_near_words(u.text, m, mentions)),
-                                       _counted_noun(u.text, m, mentions),
-                                       frozenset(_clause_words(u.text, m.start, m.end)), frozenset(before)))
-    return out
-
-
-def _same_quantity(a: Any, b: Any) -> bool:
-    if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
-        return False
-    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
-
-
-_NEAR_WORDS = 4
-
-
-def _number_bounds(text: str, mention: Any, mentions: Sequence[Any]) -> tuple[int, int]:
-    """The clause around ``mention`` cut at the numbers next to it: the text a number owns."""
-    a, b = _clause_span(text, mention.start, mention.end)
-    for m in mentions:
-        if m.end <= mention.start:
-            a = max(a, m.end)
-        elif m.start >= mention.end:
-            b = min(b, m.start)
-    return a, b
-
-
-def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
-    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
-    it with ``after_only``) inside its clause, stopping at another number ("serves 14
-    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
-    aircraft})."""
-    a, b = _number_bounds(text, mention, mentions)
-    before = [] if after_only else text[a:mention.start].split()[-_NEAR_WORDS:]
-    after = text[mention.end:b].split()[:_NEAR_WORDS]
-    return content_words(" ".join(before + after)) - content_words(mention.surface)
-
-
-def _counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
-    """The first content word in the three words after ``mention`` (within its clause, before
-    the next number): what the number counts ("64 trams" -> "tram"); "" when there is none."""
-    _a, b = _number_bounds(text, mention, mentions)
-    for w in text[mention.end:b].split()[:3]:
-        words = content_words(w)
-        if words:
-            return next(iter(words))
-    return ""
-
-
-def _number_kind(mention: Any) -> str:
-    """What a number measures, for anchoring: its base unit, with a bare four-digit number from
-    1800 to 2100 a year ("in 2017" is never compared with "11 people")."""
-    if not mention.base_unit and len(mention.surface) == 4 and mention.surface.isdigit() \
-            and 1800 <= mention.value <= 2100:
-        return "calendar-year"
-    return mention.base_unit
-
-
-def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
-                   evidence: Sequence[_EvidenceNumber]) -> tuple[str, int]:
-    """Where a number of ``claim`` stands in the evidence. ``mentions``: every number of the
-    claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
-
-    Among the evidence numbers of the same kind (:func:`_number_kind`: same base unit, a year
-    only with a year), the ones about the same thing are those whose context best matches, in
-    this order: the counted noun (the
-    first content word after the number: "64 trams" is not about "two depots"); the words after the
-    claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
-    number; the words next to the claim number against the evidence number's clause; the words
-    of the claim number's clause against it; then those plus the words of the whole claim
-    against the evidence number's clause and the clause before, which must share at least three
-    words (two for a claim of fewer than six content words; one when the counted noun is the
-    same).
-    ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
-    hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
-    it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
-    evidence number is about is anchored by the same digits written in a unit."""
-    after = _near_words(claim, mention, mentions, after_only=True)
-    noun = _counted_noun(claim, mention, mentions)
-    near = _near_words(claim, mention, mentions)
-    own = _clause_words(claim, mention.start, mention.end)
-    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
-    need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
-    scored = []
-    kind = _number_kind(mention)
-    for e in evidence:
-        if _number_kind(e.mention) != kind:
-            continue
-        clause = len(own & e.clause)
-        context = clause + len(whole & (e.clause | e.before))
-        counted = bool(noun) and noun == e.noun
-        if context >= need or (counted and context >= 1):
-            scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
-    if not scored:
-        if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
-            for e in evidence:
-                if e.mention.surface == mention.surface:
-                    return "equal", e.unit
-        return "absent", -1
-    top = max(key for key, _e in scored)
-    about = [e for key, e in scored if key == top]
-    equal = [e.unit for e in about if _same_quantity(mention, e.mention)]
-    return ("equal", equal[0]) if equal else ("conflict", about[0].unit)
+# numbers are anchored by director_fast.number_alignment (imported in compose)
 
 
 def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[EvidenceUnit],
@@ -1040,7 +891,8 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
     Air serves 14 destinations."), after no single unit supported it.
 
-    * Each number of the claim is anchored (:func:`_anchor`) to the unit about the same thing:
+    * Each number of the claim is anchored
+      (:func:`director_fast.number_alignment.anchor_number`) to the unit about the same thing:
       the unit sharing the most content words with the claim's words around the number. A
       different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
       unit, or one without a comparable number -> no composition (a number from an unrelated
@@ -1055,6 +907,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
     """
+    from director_fast.number_alignment import anchor_number, evidence_numbers
     from director_fast.numbers import find_numbers
 
     words = content_words(claim)
@@ -1062,11 +915,11 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
         return None
     n = len(comparisons)
     unit_words = [content_words(u.text) for u in units]
-    evidence = _evidence_numbers(units)
+    evidence = evidence_numbers(units)
     chosen: list[int] = []
     mentions = find_numbers(claim)
     for mention in mentions:
-        where, i = _anchor_number(claim, mention, mentions, evidence)
+        where, i = anchor_number(claim, mention, mentions, evidence)
         if where == "conflict":
             return ClaimDecision("contradicted", 0.75, "number", i, n)
         if where == "absent":
