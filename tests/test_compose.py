@@ -235,3 +235,13 @@ def test_an_amount_per_another_period_contradicts(answer, approved):
 def test_a_number_beyond_the_float_range_is_never_confirmed():
     ok, score = df.CoherenceScorer(knowledge=["A swim costs £3.20."]).review("Cost?", "A swim costs £" + "9" * 400 + ".")
     assert not ok and score.attributions[0].signal == "number"
+
+
+def test_a_catalogue_price_of_another_product_never_confirms():
+    facts = [f"Product {i} costs {10 + (i * 37) % 490} euros and ships from warehouse {'ABCDEFG'[i % 7]} "
+             f"within {1 + i % 9} days." for i in range(200)]
+    kb = df.KnowledgeBase()
+    kb.add_facts(facts, source="catalog.md")
+    s = df.CoherenceScorer(knowledge=kb)
+    assert s.review("Product 2?", "Product 2 costs 84 euros and ships from warehouse C within 3 days.")[0]
+    assert not s.review("Product 2?", "Product 2 costs 184 euros and ships from warehouse C within 3 days.")[0]

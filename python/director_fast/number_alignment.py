@@ -197,7 +197,8 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     number's clause; the words of the claim number's clause against it; then those plus the words
     of the whole claim against the evidence number's clause and the clause before, which must
     share at least three words (two for a claim of fewer than six content words; one when the
-    counted noun is the same). A bare number of three or more digits alone in its clause ("call 0800 412 7799") that
+    counted noun is the same). Equally good matches in different units that disagree settle
+    nothing (``"absent"``). A bare number of three or more digits alone in its clause ("call 0800 412 7799") that
     no evidence number is about is aligned with the same digits written anywhere in the evidence.
 
     Returns:
@@ -227,6 +228,10 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     about = best([e for e in evidence if number_kind(e.mention) == kind])
     if about:
         equal = [e for e in about if same_quantity(mention, e.mention)]
+        if equal and len(equal) < len(about) and len({e.unit for e in about}) > 1:
+            # equally good matches in different units disagree ("Product 2 costs 84 euros" and
+            # "Product 17 costs 184 euros" for "Product 2 costs 184 euros"): nothing is settled
+            return Alignment("absent")
         return Alignment("equal", equal[0]) if equal else Alignment("conflict", about[0])
     if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
         for e in evidence:
