@@ -36,7 +36,7 @@ import dataclasses
 import inspect
 import re
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Mapping, Sequence
 from typing import Any, Callable
 
 from director_fast.core.evidence_types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
@@ -44,9 +44,13 @@ from director_fast.core.halt import HaltConfig, suggested_action
 from director_fast.core.safety_event import MAX_ID_LEN, MAX_REF_LEN, MAX_REFS, MAX_TRACE_TEXT_LEN, SafetyEvent
 from director_fast.core.session import StreamSession
 from director_fast.core.tenant_safety import _CTRL, TenantSafetyError, check_text
+from director_fast.core.scorer import CoherenceScorer
 from director_fast.core.types import CoherenceScore, ReviewResult
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError, ValidationError
+from director_fast.nli import LexicalIndex
 from director_fast.roles import resolve_roles
+from director_fast.stream_guard import astream_guard, stream_guard
+from director_fast.text import split_sentences
 
 __all__ = ["CoherenceAgent", "AgentStream", "AsyncAgentStream", "FALLBACK_MODES", "DEFAULT_ABSTAIN_MESSAGE",
            "EXTRACTIVE_RELATIVE_FLOOR", "MAX_CANDIDATES"]
@@ -218,8 +222,6 @@ class CoherenceAgent:
         if not callable(generator):
             raise InputTypeError(f"generator must be callable (prompt, n) -> list[str], got {type(generator).__name__}")
         if scorer is None:
-            from director_fast.core.scorer import CoherenceScorer
-
             scorer = CoherenceScorer()
         if not callable(getattr(scorer, "review", None)):
             raise InputTypeError(f"scorer must have a review(prompt, response, ...) method, got {type(scorer).__name__}")
@@ -458,8 +460,6 @@ class CoherenceAgent:
         a tenant that holds some), else ``context`` (only the call's evidence), ``unknown_tenant``
         or ``none`` -- the names the scorer's streaming path reports; ``external`` for a scorer
         that is not a CoherenceScorer."""
-        from director_fast.core.scorer import CoherenceScorer
-
         s = self.scorer
         if not isinstance(s, CoherenceScorer):
             return "external"
@@ -606,9 +606,6 @@ class CoherenceAgent:
         Raises:
             InputTypeError: a non-str prompt or malformed context.
         """
-        from director_fast.nli import LexicalIndex
-        from director_fast.text import split_sentences
-
         if not isinstance(prompt, str):
             raise InputTypeError(f"prompt must be a str, got {type(prompt).__name__}")
         texts = list(resolve_roles("", context=context).evidence)
@@ -646,7 +643,9 @@ class CoherenceAgent:
     def _stream_source(self, call: _Call) -> Any:
         kw = {k: v for k, v in (("context", call.context), ("messages", call.messages))
               if v is not None and k in self._stream_accepts}
-        return self.stream_generator(call.prompt, **kw)
+        gen = self.stream_generator
+        assert gen is not None
+        return gen(call.prompt, **kw)
 
     def _stream_judged(self, call: _Call, index: int, text: str) -> _Judged | None:
         """The verdict on a streamed candidate's whole text (claim verdicts are cached by the
@@ -738,7 +737,7 @@ class AgentStream:
 
     def __init__(self, agent: CoherenceAgent, call: _Call) -> None:
         self._run = _StreamRun(agent, call)
-        self._it: Iterator[str] | None = None
+        self._it: Generator[str, None, None] | None = None
         self._guard: Any = None
 
     @property
@@ -749,7 +748,7 @@ class AgentStream:
     def session(self) -> StreamSession | None:
         return self._run.session
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Generator[str, None, None]:
         if self._it is None:
             self._it = self._gen()
         return self._it
@@ -770,9 +769,7 @@ class AgentStream:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _gen(self) -> Iterator[str]:
-        from director_fast.stream_guard import stream_guard
-
+    def _gen(self) -> Generator[str, None, None]:
         run, agent, call = self._run, self._run.agent, self._run.call
         texts = None
         if agent.stream_generator is None:
@@ -844,8 +841,6 @@ class AsyncAgentStream:
         await self.aclose()
 
     async def _gen(self) -> AsyncIterator[str]:
-        from director_fast.stream_guard import astream_guard
-
         run, agent, call = self._run, self._run.agent, self._run.call
         texts = None
         if agent.stream_generator is None:
