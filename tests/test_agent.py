@@ -196,6 +196,30 @@ def test_default_scorer_without_context_always_falls_back():
     assert r.halt_evidence.evidence_chunks == []
 
 
+def test_blank_candidates_are_dropped():
+    r = CoherenceAgent(fixed(" ", "", RIGHT)).process(Q, context=CTX)
+    assert r.output == RIGHT and r.candidates_evaluated == 1
+    assert r.safety_events[0].attributes["candidate_index"] == "0"
+    r = CoherenceAgent(fixed("", "\n")).process(Q, context=CTX)
+    assert r.fallback_used and r.halt_evidence.reason == "no_candidates"
+
+
+def test_a_scorer_without_messages_gets_the_users_turn_and_tool_evidence():
+    inner = df.CoherenceScorer()
+    seen = []
+
+    class Plain:
+        threshold = 0.5
+
+        def review(self, prompt, action, tenant_id="", *, context=None):
+            seen.append((prompt, context))
+            return inner.review(prompt, action, tenant_id=tenant_id, context=context)
+
+    msgs = [{"role": "tool", "content": CTX}]
+    r = CoherenceAgent(fixed(RIGHT), Plain()).process(Q, messages=msgs)
+    assert seen == [(Q, [CTX])] and r.output == RIGHT
+
+
 def test_no_candidates_falls_back_with_reason_no_candidates():
     r = CoherenceAgent(fixed()).process(Q, context=CTX)
     assert r.fallback_used and r.halted and r.candidates_evaluated == 0 and r.coherence is None

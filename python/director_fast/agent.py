@@ -171,7 +171,8 @@ class CoherenceAgent:
         generator: ``generator(prompt, n) -> list[str]`` (``n`` candidate answers), a plain or
             ``async def`` callable; ``context=`` and ``messages=`` are passed on when its
             signature accepts them. It may return fewer than ``n`` strings (an API that filtered
-            some); none at all makes the fallback answer (halt reason ``no_candidates``).
+            some); blank strings are dropped; none left makes the fallback answer (halt reason
+            ``no_candidates``). ``candidate_index`` in the events counts the answers kept.
         scorer: an object with ``review(prompt, response, tenant_id=..., context=...,
             messages=...) -> (approved, CoherenceScore)`` (such as
             :class:`~director_fast.core.scorer.CoherenceScorer`; ``review`` may be ``async def``).
@@ -390,13 +391,20 @@ class CoherenceAgent:
         for i, t in enumerate(raw):
             if not isinstance(t, str):
                 raise InputTypeError(f"generator result [{i}] must be a str, got {type(t).__name__}")
-        return list(raw)
+        return [t for t in raw if t.strip()]  # a blank answer is no answer
 
     def _review_args(self, call: _Call, text: str) -> tuple[tuple, dict]:
-        kwargs = {k: v for k, v in call.score_kwargs.items() if k in self._review_accepts}
-        if "tenant_id" in self._review_accepts:
+        acc = self._review_accepts
+        prompt = call.score_prompt
+        kwargs = {k: v for k, v in call.score_kwargs.items() if k in acc}
+        if call.messages is not None and "messages" not in acc:
+            # a scorer without messages=: the user's turn as the prompt, tool messages as context
+            prompt = call.prompt
+            if "context" in acc and call.evidence:
+                kwargs["context"] = list(call.evidence)
+        if "tenant_id" in acc:
             kwargs["tenant_id"] = call.tenant_id
-        return (call.score_prompt, text), kwargs
+        return (prompt, text), kwargs
 
     def _review_sync(self, call: _Call, text: str) -> Any:
         args, kwargs = self._review_args(call, text)
