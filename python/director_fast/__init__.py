@@ -78,6 +78,7 @@ from director_fast.agent import CoherenceAgent
 from director_fast.errors import HallucinationError
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
+from director_fast.telemetry import PrometheusMetrics, RecordingMetrics, configure_tracing, set_metrics_hook
 
 # ``director_fast.guard`` is the client-wrapping function; the module that held ProductionGuard
 # until now is director_fast.production. Old imports keep working:
@@ -180,4 +181,8 @@ __all__ = [
     "astream_guard",
     "ScorerExecutor",
     "CoherenceAgent",
+    "set_metrics_hook",
+    "configure_tracing",
+    "RecordingMetrics",
+    "PrometheusMetrics",
 ]

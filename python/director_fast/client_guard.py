@@ -83,8 +83,19 @@ def _knowledge(facts: Any, store: Any) -> Any:
     return store
 
 
-def _make_scorer(facts: Any, store: Any, threshold: float, use_nli: bool | None, nli_model: str | None,
-                 scorer: Any) -> Any:
+def make_scorer(facts: Any, store: Any, threshold: float, use_nli: bool | None, nli_model: str | None,
+                scorer: Any) -> Any:
+    """The scorer that :func:`score`, :func:`guard` and the integrations build from their
+    director-ai style arguments: ``scorer`` itself when given (it must have ``review``), else a
+    :class:`CoherenceScorer` over ``facts`` (``{key: value}``, indexed as ``"key: value"`` facts)
+    or ``store``.
+
+    Raises:
+        ConfigError: ``scorer`` together with facts/store/use_nli/nli_model; facts and store
+            together; an invalid threshold or NLI choice.
+        InputTypeError: facts not a ``dict[str, str]``; a store without ``retrieve``; a scorer
+            without ``review``.
+    """
     if scorer is not None:
         if facts is not None or store is not None or nli_model is not None or use_nli is not None:
             raise ConfigError("a prebuilt scorer carries its own knowledge and NLI: do not also pass "
@@ -94,6 +105,9 @@ def _make_scorer(facts: Any, store: Any, threshold: float, use_nli: bool | None,
         return scorer
     return CoherenceScorer(threshold=threshold, knowledge=_knowledge(facts, store), use_nli=use_nli,
                            nli_model=nli_model)
+
+
+_make_scorer = make_scorer  # former private name
 
 
 def score(prompt: str, response: str, *, facts: dict[str, str] | None = None, store: Any = None,

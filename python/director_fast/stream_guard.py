@@ -80,6 +80,7 @@ from director_fast.core.tenant_safety import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
 from director_fast._executor import ScorerExecutor
 from director_fast._log import warn_limited
+from director_fast import telemetry as _telemetry
 
 logger = logging.getLogger("director_fast.stream_guard")
 
@@ -431,6 +432,7 @@ class _GuardState:
                     "raised or returned an invalid score")
             warn_limited(logger, reason.value, "scorer %s: %s; stream halted with %s (fail closed)",
                          self.scorer_path, what, reason.value)
+        _telemetry.record_halt(reason.value, s.halt_index, event.event_id)
         if logger.isEnabledFor(logging.INFO):
             logger.info("stream halted: reason=%s token=%d request_id=%s tenant_id=%s event_id=%s",
                         reason.value, s.halt_index, self.request_id, self.tenant_id, event.event_id)

@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from director_fast import _core
+from director_fast import _core, telemetry as _telemetry
+from director_fast._log import warn_limited
 from director_fast._lru import LRUCache
 from director_fast._validate import check_text
 from director_fast.claim_evidence import (
@@ -63,7 +64,7 @@ from director_fast.core.types import (
     ScoringEvidence,
     SkippedUnit,
 )
-from director_fast.errors import ConfigError, InputTypeError
+from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel
 from director_fast.roles import CallRoles, resolve_roles
 
@@ -520,12 +521,13 @@ class CoherenceScorer:
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
         if claims and not known and ctx is None:
+            # rate-limited: one record per kind per 10 s (a server would log this per request)
             if self._access.kind == "none":
-                logger.warning("no evidence: the scorer has no knowledge and the call passed no context; "
-                               "%d claim(s) judged not_found", len(claims))
+                warn_limited(logger, "no_evidence", "no evidence: the scorer has no knowledge and the call "
+                             "passed no context; %d claim(s) judged not_found", len(claims))
             else:
-                logger.warning("tenant %r holds no knowledge (allow_unknown_tenant=True); %d claim(s) "
-                               "judged not_found", tenant_id, len(claims))
+                warn_limited(logger, "unknown_tenant", "tenant %r holds no knowledge (allow_unknown_tenant=True); "
+                             "%d claim(s) judged not_found", tenant_id, len(claims))
         if not known:
             path = "context" if ctx is not None else ("unknown_tenant" if self._access.kind != "none" else "none")
         else:
@@ -618,9 +620,18 @@ class CoherenceScorer:
             ``prompt``. UnknownTenantError: a tenant without knowledge (see the constructor).
         """
         roles = self._roles(prompt, action, tenant_id, context, system, messages)
-        result = self._assemble(action, self._judge_text(action, roles, tenant_id))
-        if self._injection is not None:
-            result = self._with_injection(result, action, roles, tenant_id)
+        with _telemetry.review() as rec:  # metrics hook and span (no-ops unless set up)
+            try:
+                result = self._assemble(action, self._judge_text(action, roles, tenant_id))
+                if self._injection is not None:
+                    result = self._with_injection(result, action, roles, tenant_id)
+            except UnknownTenantError:
+                raise
+            except Exception as exc:
+                warn_limited(logger, "scorer_error", "CoherenceScorer.score failed: %s: %s",
+                             type(exc).__name__, exc)
+                raise
+            rec.done(result)
         return result
 
     def _with_injection(self, result: CoherenceScore, action: str, roles: CallRoles, tenant_id: str) -> CoherenceScore:
