@@ -37,6 +37,7 @@ from director_fast.core.types import (
 from director_fast.errors import (
     ConfigError,
     DirectorFastError,
+    FormatError,
     InputTypeError,
     ScoreError,
     StreamHalted,
@@ -127,6 +128,7 @@ __all__ = [
     "find_numbers",
     "ConfigError",
     "DirectorFastError",
+    "FormatError",
     "InputTypeError",
     "ScoreError",
     "StreamHalted",
