@@ -367,6 +367,21 @@ def test_nul_in_path_is_rejected_and_deletes_nothing(tmp_path) -> None:
     assert p.read_bytes() == before
 
 
+def test_paths_that_are_not_utf8(tmp_path) -> None:
+    # A path with bytes that are not UTF-8 (str with surrogate escapes, or bytes) saves, loads, and
+    # its errors are DirectorFastErrors with the bytes shown as \\xNN.
+    idx = EvidenceIndex(4)
+    idx.add(_vectors(3, 4, 0))
+    raw = os.fsencode(str(tmp_path)) + b"/\xff.idx"
+    idx.save(os.fsdecode(raw))
+    assert len(EvidenceIndex.load(raw)) == 3
+    Path(os.fsdecode(raw)).write_bytes(b"not an index at all, not at all")
+    with pytest.raises(FormatError, match=r"\\xff\.idx"):
+        EvidenceIndex.load(os.fsdecode(raw))
+    with pytest.raises(DirectorFastError, match=r"\\xfe"):
+        idx.save(os.fsdecode(os.fsencode(str(tmp_path)) + b"/missing/\xfe.idx"))
+
+
 def test_load_writes_nothing(tmp_path) -> None:
     # load parses in memory: no temporary next to the file (read-only mounts, full disks). The
     # directory's mtime changes on any create or unlink in it.

@@ -293,10 +293,37 @@ bool legacy_suffix(const std::string& s) {
   return all_digits(s.substr(0, a)) && all_digits(s.substr(a + 1, b - a - 1)) && all_digits(s.substr(b + 1));
 }
 
+bool valid_utf8(const std::string& s);
+
 // Saves of one process share one temporary name per path; they take turns.
 std::mutex& save_mutex() {
   static std::mutex mu;
   return mu;
+}
+
+// `path` for messages: bytes that are not UTF-8 (a Python path with surrogate escapes) are shown
+// as \xNN, so the message stays text.
+std::string display_path(const std::string& path) {
+  std::string out;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = i + 1;
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c >= 0x80) {  // the length of a well-formed UTF-8 sequence starting here, else 1
+      const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (len > 1 && i + len <= path.size() && valid_utf8(path.substr(i, len))) j = i + len;
+    }
+    if (j == i + 1 && c >= 0x80) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out.append(path, i, j - i);
+    }
+    i = j;
+  }
+  return out;
 }
 
 void check_path(const std::string& path) {
@@ -1125,12 +1152,13 @@ size_t EvidenceIndex::sweep_stale_temps(const std::string& path) noexcept {
 
 void EvidenceIndex::save(const std::string& path) const {
   check_path(path);
+  const std::string where = display_path(path);
   std::shared_lock<std::shared_mutex> lock(mu_);
   std::lock_guard<std::mutex> one_save(save_mutex());
   sweep_stale_temps(path);
   const std::string tmp = path + ".tmp-" + temp_tag();
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw IOError("could not open " + tmp + " for writing: " + std::strerror(errno));
+  if (f == nullptr) throw IOError("could not open " + display_path(tmp) + " for writing: " + std::strerror(errno));
   struct Cleanup {
     const std::string* path;
     ~Cleanup() {
@@ -1165,14 +1193,14 @@ void EvidenceIndex::save(const std::string& path) const {
     write_graph(w, *hnsw_);
     uint64_t digest = w.sum.digest();
     if (std::fwrite(&digest, 1, 8, f) != 8) throw IOError("write failed (disk full?)");
-    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + tmp);
+    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + display_path(tmp));
   } catch (...) {
     std::fclose(f);
     throw;
   }
-  if (std::fclose(f) != 0) throw IOError("could not close " + tmp);
+  if (std::fclose(f) != 0) throw IOError("could not close " + display_path(tmp));
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw IOError("could not rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    throw IOError("could not rename " + display_path(tmp) + " to " + where + ": " + std::strerror(errno));
   }
   cleanup.path = nullptr;
   // Make the rename itself durable: fsync the directory entry.
@@ -1184,30 +1212,31 @@ void EvidenceIndex::save(const std::string& path) const {
     const int e = errno;
     ::close(dfd);
     // EINVAL: the file system does not support fsync on directories (nothing to do).
-    if (rc != 0 && e != EINVAL) throw IOError("could not fsync the directory of " + path + ": " + std::strerror(e));
+    if (rc != 0 && e != EINVAL) throw IOError("could not fsync the directory of " + where + ": " + std::strerror(e));
   }
 }
 
 std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   check_path(path);
+  const std::string where = display_path(path);
   namespace fs = std::filesystem;
   sweep_stale_temps(path);
   std::error_code ec;
   uint64_t size = fs::file_size(path, ec);
-  if (ec) throw IOError("could not open " + path + ": " + ec.message());
-  if (size < 8 + 4 + 8) throw FormatError(path + " is not a director_fast evidence index (too short)");
+  if (ec) throw IOError("could not open " + where + ": " + ec.message());
+  if (size < 8 + 4 + 8) throw FormatError(where + " is not a director_fast evidence index (too short)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("could not open " + path);
+  if (!in) throw IOError("could not open " + where);
   uint32_t version = 0;
   {
     char magic[8];
     in.read(magic, 8);
     if (!in || std::memcmp(magic, kMagic, 8) != 0) {
-      throw FormatError(path + " is not a director_fast evidence index (bad magic)");
+      throw FormatError(where + " is not a director_fast evidence index (bad magic)");
     }
     in.read(reinterpret_cast<char*>(&version), 4);
     if (version == 0 || version > kFormatVersion) {
-      throw FormatError(path + ": unsupported format version " + std::to_string(version) +
+      throw FormatError(where + ": unsupported format version " + std::to_string(version) +
                         " (this build reads 1.." + std::to_string(kFormatVersion) + ")");
     }
   }
@@ -1221,14 +1250,14 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     while (left > 0) {
       size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
       in.read(chunk.data(), static_cast<std::streamsize>(want));
-      if (!in) throw IOError("could not read " + path);
+      if (!in) throw IOError("could not read " + where);
       sum.update(chunk.data(), want);
       left -= want;
     }
     uint64_t stored = 0;
     in.read(reinterpret_cast<char*>(&stored), 8);
     if (!in || stored != sum.digest()) {
-      throw FormatError(path + ": checksum mismatch (the file is corrupt or truncated)");
+      throw FormatError(where + ": checksum mismatch (the file is corrupt or truncated)");
     }
   }
   // Pass 2: parse and check.
@@ -1238,11 +1267,11 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   IndexConfig cfg;
   cfg.dim = r.u64();
   uint32_t metric = r.u32();
-  if (metric > 2) throw FormatError(path + ": unknown metric " + std::to_string(metric));
+  if (metric > 2) throw FormatError(where + ": unknown metric " + std::to_string(metric));
   cfg.metric = static_cast<Metric>(metric);
   if (version >= 2) {
     const uint32_t storage = r.u32();
-    if (storage > 1) throw FormatError(path + ": unknown storage type " + std::to_string(storage));
+    if (storage > 1) throw FormatError(where + ": unknown storage type " + std::to_string(storage));
     cfg.storage = static_cast<Storage>(storage);
   }
   cfg.M = r.u64();
@@ -1255,62 +1284,62 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   try {
     idx = std::make_unique<EvidenceIndex>(cfg);
   } catch (const ConfigError& e) {
-    throw FormatError(path + ": invalid configuration in the header: " + e.what());
+    throw FormatError(where + ": invalid configuration in the header: " + e.what());
   }
   const int64_t next_auto = static_cast<int64_t>(r.u64());
-  if (next_auto < 0) throw FormatError(path + ": corrupt next automatic id " + std::to_string(next_auto));
+  if (next_auto < 0) throw FormatError(where + ": corrupt next automatic id " + std::to_string(next_auto));
   idx->next_auto_id_ = next_auto;
   uint64_t nt = r.u64();
   // Each tenant name takes at least its 8-byte length.
-  if (nt == 0 || nt > r.remaining / 8 || nt > 0xFFFFFFFFULL) throw FormatError(path + ": corrupt tenant table");
+  if (nt == 0 || nt > r.remaining / 8 || nt > 0xFFFFFFFFULL) throw FormatError(where + ": corrupt tenant table");
   idx->tenants_.clear();
   idx->tenant_ids_.clear();
   idx->tenant_live_.assign(nt, 0);
   for (uint64_t i = 0; i < nt; ++i) {
     std::string t = r.str();
-    if (!valid_utf8(t)) throw FormatError(path + ": tenant " + std::to_string(i) + " is not valid UTF-8");
-    if (i == 0 && !t.empty()) throw FormatError(path + ": corrupt tenant table (tenant 0 must be the empty name)");
+    if (!valid_utf8(t)) throw FormatError(where + ": tenant " + std::to_string(i) + " is not valid UTF-8");
+    if (i == 0 && !t.empty()) throw FormatError(where + ": corrupt tenant table (tenant 0 must be the empty name)");
     if (!idx->tenant_ids_.emplace(t, static_cast<uint32_t>(i)).second) {
-      throw FormatError(path + ": corrupt tenant table (tenant " + std::to_string(i) + " repeats a name)");
+      throw FormatError(where + ": corrupt tenant table (tenant " + std::to_string(i) + " repeats a name)");
     }
     idx->tenants_.push_back(std::move(t));
   }
   uint64_t nm = r.u64();
   // Each record takes at least 1 + 4 + 3 * 8 bytes.
-  if (nm > r.remaining / 29) throw FormatError(path + ": corrupt metadata table");
+  if (nm > r.remaining / 29) throw FormatError(where + ": corrupt metadata table");
   idx->meta_.resize(nm);
   for (uint64_t i = 0; i < nm; ++i) {
     ItemMeta& m = idx->meta_[i];
     unsigned char flags;
     r.bytes(&flags, 1);
-    if (flags > 3) throw FormatError(path + ": corrupt flags of item " + std::to_string(i));
+    if (flags > 3) throw FormatError(where + ": corrupt flags of item " + std::to_string(i));
     m.alive = flags & 1;
     m.key.is_int = (flags & 2) != 0;
     m.tenant = r.u32();
-    if (m.tenant >= nt) throw FormatError(path + ": corrupt tenant reference");
+    if (m.tenant >= nt) throw FormatError(where + ": corrupt tenant reference");
     m.key.value = r.str();
     m.text = r.str();
     m.source = r.str();
     if (m.key.is_int ? !canonical_int(m.key.value) : !valid_utf8(m.key.value)) {
-      throw FormatError(path + ": corrupt id of item " + std::to_string(i));
+      throw FormatError(where + ": corrupt id of item " + std::to_string(i));
     }
     if (!valid_utf8(m.text) || !valid_utf8(m.source)) {
-      throw FormatError(path + ": text or source of item " + std::to_string(i) + " is not valid UTF-8");
+      throw FormatError(where + ": text or source of item " + std::to_string(i) + " is not valid UTF-8");
     }
     if (m.alive) {
       if (!idx->by_key_.emplace(m.key.encoded(), i).second) {
-        throw FormatError(path + ": two live items share the id of item " + std::to_string(i));
+        throw FormatError(where + ": two live items share the id of item " + std::to_string(i));
       }
       idx->tenant_live_[m.tenant]++;
       idx->live_++;
     }
   }
   uint64_t blob_len = r.u64();
-  if (blob_len != r.remaining || blob_len < kGraphHeaderBytes) throw FormatError(path + ": corrupt index section length");
+  if (blob_len != r.remaining || blob_len < kGraphHeaderBytes) throw FormatError(where + ": corrupt index section length");
   // The graph section is read straight into the graph's memory (no temporary file), after its
   // header has been checked against the configuration and the section's size.
   const GraphHeader g = read_graph_header(r);
-  const size_t reserve = check_graph_header(g, cfg.M, idx->space_->get_data_size(), r.remaining, path);
+  const size_t reserve = check_graph_header(g, cfg.M, idx->space_->get_data_size(), r.remaining, where);
   try {
     idx->hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(idx->space_.get(), reserve, cfg.M, cfg.ef_construction,
                                                                   cfg.seed, /*allow_replace_deleted=*/true);
@@ -1318,8 +1347,8 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     throw std::bad_alloc();
   }
   auto& h = *idx->hnsw_;
-  read_graph_body(r, g, h, path);
-  if (r.remaining != 0) throw FormatError(path + ": corrupt index section length");
+  read_graph_body(r, g, h, where);
+  if (r.remaining != 0) throw FormatError(where + ": corrupt index section length");
   // Labels: each element's label is a metadata record, no two elements share one, and an element
   // is deleted exactly when its record is.
   const size_t count = h.cur_element_count;
@@ -1327,15 +1356,15 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     const auto internal = static_cast<hnswlib::tableint>(i);
     const hnswlib::labeltype label = h.getExternalLabel(internal);
     if (label >= nm) {
-      throw FormatError(path + ": corrupt HNSW section: element " + std::to_string(i) + " has label " +
+      throw FormatError(where + ": corrupt HNSW section: element " + std::to_string(i) + " has label " +
                         std::to_string(label) + " of " + std::to_string(nm) + " items");
     }
     if (!h.label_lookup_.emplace(label, internal).second) {
-      throw FormatError(path + ": corrupt HNSW section: label " + std::to_string(label) + " appears twice");
+      throw FormatError(where + ": corrupt HNSW section: label " + std::to_string(label) + " appears twice");
     }
     const bool deleted = h.isMarkedDeleted(internal);
     if (deleted == idx->meta_[label].alive) {
-      throw FormatError(path + ": item " + std::to_string(label) + " is " + (deleted ? "deleted" : "live") +
+      throw FormatError(where + ": item " + std::to_string(label) + " is " + (deleted ? "deleted" : "live") +
                         " in the graph but " + (deleted ? "live" : "deleted") + " in the metadata");
     }
     if (deleted) {
@@ -1344,7 +1373,7 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     }
   }
   if (count - h.num_deleted_ != idx->live_) {
-    throw FormatError(path + ": metadata and HNSW section disagree on the number of live items");
+    throw FormatError(where + ": metadata and HNSW section disagree on the number of live items");
   }
   // Stored vectors: finite, and for ip/l2 within the norm bound add() enforces (distances stay
   // finite in float32).
@@ -1365,7 +1394,7 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
       norm += static_cast<double>(x) * x;
     }
     if (!finite || (cfg.metric != Metric::Cosine && norm > static_cast<double>(std::numeric_limits<float>::max()) / 4)) {
-      throw FormatError(path + ": corrupt HNSW section: vector of element " + std::to_string(i) +
+      throw FormatError(where + ": corrupt HNSW section: vector of element " + std::to_string(i) +
                         (finite ? " has a squared norm above 8.5e37" : " holds a non-finite value"));
     }
   }
