@@ -415,7 +415,8 @@ def test_stale_temporaries_are_swept(tmp_path) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     dead = (child.pid, _start_ticks(child.pid))
     child.communicate(b"")
-    live = (os.getppid(), _start_ticks(os.getppid()))
+    sleeper = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    live = (sleeper.pid, _start_ticks(sleeper.pid))
     day = 24 * 3600
     files = {
         f"kb.idx.tmp-{host}-{dead[0]}-{dead[1]}": (0, False),           # dead process of this host
@@ -436,7 +437,10 @@ def test_stale_temporaries_are_swept(tmp_path) -> None:
         os.utime(tmp_path / name, (now - age, now - age))
     idx = EvidenceIndex(4)
     idx.add(_vectors(3, 4, 0))
-    idx.save(tmp_path / "kb.idx")
+    try:
+        idx.save(tmp_path / "kb.idx")
+    finally:
+        sleeper.communicate(b"")
     kept = set(os.listdir(tmp_path)) - {"kb.idx"}
     assert kept == {name for name, (_, keep) in files.items() if keep}
     # load sweeps too
