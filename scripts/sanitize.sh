@@ -56,21 +56,26 @@ if [ $# -eq 0 ]; then
          tests/test_numbers.py tests/test_safety_fast.py tests/test_lexical_nli.py -q -p no:cacheprovider
 fi
 
-# Reports go to files (pytest's output capture would swallow them when the process aborts) and
-# are printed at the end.
+# ASan reports go to files (also those of worker subprocesses) and are printed at the end.
 REPORTS="$ROOT/$BUILD_DIR/reports"
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
-export LD_PRELOAD="$LIBASAN"
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:strict_string_checks=1:log_path=$REPORTS/asan"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$REPORTS/ubsan"
+# libstdc++ too: a C host (python) does not load it before libasan, and ASan's __cxa_throw
+# interceptor then finds no real __cxa_throw (CHECK failed at the first C++ exception).
+export LD_PRELOAD="$LIBASAN $("$CXX" -print-file-name=libstdc++.so.6)"
+# Options already in the environment come later and win (e.g. UBSAN_OPTIONS=halt_on_error=0 to
+# collect every UBSan report of a run instead of stopping at the first).
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:strict_string_checks=1:${ASAN_OPTIONS:-}:log_path=$REPORTS/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}:log_path=$REPORTS/ubsan"
 export PYTHONMALLOC=malloc              # Python objects on the sanitized heap too
 export PYTHONPATH="$ROOT/$STAGE:$SITE"
 export DIRECTOR_FAST_INDEX_WORKER_PYTHON="$BASE"
 cd "$ROOT/$STAGE"                       # import director_fast from the stage, not ./python
 "$BASE" -c 'import director_fast._core as c, sys; print("sanitized module:", c.__file__, file=sys.stderr)'
 set +e
-"$BASE" -m pytest --rootdir "$ROOT" -c "$ROOT/pyproject.toml" "${@/#tests\//$ROOT/tests/}"
+# --capture=sys: UBSan writes its reports to stderr (GCC's runtime ignores log_path next to ASan);
+# with pytest's default fd capture a report of an aborting test would be lost.
+"$BASE" -m pytest --rootdir "$ROOT" -c "$ROOT/pyproject.toml" --capture=sys "${@/#tests\//$ROOT/tests/}"
 rc=$?
 set -e
 if compgen -G "$REPORTS/*" >/dev/null; then
