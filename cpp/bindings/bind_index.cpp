@@ -44,16 +44,55 @@ py::array_t<float> require_2d_f32(const py::handle& obj, const char* what, size_
   return py::reinterpret_borrow<py::array_t<float>>(arr);
 }
 
-ItemKey to_key(const py::handle& obj) {
-  if (PyBool_Check(obj.ptr())) raise_python("InputTypeError", "ids must be str or int, got bool");
-  if (PyUnicode_Check(obj.ptr())) return ItemKey{obj.cast<std::string>(), false};
+// A str argument as UTF-8; a lone surrogate raises ValidationError naming `what`.
+std::string utf8_arg(const py::handle& obj, const std::string& what) {
+  if (!PyUnicode_Check(obj.ptr())) {
+    raise_python("InputTypeError", what + " must be a str, got " + std::string(py::str(obj.get_type().attr("__name__"))));
+  }
+  Py_ssize_t n = 0;
+  const char* s = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
+  if (s == nullptr) {
+    PyErr_Clear();
+    raise_python("ValidationError", what + " holds a lone surrogate (U+D800..U+DFFF), which UTF-8 cannot represent; "
+                                           "decode the producer's bytes with errors='replace'");
+  }
+  return std::string(s, static_cast<size_t>(n));
+}
+
+ItemKey to_key(const py::handle& obj, const std::string& what) {
+  if (PyBool_Check(obj.ptr())) raise_python("InputTypeError", what + " must be a str or int, got bool");
+  if (PyUnicode_Check(obj.ptr())) return ItemKey{utf8_arg(obj, what), false};
   if (PyLong_Check(obj.ptr()) || (!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()))) {
     py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
     if (!idx) throw py::error_already_set();
-    return ItemKey{std::string(py::str(idx)), true};
+    PyObject* text = PyObject_Str(idx.ptr());
+    if (text == nullptr) {  // more digits than int <-> str conversion allows (sys.get_int_max_str_digits)
+      PyErr_Clear();
+      raise_python("ValidationError", what + " is an int too large to convert to decimal text "
+                                             "(see sys.set_int_max_str_digits)");
+    }
+    py::object t = py::reinterpret_steal<py::object>(text);
+    return ItemKey{t.cast<std::string>(), true};
   }
-  raise_python("InputTypeError", "ids must be str or int, got " + std::string(py::str(obj.get_type().attr("__name__"))));
+  raise_python("InputTypeError", what + " must be a str or int, got " + std::string(py::str(obj.get_type().attr("__name__"))));
 }
+
+std::vector<ItemKey> to_keys(const py::handle& ids) {
+  if (PyUnicode_Check(ids.ptr())) raise_python("InputTypeError", "ids must be a sequence, not a str");
+  std::vector<ItemKey> keys;
+  size_t i = 0;
+  for (auto item : ids) keys.push_back(to_key(item, "ids[" + std::to_string(i++) + "]"));
+  return keys;
+}
+
+// None -> no tenant filter; a str -> that tenant.
+bool opt_tenant(const py::object& tenant, std::string* out) {
+  if (tenant.is_none()) return false;
+  if (!PyUnicode_Check(tenant.ptr())) raise_python("InputTypeError", "tenant must be a str or None");
+  *out = utf8_arg(tenant, "tenant");
+  return true;
+}
+
 
 py::object from_key(const ItemKey& k) {
   if (!k.is_int) return py::str(k.value);
@@ -66,9 +105,25 @@ std::vector<std::string> opt_strings(const py::object& obj, const char* what) {
   std::vector<std::string> out;
   if (obj.is_none()) return out;
   if (PyUnicode_Check(obj.ptr())) raise_python("InputTypeError", std::string(what) + " must be a sequence of str, not a str");
+  size_t i = 0;
   for (auto item : obj) {
     if (!PyUnicode_Check(item.ptr())) raise_python("InputTypeError", std::string(what) + " must hold str values");
-    out.push_back(item.cast<std::string>());
+    out.push_back(utf8_arg(item, std::string(what) + "[" + std::to_string(i++) + "]"));
+  }
+  return out;
+}
+
+// Rows of (id, text, source, tenant) per query; a row stops at the first label -1.
+py::list hit_rows(const std::vector<SearchHit>& hits, const int64_t* labels, size_t nq, size_t k) {
+  py::list out;
+  for (size_t i = 0; i < nq; ++i) {
+    py::list row;
+    for (size_t j = 0; j < k; ++j) {
+      if (labels[i * k + j] < 0) break;
+      const SearchHit& h = hits[i * k + j];
+      row.append(py::make_tuple(from_key(h.key), py::str(h.text), py::str(h.source), py::str(h.tenant)));
+    }
+    out.append(row);
   }
   return out;
 }
@@ -99,10 +154,7 @@ void bind_index(py::module_& m) {
              auto arr = require_2d_f32(vectors, "vectors", idx.config().dim);
              std::vector<ItemKey> keys;
              bool have_keys = !ids.is_none();
-             if (have_keys) {
-               if (PyUnicode_Check(ids.ptr())) raise_python("InputTypeError", "ids must be a sequence, not a str");
-               for (auto item : ids) keys.push_back(to_key(item));
-             }
+             if (have_keys) keys = to_keys(ids);
              auto tx = opt_strings(texts, "texts");
              auto so = opt_strings(sources, "sources");
              auto te = opt_strings(tenants, "tenants");
@@ -120,8 +172,7 @@ void bind_index(py::module_& m) {
            py::arg("upsert"), py::arg("num_threads"))
       .def("remove",
            [](EvidenceIndex& idx, const py::iterable& ids, bool missing_ok) {
-             std::vector<ItemKey> keys;
-             for (auto item : ids) keys.push_back(to_key(item));
+             std::vector<ItemKey> keys = to_keys(ids);
              py::gil_scoped_release release;
              return idx.remove(keys, missing_ok);
            },
@@ -134,12 +185,7 @@ void bind_index(py::module_& m) {
              py::array_t<int64_t> labels({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
              py::array_t<float> dists({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
              std::string t;
-             const std::string* tp = nullptr;
-             if (!tenant.is_none()) {
-               if (!PyUnicode_Check(tenant.ptr())) raise_python("InputTypeError", "tenant must be a str or None");
-               t = tenant.cast<std::string>();
-               tp = &t;
-             }
+             const std::string* tp = opt_tenant(tenant, &t) ? &t : nullptr;
              int64_t* lp = labels.mutable_data();
              float* dp = dists.mutable_data();
              {
@@ -150,6 +196,27 @@ void bind_index(py::module_& m) {
            },
            py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"),
            py::arg("reference_search") = false)
+      .def("search_hits",
+           [](const EvidenceIndex& idx, const py::handle& queries, size_t k, const py::object& tenant, bool exact,
+              int num_threads) {
+             // Labels, distances and the hits' metadata from one shared lock: a concurrent upsert or
+             // remove cannot pair a hit with another version's text.
+             auto q = require_2d_f32(queries, "queries", idx.config().dim);
+             const auto nq = static_cast<size_t>(q.shape(0));
+             py::array_t<int64_t> labels({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
+             py::array_t<float> dists({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
+             std::string t;
+             const std::string* tp = opt_tenant(tenant, &t) ? &t : nullptr;
+             int64_t* lp = labels.mutable_data();
+             float* dp = dists.mutable_data();
+             std::vector<SearchHit> hits;
+             {
+               py::gil_scoped_release release;
+               idx.search_with_hits(q.data(), nq, k, tp, exact, num_threads, lp, dp, &hits);
+             }
+             return py::make_tuple(labels, dists, hit_rows(hits, lp, nq, k));
+           },
+           py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"))
       .def("records",
            [](const EvidenceIndex& idx, const py::handle& labels_obj) {
              // labels (nq, k) int64 -> list of lists of (id, text, source, tenant); -1 ends a row.
@@ -172,9 +239,9 @@ void bind_index(py::module_& m) {
              return out;
            },
            py::arg("labels"))
-      .def("contains", [](const EvidenceIndex& idx, const py::handle& id) { return idx.contains(to_key(id)); })
+      .def("contains", [](const EvidenceIndex& idx, const py::handle& id) { return idx.contains(to_key(id, "id")); })
       .def("get_vector", [](const EvidenceIndex& idx, const py::handle& id) {
-             auto v = idx.get_vector(to_key(id));
+             auto v = idx.get_vector(to_key(id, "id"));
              py::array_t<float> out(static_cast<py::ssize_t>(v.size()));
              std::copy(v.begin(), v.end(), out.mutable_data());
              return out;
@@ -182,15 +249,13 @@ void bind_index(py::module_& m) {
       .def("size", &EvidenceIndex::size)
       .def("capacity", &EvidenceIndex::capacity)
       .def("deleted_count", &EvidenceIndex::deleted_count)
-      .def("tenant_size", &EvidenceIndex::tenant_size)
+      .def("tenant_size", [](const EvidenceIndex& idx, const py::handle& tenant) {
+             return idx.tenant_size(utf8_arg(tenant, "tenant"));
+           }, py::arg("tenant"))
       .def("ids", [](const EvidenceIndex& idx, const py::object& tenant) {
              std::vector<ItemKey> keys;
-             if (tenant.is_none()) {
-               keys = idx.ids(nullptr);
-             } else {
-               std::string t = tenant.cast<std::string>();
-               keys = idx.ids(&t);
-             }
+             std::string t;
+             keys = idx.ids(opt_tenant(tenant, &t) ? &t : nullptr);
              py::list out(keys.size());
              for (size_t i = 0; i < keys.size(); ++i) out[i] = from_key(keys[i]);
              return out;
@@ -211,6 +276,9 @@ void bind_index(py::module_& m) {
              py::gil_scoped_release release;
              return EvidenceIndex::load(path);
            }, py::arg("path"))
+      .def_static("_sweep_stale_temps", [](const std::string& path) { return EvidenceIndex::sweep_stale_temps(path); },
+                  py::arg("path"))
+      .def_static("_temp_tag", &EvidenceIndex::temp_tag)
       .def_readonly_static("FORMAT_VERSION", &EvidenceIndex::kFormatVersion);
 }
 

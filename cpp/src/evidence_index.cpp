@@ -1,12 +1,18 @@
 #include "director_fast/evidence_index.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -235,11 +241,324 @@ struct Reader {
   }
 };
 
-std::string unique_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  std::random_device rd;
-  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
-         std::to_string(rd());
+// ---- temporaries of save(): <path>.tmp-<host>-<pid>-<start time> ----
+
+// Start time of process `pid` in clock ticks since boot (field 22 of /proc/<pid>/stat), or 0
+// where it cannot be read (no procfs, process gone). With the pid it names one process: a pid
+// can be reused, the pair cannot.
+unsigned long long process_start_ticks(long pid) {
+  const std::string p = "/proc/" + std::to_string(pid) + "/stat";
+  std::ifstream in(p);
+  if (!in) return 0;
+  std::string line;
+  std::getline(in, line);
+  const size_t close = line.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return 0;
+  // Fields after the name start with field 3 (state); the start time is field 22.
+  const char* c = line.c_str() + close + 1;
+  for (int field = 3; field < 22; ++field) {
+    while (*c == ' ') ++c;
+    while (*c != ' ' && *c != '\0') ++c;
+    if (*c == '\0') return 0;
+  }
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(c, &end, 10);
+  return end == c ? 0 : v;
+}
+
+// gethostname(), with characters other than [A-Za-z0-9._-] replaced by '_' (file-name safe).
+std::string this_host() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  std::string h(buf);
+  for (char& ch : h) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                    ch == '.' || ch == '_' || ch == '-';
+    if (!ok) ch = '_';
+  }
+  return h;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 20 &&
+         std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// "a-b-c" (all decimal) as written by earlier versions (pid-counter-random).
+bool legacy_suffix(const std::string& s) {
+  const size_t a = s.find('-');
+  if (a == std::string::npos) return false;
+  const size_t b = s.find('-', a + 1);
+  if (b == std::string::npos) return false;
+  return all_digits(s.substr(0, a)) && all_digits(s.substr(a + 1, b - a - 1)) && all_digits(s.substr(b + 1));
+}
+
+bool valid_utf8(const std::string& s);
+
+// Saves of one process share one temporary name per path; they take turns.
+std::mutex& save_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// `path` for messages: bytes that are not UTF-8 (a Python path with surrogate escapes) are shown
+// as \xNN, so the message stays text.
+std::string display_path(const std::string& path) {
+  std::string out;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = i + 1;
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c >= 0x80) {  // the length of a well-formed UTF-8 sequence starting here, else 1
+      const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (len > 1 && i + len <= path.size() && valid_utf8(path.substr(i, len))) j = i + len;
+    }
+    if (j == i + 1 && c >= 0x80) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out.append(path, i, j - i);
+    }
+    i = j;
+  }
+  return out;
+}
+
+void check_path(const std::string& path) {
+  if (path.find('\0') != std::string::npos) {
+    throw ConfigError("path", "must not contain a NUL character (got " + std::to_string(path.size()) +
+                                  " bytes with a NUL at byte " + std::to_string(path.find('\0')) + ")");
+  }
+  if (path.empty()) throw ConfigError("path", "must not be empty");
+}
+
+// ---- graph section: hnswlib's own saveIndex layout, written and read in memory ----
+// size_t offsetLevel0, max_elements, cur_element_count, size_data_per_element, label_offset,
+// offsetData | int maxlevel | u32 enterpoint | size_t maxM, maxM0, M | double mult |
+// size_t ef_construction | level-0 records (cur_element_count x size_data_per_element) |
+// per element: u32 bytes of its upper-level link lists, then those bytes.
+struct GraphHeader {
+  uint64_t offset_level0 = 0, max_elements = 0, count = 0, size_data_per_element = 0,
+           label_offset = 0, offset_data = 0;
+  int32_t maxlevel = -1;
+  uint32_t enterpoint = 0;
+  uint64_t maxM = 0, maxM0 = 0, M = 0;
+  double mult = 0.0;
+  uint64_t ef_construction = 0;
+};
+constexpr uint64_t kGraphHeaderBytes = 6 * 8 + 4 + 4 + 3 * 8 + 8 + 8;
+
+uint64_t graph_section_bytes(const hnswlib::HierarchicalNSW<float>& h) {
+  uint64_t n = kGraphHeaderBytes;
+  const size_t count = h.cur_element_count;
+  n += static_cast<uint64_t>(count) * h.size_data_per_element_;
+  for (size_t i = 0; i < count; ++i) {
+    n += 4;
+    if (h.element_levels_[i] > 0) n += static_cast<uint64_t>(h.size_links_per_element_) * h.element_levels_[i];
+  }
+  return n;
+}
+
+void write_graph(Writer& w, const hnswlib::HierarchicalNSW<float>& h) {
+  const size_t count = h.cur_element_count;
+  w.u64(h.offsetLevel0_);
+  w.u64(h.max_elements_);
+  w.u64(count);
+  w.u64(h.size_data_per_element_);
+  w.u64(h.label_offset_);
+  w.u64(h.offsetData_);
+  const int32_t maxlevel = h.maxlevel_;
+  w.bytes(&maxlevel, 4);
+  const uint32_t ep = h.enterpoint_node_;
+  w.u32(ep);
+  w.u64(h.maxM_);
+  w.u64(h.maxM0_);
+  w.u64(h.M_);
+  w.bytes(&h.mult_, 8);
+  w.u64(h.ef_construction_);
+  w.bytes(h.data_level0_memory_, count * h.size_data_per_element_);
+  for (size_t i = 0; i < count; ++i) {
+    const int level = h.element_levels_[i];
+    const uint32_t n = level > 0 ? static_cast<uint32_t>(h.size_links_per_element_ * level) : 0;
+    w.u32(n);
+    if (n) w.bytes(h.linkLists_[i], n);
+  }
+}
+
+// Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF): what Python's decoder takes.
+bool valid_utf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (size_t j = 1; j < len; ++j) {
+      if ((p[i + j] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i + j] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// An integer id as saved: canonical decimal ("0", "-12", no leading zeros, no "-0"), at most
+// 4300 digits (Python's default limit on int <-> str conversion).
+bool canonical_int(const std::string& s) {
+  const size_t start = (!s.empty() && s[0] == '-') ? 1 : 0;
+  const size_t digits = s.size() - start;
+  if (digits == 0 || digits > 4300) return false;
+  for (size_t i = start; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  if (s[start] == '0' && (digits > 1 || start == 1)) return false;
+  return true;
+}
+
+GraphHeader read_graph_header(Reader& r) {
+  GraphHeader g;
+  g.offset_level0 = r.u64();
+  g.max_elements = r.u64();
+  g.count = r.u64();
+  g.size_data_per_element = r.u64();
+  g.label_offset = r.u64();
+  g.offset_data = r.u64();
+  r.bytes(&g.maxlevel, 4);
+  g.enterpoint = r.u32();
+  g.maxM = r.u64();
+  g.maxM0 = r.u64();
+  g.M = r.u64();
+  r.bytes(&g.mult, 8);
+  g.ef_construction = r.u64();
+  return g;
+}
+
+// Checks the graph header against the index configuration (M, element size) and the bytes left
+// in the section; returns the capacity to allocate. Throws FormatError.
+size_t check_graph_header(const GraphHeader& g, size_t M, size_t data_size, uint64_t section_left,
+                          const std::string& path) {
+  auto bad = [&](const std::string& what) { return FormatError(path + ": corrupt HNSW section: " + what); };
+  const uint64_t links0 = 2 * static_cast<uint64_t>(M) * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
+  const uint64_t per_element = links0 + data_size + sizeof(hnswlib::labeltype);
+  if (g.M != M || g.maxM != M || g.maxM0 != 2 * static_cast<uint64_t>(M) || g.offset_data != links0 ||
+      g.label_offset != links0 + data_size || g.size_data_per_element != per_element) {
+    throw FormatError(path + ": the HNSW section's record layout does not match the header (M " + std::to_string(M) +
+                      ", " + std::to_string(data_size) + " bytes per vector)");
+  }
+  if (g.offset_level0 != 0) throw bad("level-0 offset " + std::to_string(g.offset_level0) + " (must be 0)");
+  if (g.count > g.max_elements) {
+    throw bad("element count " + std::to_string(g.count) + " above max_elements " + std::to_string(g.max_elements));
+  }
+  // Internal ids are 32-bit and 0xFFFFFFFF means "no entry point".
+  if (g.count >= 0xFFFFFFFFULL) throw bad("element count " + std::to_string(g.count) + " too large");
+  if (g.count * per_element > section_left) {
+    throw bad(std::to_string(g.count) + " elements of " + std::to_string(per_element) + " bytes exceed the " +
+              std::to_string(section_left) + " bytes of the section");
+  }
+  // Every element also has a 4-byte link-list size after the level-0 records.
+  if (g.count * (per_element + 4) > section_left) throw bad("the section is shorter than its element count needs");
+  if (g.count == 0) {
+    if (g.maxlevel != -1 || g.enterpoint != 0xFFFFFFFFu) {
+      throw bad("an empty graph with an entry point (" + std::to_string(g.enterpoint) + ", level " +
+                std::to_string(g.maxlevel) + ")");
+    }
+  } else {
+    if (g.enterpoint >= g.count) {
+      throw bad("entry point " + std::to_string(g.enterpoint) + " of " + std::to_string(g.count) + " elements");
+    }
+    if (g.maxlevel < 0) throw bad("top level " + std::to_string(g.maxlevel));
+  }
+  // Room for the stored elements plus growth; a larger reservation in the file is not honoured
+  // (the index grows on demand), so a crafted max_elements cannot allocate more than the file.
+  const uint64_t reserve = std::max<uint64_t>({g.count, 1, std::min<uint64_t>(g.max_elements, std::max<uint64_t>(2 * g.count, 1024))});
+  return static_cast<size_t>(reserve);
+}
+
+// Reads the rest of the graph section (level-0 records and upper link lists) into `h`, freshly
+// constructed with the right M, element size and capacity, and checks every link: list sizes
+// within the degree bound, every neighbour an existing element that reaches that level, upper
+// list sizes whole multiples of a level, no level above the top level, the entry point on the top
+// level. Labels are checked by the caller (they refer to the metadata). Throws FormatError.
+void read_graph_body(Reader& r, const GraphHeader& g, hnswlib::HierarchicalNSW<float>& h, const std::string& path) {
+  auto bad = [&](const std::string& what) { return FormatError(path + ": corrupt HNSW section: " + what); };
+  const size_t count = static_cast<size_t>(g.count);
+  r.bytes(h.data_level0_memory_, count * h.size_data_per_element_);
+  // From here on h's destructor frees linkLists_[i] for i < count with element_levels_[i] > 0;
+  // the levels are all 0 until a list is allocated.
+  h.cur_element_count = count;
+  h.maxlevel_ = g.maxlevel;
+  h.enterpoint_node_ = g.enterpoint;
+  const size_t per_level = h.size_links_per_element_;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t n = r.u32();
+    if (n == 0) continue;
+    if (n % per_level != 0) {
+      throw bad("element " + std::to_string(i) + " has " + std::to_string(n) + " bytes of upper links, not a multiple of " +
+                std::to_string(per_level));
+    }
+    const uint64_t level = n / per_level;
+    if (level > static_cast<uint64_t>(g.maxlevel)) {
+      throw bad("element " + std::to_string(i) + " has level " + std::to_string(level) + " above the top level " +
+                std::to_string(g.maxlevel));
+    }
+    if (n > r.remaining) throw FormatError(path + ": evidence index file is truncated");
+    std::unique_ptr<char, void (*)(void*)> buf(static_cast<char*>(std::malloc(n)), std::free);
+    if (!buf) throw std::bad_alloc();
+    r.bytes(buf.get(), n);
+    h.linkLists_[i] = buf.release();
+    h.element_levels_[i] = static_cast<int>(level);
+  }
+  if (count > 0 && h.element_levels_[g.enterpoint] != g.maxlevel) {
+    throw bad("the entry point " + std::to_string(g.enterpoint) + " is on level " +
+              std::to_string(h.element_levels_[g.enterpoint]) + ", not on the top level " + std::to_string(g.maxlevel));
+  }
+  const auto check_list = [&](size_t i, int level, size_t max_links) {
+    const auto* ll = reinterpret_cast<const unsigned int*>(level == 0 ? h.get_linklist0(static_cast<hnswlib::tableint>(i))
+                                                                     : h.get_linklist(static_cast<hnswlib::tableint>(i), level));
+    const size_t n = h.getListCount(const_cast<unsigned int*>(ll));
+    if (n > max_links) {
+      throw bad("element " + std::to_string(i) + " has " + std::to_string(n) + " links on level " + std::to_string(level) +
+                " (at most " + std::to_string(max_links) + ")");
+    }
+    const auto* nb = reinterpret_cast<const hnswlib::tableint*>(ll + 1);
+    for (size_t j = 0; j < n; ++j) {
+      if (nb[j] >= count) {
+        throw bad("element " + std::to_string(i) + " links to element " + std::to_string(nb[j]) + " of " +
+                  std::to_string(count) + " on level " + std::to_string(level));
+      }
+      if (h.element_levels_[nb[j]] < level) {
+        throw bad("element " + std::to_string(i) + " links to element " + std::to_string(nb[j]) + " on level " +
+                  std::to_string(level) + ", which that element does not reach");
+      }
+    }
+  };
+  for (size_t i = 0; i < count; ++i) {
+    check_list(i, 0, h.maxM0_);
+    for (int level = 1; level <= h.element_levels_[i]; ++level) check_list(i, level, h.maxM_);
+  }
 }
 
 }  // namespace
@@ -488,6 +807,9 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
       ItemKey k;
       k.is_int = true;
       do {
+        if (next_auto_id_ == std::numeric_limits<int64_t>::max()) {
+          throw ValueError("ids: automatic ids are exhausted (an integer id of 2**63 - 1 is in use); pass ids");
+        }
         k.value = std::to_string(next_auto_id_++);
       } while (by_key_.count(k.encoded()));
       final_keys.push_back(k);
@@ -496,8 +818,8 @@ std::vector<ItemKey> EvidenceIndex::add(const float* vectors, size_t n, const st
   for (const ItemKey& k : final_keys) {  // keep auto ids above every integer id in use
     if (k.is_int) {
       try {
-        long long v = std::stoll(k.value);
-        if (v >= next_auto_id_) next_auto_id_ = v + 1;
+        const long long v = std::stoll(k.value);
+        if (v >= next_auto_id_) next_auto_id_ = v == std::numeric_limits<int64_t>::max() ? v : v + 1;
       } catch (...) {
       }
     }
@@ -606,6 +928,30 @@ void EvidenceIndex::search(const float* queries, size_t nq, size_t k, const std:
                            bool exact, int num_threads, int64_t* labels_out, float* distances_out,
                            bool reference_search) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
+  search_locked(queries, nq, k, tenant, exact, num_threads, labels_out, distances_out, reference_search);
+}
+
+void EvidenceIndex::search_with_hits(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                                     bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                                     std::vector<SearchHit>* hits_out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  search_locked(queries, nq, k, tenant, exact, num_threads, labels_out, distances_out, false);
+  hits_out->assign(nq * k, SearchHit{});
+  for (size_t i = 0; i < nq * k; ++i) {
+    const int64_t l = labels_out[i];
+    if (l < 0 || static_cast<size_t>(l) >= meta_.size()) continue;
+    const ItemMeta& m = meta_[static_cast<size_t>(l)];
+    SearchHit& h = (*hits_out)[i];
+    h.key = m.key;
+    h.text = m.text;
+    h.source = m.source;
+    h.tenant = tenants_[m.tenant];
+  }
+}
+
+void EvidenceIndex::search_locked(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                                  bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                                  bool reference_search) const {
   if (k == 0) return;
   int64_t tid = -1;
   size_t eligible = live_;
@@ -738,31 +1084,87 @@ std::vector<ItemKey> EvidenceIndex::ids(const std::string* tenant) const {
 //   exact_threshold, seed | i64 next_auto_id | u64 n_tenants, (str)* | u64 n_meta,
 //   (u8 flags, u32 tenant, str key, str text, str source)* | u64 blob_len, hnswlib blob | u64 checksum
 
-void EvidenceIndex::save(const std::string& path) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+std::string EvidenceIndex::temp_tag() {
+  static const std::string tag = this_host() + "-" + std::to_string(::getpid()) + "-" +
+                                 std::to_string(process_start_ticks(::getpid()));
+  return tag;
+}
+
+size_t EvidenceIndex::sweep_stale_temps(const std::string& path) noexcept {
   namespace fs = std::filesystem;
-  const std::string suffix = unique_suffix();
-  const std::string tmp = path + ".tmp-" + suffix;
-  const std::string blob_path = path + ".hnsw-" + suffix;
-  struct Cleanup {
-    std::vector<std::string> paths;
-    ~Cleanup() {
-      for (auto& p : paths) {
-        std::error_code ec;
-        fs::remove(p, ec);
-      }
-    }
-  } cleanup{{tmp, blob_path}};
+  size_t removed = 0;
   try {
-    hnsw_->saveIndex(blob_path);
-  } catch (const std::exception& e) {
-    throw IOError("could not write " + blob_path + ": " + e.what());
+    if (path.empty() || path.find('\0') != std::string::npos) return 0;
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    const std::string base = p.filename().string();
+    if (base.empty()) return 0;
+    const std::string host = this_host();
+    const std::string own = temp_tag();
+    const time_t now = std::time(nullptr);
+    constexpr time_t kMaxAge = 24 * 3600;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.size() <= base.size() || name.compare(0, base.size(), base) != 0 || name[base.size()] != '.') continue;
+      const std::string rest = name.substr(base.size() + 1);
+      bool legacy = false;
+      std::string tag;
+      for (const char* prefix : {"hnsw-load-", "hnsw-"}) {
+        const size_t n = std::strlen(prefix);
+        if (!legacy && rest.compare(0, n, prefix) == 0 && legacy_suffix(rest.substr(n))) legacy = true;
+      }
+      if (rest.compare(0, 4, "tmp-") == 0) {
+        tag = rest.substr(4);
+        if (legacy_suffix(tag)) legacy = true;
+      }
+      if (!legacy && tag.empty()) continue;
+      long pid = 0;
+      unsigned long long start = 0;
+      std::string tag_host;
+      if (!legacy) {  // <host>-<pid>-<start>; the host may itself hold '-'
+        const size_t b = tag.rfind('-');
+        if (b == std::string::npos || b == 0) continue;
+        const size_t a = tag.rfind('-', b - 1);
+        if (a == std::string::npos || a == 0) continue;
+        const std::string pid_s = tag.substr(a + 1, b - a - 1), start_s = tag.substr(b + 1);
+        if (!all_digits(pid_s) || !all_digits(start_s) || pid_s.size() > 9) continue;
+        pid = std::stol(pid_s);
+        start = std::stoull(start_s);
+        tag_host = tag.substr(0, a);
+      }
+      struct stat st;
+      const std::string full = it->path().string();
+      if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      bool stale = now - st.st_mtime > kMaxAge;
+      if (!stale && !legacy && tag_host == host && tag != own) {
+        const bool exists = pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+        // A live pid with another start time is a reused pid: the writer is gone.
+        const unsigned long long now_start = exists ? process_start_ticks(pid) : 0;
+        stale = !exists || (now_start != 0 && start != 0 && now_start != start);
+      }
+      if (stale && ::unlink(full.c_str()) == 0) ++removed;
+    }
+  } catch (...) {
   }
-  std::error_code ec;
-  uint64_t blob_len = fs::file_size(blob_path, ec);
-  if (ec) throw IOError("could not stat " + blob_path + ": " + ec.message());
+  return removed;
+}
+
+void EvidenceIndex::save(const std::string& path) const {
+  check_path(path);
+  const std::string where = display_path(path);
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> one_save(save_mutex());
+  sweep_stale_temps(path);
+  const std::string tmp = path + ".tmp-" + temp_tag();
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw IOError("could not open " + tmp + " for writing: " + std::strerror(errno));
+  if (f == nullptr) throw IOError("could not open " + display_path(tmp) + " for writing: " + std::strerror(errno));
+  struct Cleanup {
+    const std::string* path;
+    ~Cleanup() {
+      if (path != nullptr) ::unlink(path->c_str());
+    }
+  } cleanup{&tmp};
   try {
     Writer w{f, {}};
     w.bytes(kMagic, 8);
@@ -787,53 +1189,59 @@ void EvidenceIndex::save(const std::string& path) const {
       w.str(m.text);
       w.str(m.source);
     }
-    w.u64(blob_len);
-    std::ifstream in(blob_path, std::ios::binary);
-    std::vector<char> chunk(1 << 20);
-    uint64_t left = blob_len;
-    while (left > 0) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
-      in.read(chunk.data(), static_cast<std::streamsize>(want));
-      if (!in) throw IOError("could not read back " + blob_path);
-      w.bytes(chunk.data(), want);
-      left -= want;
-    }
+    w.u64(graph_section_bytes(*hnsw_));
+    write_graph(w, *hnsw_);
     uint64_t digest = w.sum.digest();
     if (std::fwrite(&digest, 1, 8, f) != 8) throw IOError("write failed (disk full?)");
-    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + tmp);
+    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + display_path(tmp));
   } catch (...) {
     std::fclose(f);
     throw;
   }
-  if (std::fclose(f) != 0) throw IOError("could not close " + tmp);
+  if (std::fclose(f) != 0) throw IOError("could not close " + display_path(tmp));
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw IOError("could not rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    throw IOError("could not rename " + display_path(tmp) + " to " + where + ": " + std::strerror(errno));
   }
-  cleanup.paths = {blob_path};
+  cleanup.path = nullptr;
+  // Make the rename itself durable: fsync the directory entry.
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  const int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    const int rc = ::fsync(dfd);
+    const int e = errno;
+    ::close(dfd);
+    // EINVAL: the file system does not support fsync on directories (nothing to do).
+    if (rc != 0 && e != EINVAL) throw IOError("could not fsync the directory of " + where + ": " + std::strerror(e));
+  }
 }
 
 std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
+  check_path(path);
+  const std::string where = display_path(path);
   namespace fs = std::filesystem;
+  sweep_stale_temps(path);
   std::error_code ec;
   uint64_t size = fs::file_size(path, ec);
-  if (ec) throw IOError("could not open " + path + ": " + ec.message());
-  if (size < 8 + 4 + 8) throw FormatError(path + " is not a director_fast evidence index (too short)");
+  if (ec) throw IOError("could not open " + where + ": " + ec.message());
+  if (size < 8 + 4 + 8) throw FormatError(where + " is not a director_fast evidence index (too short)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("could not open " + path);
+  if (!in) throw IOError("could not open " + where);
   uint32_t version = 0;
   {
     char magic[8];
     in.read(magic, 8);
     if (!in || std::memcmp(magic, kMagic, 8) != 0) {
-      throw FormatError(path + " is not a director_fast evidence index (bad magic)");
+      throw FormatError(where + " is not a director_fast evidence index (bad magic)");
     }
     in.read(reinterpret_cast<char*>(&version), 4);
     if (version == 0 || version > kFormatVersion) {
-      throw FormatError(path + ": unsupported format version " + std::to_string(version) +
+      throw FormatError(where + ": unsupported format version " + std::to_string(version) +
                         " (this build reads 1.." + std::to_string(kFormatVersion) + ")");
     }
   }
-  // Pass 1: checksum.
+  // Pass 1: checksum (detects accidents; an edited and re-summed file is caught by the checks of
+  // pass 2, which trust nothing in the file).
   in.seekg(0);
   Checksum64 sum;
   {
@@ -842,28 +1250,28 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
     while (left > 0) {
       size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
       in.read(chunk.data(), static_cast<std::streamsize>(want));
-      if (!in) throw IOError("could not read " + path);
+      if (!in) throw IOError("could not read " + where);
       sum.update(chunk.data(), want);
       left -= want;
     }
     uint64_t stored = 0;
     in.read(reinterpret_cast<char*>(&stored), 8);
     if (!in || stored != sum.digest()) {
-      throw FormatError(path + ": checksum mismatch (the file is corrupt or truncated)");
+      throw FormatError(where + ": checksum mismatch (the file is corrupt or truncated)");
     }
   }
-  // Pass 2: parse.
+  // Pass 2: parse and check.
   in.clear();
   in.seekg(12);
   Reader r{in, size - 8 - 12};
   IndexConfig cfg;
   cfg.dim = r.u64();
   uint32_t metric = r.u32();
-  if (metric > 2) throw FormatError(path + ": unknown metric " + std::to_string(metric));
+  if (metric > 2) throw FormatError(where + ": unknown metric " + std::to_string(metric));
   cfg.metric = static_cast<Metric>(metric);
   if (version >= 2) {
     const uint32_t storage = r.u32();
-    if (storage > 1) throw FormatError(path + ": unknown storage type " + std::to_string(storage));
+    if (storage > 1) throw FormatError(where + ": unknown storage type " + std::to_string(storage));
     cfg.storage = static_cast<Storage>(storage);
   }
   cfg.M = r.u64();
@@ -871,79 +1279,127 @@ std::unique_ptr<EvidenceIndex> EvidenceIndex::load(const std::string& path) {
   cfg.ef_search = r.u64();
   cfg.exact_threshold = r.u64();
   cfg.seed = r.u64();
-  auto idx = std::make_unique<EvidenceIndex>(cfg);
-  idx->next_auto_id_ = static_cast<int64_t>(r.u64());
+  cfg.initial_capacity = 1;  // replaced by the stored graph below
+  std::unique_ptr<EvidenceIndex> idx;
+  try {
+    idx = std::make_unique<EvidenceIndex>(cfg);
+  } catch (const ConfigError& e) {
+    throw FormatError(where + ": invalid configuration in the header: " + e.what());
+  }
+  const int64_t next_auto = static_cast<int64_t>(r.u64());
+  if (next_auto < 0) throw FormatError(where + ": corrupt next automatic id " + std::to_string(next_auto));
+  idx->next_auto_id_ = next_auto;
   uint64_t nt = r.u64();
-  if (nt == 0 || nt > r.remaining) throw FormatError(path + ": corrupt tenant table");
+  // Each tenant name takes at least its 8-byte length.
+  if (nt == 0 || nt > r.remaining / 8 || nt > 0xFFFFFFFFULL) throw FormatError(where + ": corrupt tenant table");
   idx->tenants_.clear();
   idx->tenant_ids_.clear();
   idx->tenant_live_.assign(nt, 0);
   for (uint64_t i = 0; i < nt; ++i) {
     std::string t = r.str();
-    idx->tenant_ids_[t] = static_cast<uint32_t>(i);
+    if (!valid_utf8(t)) throw FormatError(where + ": tenant " + std::to_string(i) + " is not valid UTF-8");
+    if (i == 0 && !t.empty()) throw FormatError(where + ": corrupt tenant table (tenant 0 must be the empty name)");
+    if (!idx->tenant_ids_.emplace(t, static_cast<uint32_t>(i)).second) {
+      throw FormatError(where + ": corrupt tenant table (tenant " + std::to_string(i) + " repeats a name)");
+    }
     idx->tenants_.push_back(std::move(t));
   }
   uint64_t nm = r.u64();
-  if (nm > r.remaining) throw FormatError(path + ": corrupt metadata table");
+  // Each record takes at least 1 + 4 + 3 * 8 bytes.
+  if (nm > r.remaining / 29) throw FormatError(where + ": corrupt metadata table");
   idx->meta_.resize(nm);
   for (uint64_t i = 0; i < nm; ++i) {
     ItemMeta& m = idx->meta_[i];
     unsigned char flags;
     r.bytes(&flags, 1);
+    if (flags > 3) throw FormatError(where + ": corrupt flags of item " + std::to_string(i));
     m.alive = flags & 1;
     m.key.is_int = (flags & 2) != 0;
     m.tenant = r.u32();
-    if (m.tenant >= nt) throw FormatError(path + ": corrupt tenant reference");
+    if (m.tenant >= nt) throw FormatError(where + ": corrupt tenant reference");
     m.key.value = r.str();
     m.text = r.str();
     m.source = r.str();
+    if (m.key.is_int ? !canonical_int(m.key.value) : !valid_utf8(m.key.value)) {
+      throw FormatError(where + ": corrupt id of item " + std::to_string(i));
+    }
+    if (!valid_utf8(m.text) || !valid_utf8(m.source)) {
+      throw FormatError(where + ": text or source of item " + std::to_string(i) + " is not valid UTF-8");
+    }
     if (m.alive) {
-      idx->by_key_[m.key.encoded()] = i;
+      if (!idx->by_key_.emplace(m.key.encoded(), i).second) {
+        throw FormatError(where + ": two live items share the id of item " + std::to_string(i));
+      }
       idx->tenant_live_[m.tenant]++;
       idx->live_++;
     }
   }
   uint64_t blob_len = r.u64();
-  if (blob_len != r.remaining) throw FormatError(path + ": corrupt index section length");
-  const std::string blob_path = path + ".hnsw-load-" + unique_suffix();
-  {
-    std::ofstream out(blob_path, std::ios::binary);
-    if (!out) throw IOError("could not write temporary file " + blob_path);
-    std::vector<char> chunk(1 << 20);
-    uint64_t left = blob_len;
-    while (left > 0) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
-      r.bytes(chunk.data(), want);
-      out.write(chunk.data(), static_cast<std::streamsize>(want));
-      left -= want;
-    }
-    if (!out) throw IOError("could not write temporary file " + blob_path);
-  }
+  if (blob_len != r.remaining || blob_len < kGraphHeaderBytes) throw FormatError(where + ": corrupt index section length");
+  // The graph section is read straight into the graph's memory (no temporary file), after its
+  // header has been checked against the configuration and the section's size.
+  const GraphHeader g = read_graph_header(r);
+  const size_t reserve = check_graph_header(g, cfg.M, idx->space_->get_data_size(), r.remaining, where);
   try {
-    idx->hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(idx->space_.get(), blob_path, false, 0,
-                                                                  /*allow_replace_deleted=*/true);
-  } catch (const std::exception& e) {
-    fs::remove(blob_path, ec);
-    throw FormatError(path + ": could not load the HNSW section: " + e.what());
+    idx->hnsw_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(idx->space_.get(), reserve, cfg.M, cfg.ef_construction,
+                                                                  cfg.seed, /*allow_replace_deleted=*/true);
+  } catch (const std::runtime_error&) {  // hnswlib's "Not enough memory"
+    throw std::bad_alloc();
   }
-  fs::remove(blob_path, ec);
-  {
-    // The graph's record layout (read from the file) must hold exactly the vectors the header
-    // describes; a mismatch would make every search read outside the records.
-    const auto& h = *idx->hnsw_;
-    const size_t stored = h.label_offset_ - h.offsetData_;
-    if (h.label_offset_ < h.offsetData_ || stored != idx->element_bytes() ||
-        h.offsetData_ != h.size_links_level0_ ||
-        h.size_data_per_element_ != h.label_offset_ + sizeof(hnswlib::labeltype)) {
-      throw FormatError(path + ": the HNSW section's record layout does not match the header (dim " +
-                        std::to_string(cfg.dim) + ", " + storage_name(cfg.storage) + ")");
+  auto& h = *idx->hnsw_;
+  read_graph_body(r, g, h, where);
+  if (r.remaining != 0) throw FormatError(where + ": corrupt index section length");
+  // Labels: each element's label is a metadata record, no two elements share one, and an element
+  // is deleted exactly when its record is.
+  const size_t count = h.cur_element_count;
+  for (size_t i = 0; i < count; ++i) {
+    const auto internal = static_cast<hnswlib::tableint>(i);
+    const hnswlib::labeltype label = h.getExternalLabel(internal);
+    if (label >= nm) {
+      throw FormatError(where + ": corrupt HNSW section: element " + std::to_string(i) + " has label " +
+                        std::to_string(label) + " of " + std::to_string(nm) + " items");
+    }
+    if (!h.label_lookup_.emplace(label, internal).second) {
+      throw FormatError(where + ": corrupt HNSW section: label " + std::to_string(label) + " appears twice");
+    }
+    const bool deleted = h.isMarkedDeleted(internal);
+    if (deleted == idx->meta_[label].alive) {
+      throw FormatError(where + ": item " + std::to_string(label) + " is " + (deleted ? "deleted" : "live") +
+                        " in the graph but " + (deleted ? "live" : "deleted") + " in the metadata");
+    }
+    if (deleted) {
+      h.num_deleted_ += 1;
+      h.deleted_elements.insert(internal);
     }
   }
-  idx->hnsw_->setEf(cfg.ef_search);
-  advise_hnsw(*idx->hnsw_);
-  if (idx->hnsw_->getCurrentElementCount() - idx->hnsw_->getDeletedCount() != idx->live_) {
-    throw FormatError(path + ": metadata and HNSW section disagree on the number of live items");
+  if (count - h.num_deleted_ != idx->live_) {
+    throw FormatError(where + ": metadata and HNSW section disagree on the number of live items");
   }
+  // Stored vectors: finite, and for ip/l2 within the norm bound add() enforces (distances stay
+  // finite in float32).
+  for (size_t i = 0; i < count; ++i) {
+    const char* v = h.getDataByInternalId(static_cast<hnswlib::tableint>(i));
+    double norm = 0.0;
+    bool finite = true;
+    for (size_t d = 0; d < cfg.dim; ++d) {
+      float x;
+      if (cfg.storage == Storage::Float16) {
+        uint16_t half;
+        std::memcpy(&half, v + 2 * d, 2);
+        x = simd::half_to_float(half);
+      } else {
+        std::memcpy(&x, v + 4 * d, 4);
+      }
+      finite = finite && std::isfinite(x);
+      norm += static_cast<double>(x) * x;
+    }
+    if (!finite || (cfg.metric != Metric::Cosine && norm > static_cast<double>(std::numeric_limits<float>::max()) / 4)) {
+      throw FormatError(where + ": corrupt HNSW section: vector of element " + std::to_string(i) +
+                        (finite ? " has a squared norm above 8.5e37" : " holds a non-finite value"));
+    }
+  }
+  h.setEf(cfg.ef_search);
+  advise_hnsw(h);
   return idx;
 }
 

@@ -74,6 +74,15 @@ def _check_simd_env() -> None:
 _check_simd_env()
 
 
+def _fs_path(path: str | os.PathLike[str]) -> bytes:
+    """``path`` as the bytes the OS sees (``os.fsencode``); a NUL raises ConfigError, as
+    ``open()`` refuses it (the C++ core would otherwise see a shorter path)."""
+    p = os.fsencode(os.fspath(path))
+    if b"\0" in p:
+        raise ConfigError(f"path must not contain a NUL character, got {os.fsdecode(p)!r}", field="path")
+    return p
+
+
 def _check_storage(storage: object) -> str:
     if not isinstance(storage, str):
         raise ConfigError(f"storage must be 'float32' or 'float16', got {storage!r}", field="storage")
@@ -110,7 +119,10 @@ class EvidenceIndex:
 
     Thread-safety: searches (and other readers) may run concurrently from several threads;
     writers (``add``, ``upsert``, ``remove``, setting ``ef_search``) take an exclusive lock and wait
-    for running searches. Batch calls release the GIL; inputs are checked before that.
+    for running searches. :meth:`search` reads hits and their metadata under one lock, so a
+    concurrent ``upsert`` never pairs a hit with another version's text. ``save`` runs as a
+    reader (concurrent saves of one process take turns). Batch calls release the GIL; inputs are
+    checked before that.
     """
 
     FORMAT_VERSION: int = _core.EvidenceIndex.FORMAT_VERSION
@@ -259,7 +271,11 @@ class EvidenceIndex:
         return self._idx.search_raw(q, min(int(k), len(self)), tenant, bool(exact), int(self.num_threads))
 
     def records(self, labels: np.ndarray) -> list[list[tuple[ItemId, str, str, str]]]:
-        """``(id, text, source, tenant)`` for each label of :meth:`search_arrays` (rows stop at -1)."""
+        """``(id, text, source, tenant)`` for each label of :meth:`search_arrays` (rows stop at -1).
+
+        Not atomic with the search: if an ``upsert`` or ``remove`` ran in between, a label may name
+        an item that has since been deleted (its text and source are then empty). :meth:`search`
+        reads hits and metadata under one lock and never mixes versions."""
         return self._idx.records(labels)
 
     def search(self, queries: np.ndarray, k: int = 10, *, tenant: str | None = None,
@@ -276,8 +292,12 @@ class EvidenceIndex:
         Returns:
             one list per query of :class:`EvidenceHit`, nearest first.
         """
-        labels, dists = self.search_arrays(queries, k, tenant=tenant, exact=exact)
-        recs = self._idx.records(labels)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ConfigError(f"k must be a non-negative int, got {k!r}", field="k")
+        q = _as_matrix(queries, self.dim, "queries")
+        # one call, one lock: labels, distances and metadata of the same index state
+        _, dists, recs = self._idx.search_hits(q, min(int(k), len(self)), tenant, bool(exact),
+                                               int(self.num_threads))
         out: list[list[EvidenceHit]] = []
         for i, row in enumerate(recs):
             drow = dists[i]
@@ -286,18 +306,37 @@ class EvidenceIndex:
 
     # ---- persistence ----
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the index to ``path`` atomically (temp file, fsync, rename: a crash never
-        destroys an earlier file at ``path``). Format: magic, version, config, metadata, hnswlib
-        graph, 64-bit checksum. Raises StorageError on an I/O failure."""
-        self._idx.save(os.fspath(path))
+        """Write the index to ``path`` atomically: a temporary ``<path>.tmp-<host>-<pid>-<start>``
+        (``start``: the process start time) is written and fsynced, renamed over ``path``, and the
+        directory is fsynced (a crash never destroys an earlier file at ``path``). Format: magic,
+        version, config, metadata, hnswlib graph, 64-bit checksum.
+
+        Each save and load first removes stale temporaries of ``path`` left by interrupted saves:
+        those of processes of this host that no longer run, and any older than 24 hours (index
+        files may be shared between machines, whose processes cannot be checked).
+
+        Raises:
+            ConfigError (a ValueError): ``path`` contains a NUL character.
+            StorageError: an I/O failure (the temporary is removed)."""
+        self._idx.save(_fs_path(path))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, num_threads: int = 1) -> "EvidenceIndex":
-        """Read an index written by :meth:`save`. Raises FormatError for a corrupt, truncated or
-        foreign file or an unknown format version, StorageError if it cannot be read."""
-        p = os.fspath(path)
+        """Read an index written by :meth:`save`. Nothing is written (a read-only mount works; stale
+        temporaries of interrupted saves are removed where the directory allows it).
+
+        The file is not trusted: every header field, graph link, label, id and string is checked
+        against the file's own sizes and the configuration before use (the checksum only catches
+        accidents), so an edited file raises FormatError instead of crashing.
+
+        Raises:
+            FormatError (a ValueError): a corrupt, truncated, inconsistent or foreign file, or an
+                unknown format version.
+            ConfigError (a ValueError): ``path`` contains a NUL character.
+            StorageError: the file cannot be read."""
+        p = _fs_path(path)
         if not os.path.exists(p):
-            raise StorageError(f"no such file: {p}")
+            raise StorageError(f"no such file: {os.fsdecode(p)}")
         obj = cls.__new__(cls)
         obj._idx = _core.EvidenceIndex.load(p)
         obj.num_threads = num_threads

@@ -58,6 +58,15 @@ struct ItemMeta {
   bool alive = false;
 };
 
+// One search result with its metadata, copied under the same lock as the search (a concurrent
+// upsert or remove can never pair a label with another version's text).
+struct SearchHit {
+  ItemKey key;
+  std::string text;
+  std::string source;
+  std::string tenant;
+};
+
 class EvidenceIndex {
  public:
   explicit EvidenceIndex(IndexConfig cfg);
@@ -88,6 +97,11 @@ class EvidenceIndex {
   void search(const float* queries, size_t nq, size_t k, const std::string* tenant, bool exact,
               int num_threads, int64_t* labels_out, float* distances_out,
               bool reference_search = false) const;
+  // search() plus the metadata of every hit, read under the same shared lock: hits_out gets nq*k
+  // entries (row-major, matching labels_out; entries whose label is -1 stay empty).
+  void search_with_hits(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                        bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                        std::vector<SearchHit>* hits_out) const;
   // By label from search: a copy taken under the index's lock (a reference could dangle when a
   // concurrent add grows the metadata vector).
   ItemMeta meta(int64_t label) const;
@@ -106,8 +120,23 @@ class EvidenceIndex {
   std::vector<ItemKey> ids(const std::string* tenant) const;
 
   // ---- persistence ----
-  void save(const std::string& path) const;  // atomic: temp file + fsync + rename
+  // Atomic: writes <path>.tmp-<host>-<pid>-<process start time>, fsyncs it, renames it over
+  // `path` and fsyncs the directory. Saves of one process are serialised (one temp name per
+  // process). Before writing, stale temporaries of `path` are swept (see sweep_stale_temps).
+  // A path holding a NUL character raises ConfigError("path").
+  void save(const std::string& path) const;
+  // Reads a file written by save() without writing anything (works on a read-only mount).
+  // Every header field, link, label and string is checked against the file's own sizes before
+  // use; anything inconsistent raises FormatError. Also sweeps stale temporaries of `path`.
   static std::unique_ptr<EvidenceIndex> load(const std::string& path);
+  // Removes the temporaries of interrupted saves of `path` (best effort, never throws):
+  // <path>.tmp-<host>-<pid>-<start> of this host whose process is gone (or whose pid now belongs
+  // to a process with another start time), and any temporary of `path` (this naming or the
+  // older <path>.tmp-/.hnsw-/.hnsw-load-<n>-<n>-<n>) last modified more than 24 h ago.
+  // Returns how many files were removed.
+  static size_t sweep_stale_temps(const std::string& path) noexcept;
+  // "<host>-<pid>-<start time>" of this process, the tag of its temporaries.
+  static std::string temp_tag();
   static constexpr uint32_t kFormatVersion = 2;  // 2: adds the storage type (1 = float32)
 
  private:
@@ -118,6 +147,10 @@ class EvidenceIndex {
   size_t element_bytes() const;
   void exact_one(const void* q, size_t k, int64_t tenant_id, int64_t* labels, float* dists) const;
   void ensure_capacity(size_t extra);
+  // search() body; the caller holds mu_ (shared).
+  void search_locked(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                     bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                     bool reference_search) const;
   // Mark the live item `it` points at deleted (hnswlib markDelete, metadata freed, counters and
   // the key map updated). Caller holds the write lock.
   void erase_live(std::unordered_map<std::string, uint64_t>::iterator it);
