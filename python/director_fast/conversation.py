@@ -58,6 +58,7 @@ from director_fast.core.temporal_consistency import (
 from director_fast.core.types import CoherenceScore, CrossTurnContradiction
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 from director_fast.nli import LexicalNLI, query_terms
+from director_fast.numbers import find_numbers
 from director_fast.roles import resolve_roles
 
 __all__ = [
@@ -179,9 +180,14 @@ def comparable(claim: str, earlier: str, signal: str) -> bool:
     (:func:`~director_fast.claim_verdict.content_words`; numbers are not content words) and
     "own" words those the other claim lacks:
 
-    * they share a content word, and their first content words (the subjects) are not each
-      missing from the other ("Dune Dental is in Narvik." / "Garnet Gallery is in Narvik.");
-    * ``number`` / ``unit``: one side has no own word (the number is the value that changed);
+    * they share a content word, their first content words (the subjects) are not each
+      missing from the other ("Dune Dental is in Narvik." / "Garnet Gallery is in Narvik."),
+      and no word of the capitalised name a claim opens with is missing from the other
+      ("Alder Books sells bread." / "Alder Bakery sells bread.");
+    * ``number`` / ``unit``: one side has no own word (the number is the value that changed),
+      and when both claims hold two or more numbers (:func:`~director_fast.numbers.find_numbers`)
+      they share one (else a number names the thing: "Room 12 costs 90 euros." / "Room 14
+      costs 80 euros.");
     * ``entity``: both sides have an own name (a capitalised word after the first), the value
       that changed ("in Narvik" / "in Bodo"), and one side has at most one own word besides;
     * other lexical signals (negation, antonym, roles, ...): one side has at most one own word
@@ -200,8 +206,16 @@ def comparable(claim: str, earlier: str, signal: str) -> bool:
     if first_a and first_b and first_a not in b and first_b not in a:
         return False
     own_a, own_b = a - b, b - a
+    if (_lead_name(claim) & own_a) or (_lead_name(earlier) & own_b):
+        return False  # the subjects' names differ: "Alder Books ..." / "Alder Bakery ..."
     if signal in ("number", "unit"):
-        return not own_a or not own_b
+        if not (not own_a or not own_b):
+            return False
+        # several numbers on each side and none in common: a number names the thing ("Shop 1
+        # opens at 2 am." / "Shop 4 opens at 4 am."), so these are two different things
+        na = {(m.value, m.unit) for m in find_numbers(claim)}
+        nb = {(m.value, m.unit) for m in find_numbers(earlier)}
+        return not (len(na) >= 2 and len(nb) >= 2 and not na & nb)
     if signal == "entity":
         names_a = content_words(" ".join(_NAME.findall(claim.strip()))) & own_a
         names_b = content_words(" ".join(_NAME.findall(earlier.strip()))) & own_b
@@ -209,6 +223,16 @@ def comparable(claim: str, earlier: str, signal: str) -> bool:
             return False
         return min(len(own_a - names_a), len(own_b - names_b)) <= 1
     return min(len(own_a), len(own_b)) <= 1
+
+
+def _lead_name(text: str) -> set[str]:
+    """Content words of the capitalised run a claim opens with (its subject's name)."""
+    run = []
+    for tok in re.findall(r"[^\W_][\w'-]*", text):
+        if not (tok[0].isupper() or tok.isdigit()):
+            break
+        run.append(tok)
+    return content_words(" ".join(run))
 
 
 def _first_content(text: str) -> str:
