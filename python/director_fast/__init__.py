@@ -23,6 +23,7 @@ from director_fast.core.streaming import StreamingKernel, StreamSession, TokenEv
 from director_fast.core.types import (
     ClaimAttribution,
     CoherenceScore,
+    CrossTurnContradiction,
     CounterfactualFactChange,
     CounterfactualHaltDiagnostic,
     EvidenceChunk,
@@ -79,6 +80,7 @@ from director_fast.errors import HallucinationError
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
 from director_fast.telemetry import PrometheusMetrics, RecordingMetrics, configure_tracing, set_metrics_hook
+from director_fast.conversation import ConversationSession, CrossTurnReport, Turn
 
 # ``director_fast.guard`` is the client-wrapping function; the module that held ProductionGuard
 # until now is director_fast.production. Old imports keep working:
@@ -185,4 +187,8 @@ __all__ = [
     "configure_tracing",
     "RecordingMetrics",
     "PrometheusMetrics",
+    "ConversationSession",
+    "CrossTurnReport",
+    "CrossTurnContradiction",
+    "Turn",
 ]

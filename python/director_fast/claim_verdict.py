@@ -41,6 +41,7 @@ the backends are thread-safe); the functions keep no state.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -230,6 +231,7 @@ def _fold_paraphrases(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=8192)  # pure; both sides of every comparison pass here
 def _normalise_idioms(text: str) -> str:
     """Prepare a text for the lexical comparison (both sides): markdown emphasis marks (``**``,
     ``__``, backticks) dropped, a telephone number written in groups fused into one word

@@ -245,7 +245,7 @@ class _GuardState:
                  evidence_callback: Callable[[str], str | None] | None,
                  kernel_active: Callable[[], bool] | None, context: Any = None,
                  system: str | None = None, messages: Any = None,
-                 executor: ScorerExecutor | str | None = None) -> None:
+                 executor: ScorerExecutor | str | None = None, conversation: Any = None) -> None:
         self.incremental = hasattr(scorer, "score_sentence")
         if config is None:
             config = _derived_config(scorer) if self.incremental else HaltConfig()
@@ -331,6 +331,10 @@ class _GuardState:
         self.fed_ends = bytearray()
         self.scored_call: tuple[str, str] = ("", "")
         self.halt_span: tuple[int, int, bytes] | None = None
+        self.conversation = None
+        self.cross_turn: Any = None
+        if conversation is not None:
+            self._start_conversation(conversation, messages)
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def record(self, tok: str, score: float, flags: int) -> None:
@@ -502,6 +506,32 @@ class _GuardState:
 
     def close_session(self) -> None:
         self.session.end_time = time.monotonic()
+        if self.conversation is not None and self.cross_turn is None:
+            self._finish_conversation()
+
+    def _start_conversation(self, conversation: Any, messages: Any) -> None:
+        from director_fast.conversation import ConversationSession
+        from director_fast.roles import resolve_roles
+
+        if not isinstance(conversation, ConversationSession):
+            raise InputTypeError(
+                f"conversation must be a ConversationSession, got {type(conversation).__name__}")
+        conversation.bind_tenant(self.tenant_id)
+        if messages is not None:
+            conversation.seed(messages)
+            self.conversation_prompt = resolve_roles("", messages=messages).prompt
+        else:
+            self.conversation_prompt = self.prompt
+        self.conversation = conversation
+
+    def _finish_conversation(self) -> None:
+        """Check the delivered text against the conversation's earlier turns and remember it."""
+        conv, self.conversation = self.conversation, None
+        out = self.session.output
+        judge = getattr(self.scorer, "judge", None)  # a CoherenceScorer's: its NLI backend
+        if not callable(getattr(judge, "compare_texts", None)):
+            judge = None
+        self.cross_turn = conv.observe(self.conversation_prompt, out, judge=judge, remember=bool(out.strip()))
 
     # ---- scorer calls off the caller's thread ----------------------------------------------------
     def executor(self) -> ScorerExecutor:
@@ -840,6 +870,12 @@ class StreamGuard:
     def session(self) -> StreamSession:
         return self._state.session
 
+    @property
+    def cross_turn(self) -> Any:
+        """With ``conversation=``: the :class:`~director_fast.CrossTurnReport` of the delivered
+        text, once the stream has ended (None before, and without a conversation)."""
+        return self._state.cross_turn
+
     def __iter__(self) -> Iterator[str]:
         if self._it is None:
             self._it = self._run()
@@ -1107,6 +1143,7 @@ def stream_guard(
     system: str | None = None,
     messages: Any = None,
     executor: ScorerExecutor | str | None = None,
+    conversation: Any = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -1148,6 +1185,14 @@ def stream_guard(
             after the call returns). A saturated executor halts the stream at once with
             ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
 
+        conversation: a :class:`~director_fast.ConversationSession` (named ``conversation``, not
+            ``session``, because a guard's ``.session`` is its StreamSession). It is seeded from
+            the ``assistant`` turns of ``messages``; when the stream ends (any way, halts
+            included) the text actually delivered is checked against the earlier turns (the
+            report is ``guard.cross_turn``, a :class:`~director_fast.CrossTurnReport`) and
+            remembered as a new turn. The check does not halt the stream. It runs on the thread
+            (or event loop) that ends the stream: about 1-3 ms for five claims.
+
     Returns:
         :class:`StreamGuard` (an iterator of ``str``) whose ``.session`` is the
         :class:`~director_fast.core.streaming.StreamSession`.
@@ -1163,7 +1208,7 @@ def stream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages, executor=executor)
+        context=context, system=system, messages=messages, executor=executor, conversation=conversation)
 
 
 class AsyncStreamGuard:
@@ -1199,6 +1244,12 @@ class AsyncStreamGuard:
     @property
     def session(self) -> StreamSession:
         return self._state.session
+
+    @property
+    def cross_turn(self) -> Any:
+        """With ``conversation=``: the :class:`~director_fast.CrossTurnReport` of the delivered
+        text, once the stream has ended (None before, and without a conversation)."""
+        return self._state.cross_turn
 
     def __aiter__(self) -> AsyncIterator[str]:
         if self._it is None:
@@ -1470,6 +1521,7 @@ def astream_guard(
     system: str | None = None,
     messages: Any = None,
     executor: ScorerExecutor | str | None = None,
+    conversation: Any = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -1484,4 +1536,4 @@ def astream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages, executor=executor)
+        context=context, system=system, messages=messages, executor=executor, conversation=conversation)

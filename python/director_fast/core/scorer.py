@@ -352,6 +352,12 @@ class CoherenceScorer:
     # ---- configuration helpers ----
 
     @property
+    def judge(self) -> Any:
+        """The claim judge (``compare(claim, units)`` / ``compare_texts(claim, premises)``, see
+        :func:`director_fast.claim_verdict.make_judge`) built for this scorer's NLI backend."""
+        return self._judge
+
+    @property
     def model_backed(self) -> bool:
         """True when an NLI model (not the lexical heuristic) scores."""
         return bool(getattr(self.nli, "model_backed", False))
@@ -657,10 +663,20 @@ class CoherenceScorer:
                messages: Any = None) -> tuple[bool, CoherenceScore]:
         """``(approved, CoherenceScore)`` for ``action`` given ``prompt`` (see :meth:`score`).
 
-        ``session`` is director-ai's positional slot for a conversation session; it is accepted
-        and not used by the single-response verdict.
+        ``session``: director-ai's positional slot; a
+        :class:`~director_fast.ConversationSession` (or None). With one, the response's claims
+        are also checked against the claims of the session's earlier turns (seeded from the
+        ``assistant`` messages of ``messages``): ``cross_turn_divergence``,
+        ``contradiction_index`` and ``evidence.cross_turn_contradictions`` are filled (they do
+        not change ``score`` or ``approved``), and the response is remembered when approved.
+        Raises InputTypeError for any other ``session`` object, ConfigError when the session
+        belongs to another tenant.
         """
         s = self.score(prompt, action, tenant_id=tenant_id, context=context, system=system, messages=messages)
+        if session is not None:
+            from director_fast.conversation import review_in_session
+
+            s = review_in_session(session, self, prompt, action, s, tenant_id=tenant_id, messages=messages)
         return s.approved, s
 
     async def areview(self, prompt: str, action: str, session: Any | None = None, tenant_id: str = "", *,

@@ -45,6 +45,7 @@ __all__ = [
     "TemporalContradiction",
     "TemporalConsistencyGraph",
     "TemporalLogSalvage",
+    "validate_tenant_id",
 ]
 
 POLARITY = "polarity"
@@ -86,6 +87,16 @@ def _check_tenant(tenant_id: Any, field: str = "tenant_id") -> str:
             "(empty = default tenant)"
         )
     return tenant_id
+
+
+def validate_tenant_id(tenant_id: Any) -> str:
+    """``tenant_id`` when it is a valid tenant id of the graph: ``""`` (the default tenant) or a
+    str matching ``^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$``.
+
+    Raises:
+        InputTypeError: not a str. ValidationError: a malformed id.
+    """
+    return _check_tenant(tenant_id)
 
 
 def _check_path(path: Any, field: str) -> str:

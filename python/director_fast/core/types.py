@@ -38,6 +38,7 @@ __all__ = [
     "EvidenceChunk",
     "ClaimAttribution",
     "SkippedUnit",
+    "CrossTurnContradiction",
     "CLAIM_VERDICTS",
     "ScoringEvidence",
     "CoherenceScore",
@@ -148,6 +149,51 @@ class SkippedUnit(_Base):
     )
 
 
+#: where a :class:`CrossTurnContradiction` was found.
+CROSS_TURN_SOURCES = frozenset({"nli", "temporal"})
+
+
+@dataclass(frozen=True, slots=True)
+class CrossTurnContradiction(_Base):
+    """A claim of the response that contradicts a claim the assistant made in an earlier turn.
+
+    Attributes:
+        claim: the response's claim; claim_index: its index among the response's claims (>= 0).
+        earlier_claim: the contradicted earlier claim.
+        earlier_turn: the earlier turn's index in its conversation (0-based count of the
+            assistant turns the session recorded, evicted ones included); -1 for a claim of the
+            temporal graph that no session recorded.
+        probability: contradiction probability in [0, 1] (the claim judge's strength).
+        signal: the deciding signal (``"number"``, ``"negation"``, ``"antonym"``, ``"entity"``,
+            ``"polarity"``, ``"functional_value"``, ...).
+        source: ``"nli"`` (retrieved among the earlier claims and judged) or ``"temporal"``
+            (the structured claim timeline found it).
+        earlier_session_id: the session of the earlier claim (``""``: this session).
+
+    Producer: :class:`director_fast.ConversationSession` (via ``review(..., session)``).
+    """
+
+    claim: str
+    claim_index: int
+    earlier_claim: str
+    earlier_turn: int
+    probability: float
+    signal: str = ""
+    source: str = "nli"
+    earlier_session_id: str = ""
+
+    _SPEC = (
+        F("claim", "str"),
+        F("claim_index", "int", lo=0),
+        F("earlier_claim", "str"),
+        F("earlier_turn", "int", lo=-1),
+        F("probability", "float", **_UNIT),
+        F("signal", "str", max_len=64),
+        F("source", "str", choices=CROSS_TURN_SOURCES),
+        F("earlier_session_id", "str", max_len=256),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ScoringEvidence(_Base):
     """Evidence collected during scoring (seed 000 field order).
@@ -167,8 +213,10 @@ class ScoringEvidence(_Base):
         skipped_units: the units not judged as facts (pleasantries, offers, questions,
             self-references, abstentions), or None.
         comparisons: (claim, evidence unit) comparisons made (>= 0), or None.
+        cross_turn_contradictions: the response's contradictions of earlier turns (only with a
+            conversation session; ``[]`` when none), or None.
 
-    Producer: the CoherenceScorer.
+    Producer: the CoherenceScorer; ``cross_turn_contradictions``: its ``ConversationSession``.
     """
 
     chunks: list[EvidenceChunk]
@@ -186,6 +234,7 @@ class ScoringEvidence(_Base):
     claims: list[str] | None = None
     skipped_units: list[SkippedUnit] | None = None
     comparisons: int | None = None
+    cross_turn_contradictions: list[CrossTurnContradiction] | None = None
 
     _SPEC = (
         F("chunks", "lobj", cls=EvidenceChunk),
@@ -203,6 +252,7 @@ class ScoringEvidence(_Base):
         F("claims", "lstr", optional=True),
         F("skipped_units", "lobj", optional=True, cls=SkippedUnit),
         F("comparisons", "int", optional=True, lo=0),
+        F("cross_turn_contradictions", "lobj", optional=True, cls=CrossTurnContradiction),
     )
 
 
@@ -219,10 +269,13 @@ class CoherenceScore(_Base):
         evidence: retrieved evidence and scoring details, or None.
         warning: True when the score lies between threshold and soft limit.
         strict_mode_rejected: True when rejected because NLI was unavailable in strict mode.
-        cross_turn_divergence: cross-turn NLI divergence in [0, 1] (set with session context).
+        cross_turn_divergence: the strongest contradiction probability between a claim of the
+            response and a claim of an earlier turn, in [0, 1] (set when ``review`` is given a
+            ``ConversationSession``; 0.0 when nothing contradicts).
         verdict_confidence, nli_model_confidence, signal_agreement: in [0, 1]; computed by the
             scorer (hooks kept here; None until the scorer fills them).
-        contradiction_index: cross-turn self-contradiction severity in [0, 1] (temporal graph).
+        contradiction_index: cross-turn self-contradiction severity in [0, 1]: noisy-or
+            ``1 - prod(1 - c_i)`` over the contradicted earlier claims (set with a session).
         injection_risk: intent-grounded injection risk in [0, 1] (when detection is enabled).
 
     Producer: the CoherenceScorer.
