@@ -190,10 +190,11 @@ MUTATOR = textwrap.dedent(
     g.record_batch(["warm"], ["up"], ["x"], np.zeros(1))  # first numpy use imports (drops the GIL)
     t = threading.Thread(target=mutate)
     t.start()
+    timestamps = np.arange(n, dtype=np.float64)  # before go: numpy may release the GIL while it fills
     sys.setswitchinterval(100.0)  # the mutator runs only while record_batch releases the GIL
     go.set()
     try:
-        g.record_batch(subjects, predicates, values, np.arange(n, dtype=np.float64))
+        g.record_batch(subjects, predicates, values, timestamps)
     finally:
         stop.set()
     sys.setswitchinterval(0.005)
