@@ -68,6 +68,7 @@ from director_fast.core.config import DirectorConfig
 from director_fast.production import ProductionGuard
 from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
+from director_fast.structured import recover_json
 from director_fast.errors import HallucinationError
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
@@ -164,4 +165,5 @@ __all__ = [
     "NLIScore",
     "astream_guard",
     "ScorerExecutor",
+    "recover_json",
 ]

@@ -85,7 +85,10 @@ class NumericVerificationResult(_Base):
 class StructuredRecoveryResult(_Base):
     """Parser-safe recovery of a halted structured stream: ``kind`` (json, tool_call,
     reasoning_chain), ``policy`` (last_valid, raw_partial, ...), ``halted_at`` (token index >= 0),
-    the last valid output, the raw partial, ``valid``, parser ``errors`` and JSON ``metadata``."""
+    the last valid output, the raw partial, ``valid``, parser ``errors`` and JSON ``metadata``.
+
+    Producer: ``stream_guard(..., structured="json")`` on a halt (``StreamSession.structured_recovery``;
+    rules in :mod:`director_fast.structured`)."""
 
     kind: str
     policy: str
