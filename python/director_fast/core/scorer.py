@@ -53,9 +53,11 @@ from director_fast.claim_verdict import (
     make_judge,
 )
 from director_fast.claims import split_claims
+from director_fast.citation_status import StatusView, warned_score
 from director_fast.derived_numbers import RESULT_CUE_WORDS, derived_spans
 from director_fast.numbers import find_numbers
 from director_fast.text import split_sentences
+from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.core.types import (
     ClaimAttribution,
     CoherenceScore,
@@ -184,6 +186,7 @@ class _Judgement:
     claims: tuple[_ClaimResult, ...]
     skipped: tuple[SkippedUnit, ...]
     path: str
+    citation_status: tuple[CitationStatusVerdict, ...] | None = None  # sources with a status
 
 
 class CoherenceScorer:
@@ -358,6 +361,12 @@ class CoherenceScorer:
         return {"retriever": "knowledge_base", "facts": "lexical_facts", "tenant_facts": "lexical_facts"}.get(
             self._access.kind, "none")
 
+    def _status_view(self, tenant_id: str) -> StatusView | None:
+        """Source statuses in effect for ``tenant_id`` (``KnowledgeBase.set_source_status``), or
+        None when the knowledge has no status for the tenant."""
+        feed = getattr(self.knowledge, "status_feed", None) if self._access.kind == "retriever" else None
+        return feed.view(tenant_id) if feed is not None else None
+
     def _context(self, texts: tuple[str, ...]) -> ContextEvidence | None:
         texts = tuple(t for t in texts if t.strip())
         if not texts:
@@ -398,18 +407,24 @@ class CoherenceScorer:
         version = self._access.version
         if version is None:  # a retriever without a version: its answers may change, never cache
             return verify()
-        key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else ())
+        view = self._status_view(tenant_id)
+        key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else (),
+               view.key if view is not None else None)
         return self._claim_cache.get_or_compute(key, verify)
 
     def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
                      ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         units = self._units_for(claim, question, tenant_id, known, ctx)
+        retrieved = tuple(dict.fromkeys(u.chunk for u in units))
+        view = self._status_view(tenant_id)
+        if view is not None:  # a retracted source's sentences are not evidence
+            units = view.usable(units)
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
-        return decision, unit, tuple(dict.fromkeys(u.chunk for u in units))
+        return decision, unit, retrieved
 
     def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
                          ctx: ContextEvidence | None, whole: tuple) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
@@ -471,6 +486,7 @@ class CoherenceScorer:
         """Split ``text`` into units and judge its claims (offsets relative to ``text``).
         ``previous``: the sentence before ``text`` (streaming), for numbers the answer computes."""
         known = self._access.check_tenant(tenant_id)
+        status = self._status_view(tenant_id) if known else None
         ctx = self._context(roles.evidence)
         prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
@@ -499,6 +515,9 @@ class CoherenceScorer:
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx)
             score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
+            if status is not None and unit is not None and decision.verdict == "supported" \
+                    and status.effect(unit.chunk.source).warn:  # superseded / expired support
+                score = warned_score(decision.strength, self.threshold, self.soft_limit)
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
         if claims and not known and ctx is None:
@@ -512,7 +531,8 @@ class CoherenceScorer:
             path = "context" if ctx is not None else ("unknown_tenant" if self._access.kind != "none" else "none")
         else:
             path = self._path_name()
-        return _Judgement(tuple(claims), tuple(skipped), path)
+        verdicts = status.verdicts(ch.source for c in claims for ch in c.chunks) if status is not None else None
+        return _Judgement(tuple(claims), tuple(skipped), path, tuple(verdicts) if verdicts else None)
 
     # ---- assembling results ----
 
@@ -554,6 +574,7 @@ class CoherenceScorer:
             claims=[c.text for c in claims],
             skipped_units=list(j.skipped),
             comparisons=sum(c.decision.comparisons for c in claims),
+            citation_status=list(j.citation_status) if j.citation_status else None,
         )
         nli_conf = (sum(c.decision.strength for c in claims) / len(claims)) if claims else None
         verdict_conf = min(1.0, abs(score - self.threshold) / max(self.threshold, 1.0 - self.threshold, 1e-12))

@@ -33,6 +33,7 @@ from director_fast.core.evidence_types import (
 )
 from director_fast.core.safety_event import SafetyEvent, validate_safety_event_payload
 from director_fast.errors import ValidationError
+from director_fast.core.verification_types import CitationStatusVerdict
 
 __all__ = [
     "EvidenceChunk",
@@ -167,6 +168,9 @@ class ScoringEvidence(_Base):
         skipped_units: the units not judged as facts (pleasantries, offers, questions,
             self-references, abstentions), or None.
         comparisons: (claim, evidence unit) comparisons made (>= 0), or None.
+        citation_status: per-source :class:`CitationStatusVerdict` for the retrieved sources
+            that have a status in effect (``KnowledgeBase.set_source_status``), or None when
+            none has.
 
     Producer: the CoherenceScorer.
     """
@@ -186,6 +190,7 @@ class ScoringEvidence(_Base):
     claims: list[str] | None = None
     skipped_units: list[SkippedUnit] | None = None
     comparisons: int | None = None
+    citation_status: list[CitationStatusVerdict] | None = None
 
     _SPEC = (
         F("chunks", "lobj", cls=EvidenceChunk),
@@ -203,6 +208,7 @@ class ScoringEvidence(_Base):
         F("claims", "lstr", optional=True),
         F("skipped_units", "lobj", optional=True, cls=SkippedUnit),
         F("comparisons", "int", optional=True, lo=0),
+        F("citation_status", "lobj", optional=True, cls=CitationStatusVerdict),
     )
 
 

@@ -108,16 +108,21 @@ class StructuredRecoveryResult(_Base):
 @dataclass(frozen=True, slots=True)
 class CitationStatusVerdict(_Base):
     """Per-source freshness contribution from an external citation-status feed: ``source_id``,
-    ``status`` (e.g. ``retracted``), ``risk`` in [0, 1], ``reason``, ``status_source``."""
+    ``status`` (e.g. ``retracted``), ``risk`` in [0, 1], ``reason``, ``status_source``, and
+    ``as_of`` (RFC-3339 UTC time the status took effect; ``""`` when unknown).
+
+    Producer: :mod:`director_fast.citation_status` (``KnowledgeBase.set_source_status``), reported
+    per source in ``ScoringEvidence.citation_status``."""
 
     source_id: str
     status: str
     risk: float
     reason: str
     status_source: str = ""
+    as_of: str = ""
 
     _SPEC = (F("source_id", "str"), F("status", "str"), F("risk", "float", **_UNIT), F("reason", "str"),
-             F("status_source", "str"))
+             F("status_source", "str"), F("as_of", "str"))
 
 
 @dataclass(frozen=True, slots=True)
