@@ -69,6 +69,7 @@ from director_fast.production import ProductionGuard
 from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
 from director_fast.structured import recover_json
+from director_fast.calibration import tune_threshold
 from director_fast.errors import HallucinationError
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
@@ -166,4 +167,5 @@ __all__ = [
     "astream_guard",
     "ScorerExecutor",
     "recover_json",
+    "tune_threshold",
 ]

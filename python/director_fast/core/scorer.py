@@ -232,6 +232,11 @@ class CoherenceScorer:
             pair ``contradicted`` whatever the model says (default True; False: the model alone).
         cache_size: entries of the per-claim verdict cache (>= 0; keyed on the knowledge's
             ``version``, so it never serves a verdict from before a ``kb.add``).
+        score_scale: ``(threshold, soft_limit)`` that claim verdicts are mapped to scores with
+            (default: ``threshold`` and ``soft_limit`` themselves). A calibrated threshold
+            (:func:`director_fast.tune_threshold`, :meth:`from_config`) is a cut on the scale the
+            tuning scores were produced with; keeping that scale makes ``approved`` exactly
+            ``score >= threshold`` on it.
 
     Raises:
         ConfigError: an invalid parameter (``.field`` names it).
@@ -265,6 +270,7 @@ class CoherenceScorer:
         require_model_backed_nli: bool = False,
         onnx_path: str | None = None,
         lexical_signals: bool = True,
+        score_scale: tuple[float, float] | None = None,
     ) -> None:
         self.threshold = _check_unit(threshold, "threshold")
         self.soft_limit = (_check_unit(soft_limit, "soft_limit") if soft_limit is not None
@@ -275,6 +281,12 @@ class CoherenceScorer:
         if unsupported not in UNSUPPORTED_MODES:
             raise ConfigError(f"unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}", "unsupported")
         self.unsupported = unsupported
+        if score_scale is None:
+            self.score_scale = (self.threshold, self.soft_limit)
+        else:
+            from director_fast.core.scorer_config import _check_scale
+
+            self.score_scale = _check_scale(score_scale)
         if w_logic is not None or w_fact is not None:
             wl = _check_unit(w_logic, "w_logic") if w_logic is not None else 1.0 - _check_unit(w_fact, "w_fact")
             wf = _check_unit(w_fact, "w_fact") if w_fact is not None else 1.0 - wl
@@ -334,6 +346,24 @@ class CoherenceScorer:
         return backend
 
     # ---- configuration helpers ----
+
+    @classmethod
+    def from_config(cls, path: Any, *, tenant_id: str | None = None, **kwargs: Any) -> "CoherenceScorer":
+        """A scorer with the calibrated threshold of a JSON config written by
+        ``tune_threshold(...).write_config(path)`` / ``director-fast tune``: its ``threshold``,
+        ``soft_limit`` and ``score_scale`` (``tenant_id``: that tenant's own threshold when the
+        config has one). Other keyword arguments (``knowledge``, ``nli``, ...) are passed on.
+
+        Raises:
+            StorageError / FormatError: the file cannot be read or is not such a config.
+            ConfigError: ``kwargs`` also set threshold, soft_limit or score_scale.
+        """
+        from director_fast.core.scorer_config import load_scorer_config
+
+        clash = sorted({"threshold", "soft_limit", "score_scale"} & set(kwargs))
+        if clash:
+            raise ConfigError(f"from_config: {clash[0]} comes from the config file", clash[0])
+        return cls(**load_scorer_config(path, tenant_id=tenant_id), **kwargs)
 
     @property
     def model_backed(self) -> bool:
@@ -514,10 +544,10 @@ class CoherenceScorer:
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx)
-            score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
+            score = claim_score(decision, *self.score_scale, self.unsupported)
             if status is not None and unit is not None and decision.verdict == "supported" \
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
-                score = warned_score(decision.strength, self.threshold, self.soft_limit)
+                score = warned_score(decision.strength, *self.score_scale)
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
         if claims and not known and ctx is None:

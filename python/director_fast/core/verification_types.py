@@ -19,7 +19,7 @@ from typing import Any
 
 from director_fast.core._fields import F, validate_fields
 from director_fast.core._fields import _Base
-from director_fast.errors import ValidationError
+from director_fast.errors import StorageError, ValidationError
 
 __all__ = [
     "NumericIssue",
@@ -34,6 +34,9 @@ __all__ = [
 ]
 
 _UNIT = {"lo": 0.0, "hi": 1.0}
+
+#: the ``format`` member of a scorer config file (``TuneResult.to_config``).
+SCORER_CONFIG_FORMAT = "director_fast.scorer_config.v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,18 +130,89 @@ class CitationStatusVerdict(_Base):
 
 @dataclass(frozen=True, slots=True)
 class TuneResult(_Base):
-    """Calibration tuning outcome: the selected ``threshold`` in [0, 1], the ``metric`` optimised
-    and its ``score`` at that threshold, ``samples`` used (>= 0) and the per-candidate
-    ``curve`` (threshold string -> metric value) as diagnostic evidence."""
+    """Calibration tuning outcome (producer: :func:`director_fast.tune_threshold`).
+
+    Attributes:
+        threshold: the selected threshold in [0, 1] (approved iff score >= threshold).
+        metric: the metric optimised (``balanced_accuracy``, or ``catch_rate`` under a
+            false-positive-rate cap) and ``score``: its value at ``threshold`` on the tuning part.
+        samples: tuning records (>= 0).
+        curve: candidate threshold (``"%.6f"``) -> metric value on the tuning part.
+        objective: ``balanced_accuracy`` or ``max_fpr``; ``max_fpr``: the cap, or None.
+        true_positives / false_positives / true_negatives / false_negatives: confusion counts
+            (>= 0) at ``threshold`` on the evaluation part (positive = hallucinated = flagged).
+        interval: ``[low, high]``, the 95 % bootstrap interval of the threshold (``[]`` when no
+            resampling was done).
+        heldout: metrics on the evaluation part (JSON: counts, rates, ``split``,
+            ``balanced_accuracy_interval``).
+        per_tenant: tenant id -> its own threshold, each in [0, 1].
+        reliability: reliability curve (JSON: ``bins`` of count / mean score / faithful share,
+            ``ece``).
+        score_scale: ``[threshold, soft_limit]`` of the scorer that produced the scores.
+        seed: the seed of the split and the bootstrap.
+    """
 
     threshold: float
     metric: str
     score: float
     samples: int
     curve: dict[str, float] = field(default_factory=dict)
+    objective: str = "balanced_accuracy"
+    max_fpr: float | None = None
+    true_positives: int = 0
+    false_positives: int = 0
+    true_negatives: int = 0
+    false_negatives: int = 0
+    interval: list[float] = field(default_factory=list)
+    heldout: dict[str, Any] = field(default_factory=dict)
+    per_tenant: dict[str, float] = field(default_factory=dict)
+    reliability: dict[str, Any] = field(default_factory=dict)
+    score_scale: list[float] = field(default_factory=lambda: [0.5, 0.6])
+    seed: int = 0
 
     _SPEC = (F("threshold", "float", **_UNIT), F("metric", "str"), F("score", "float"),
-             F("samples", "int", lo=0), F("curve", "dfloat"))
+             F("samples", "int", lo=0), F("curve", "dfloat"), F("objective", "str"),
+             F("max_fpr", "float", optional=True, **_UNIT),
+             F("true_positives", "int", lo=0), F("false_positives", "int", lo=0),
+             F("true_negatives", "int", lo=0), F("false_negatives", "int", lo=0),
+             F("interval", "lfloat", **_UNIT), F("heldout", "json"), F("per_tenant", "dfloat", **_UNIT),
+             F("reliability", "json"), F("score_scale", "lfloat", **_UNIT), F("seed", "int"))
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        if len(self.interval) not in (0, 2) or (self.interval and self.interval[0] > self.interval[1]):
+            raise ValidationError("TuneResult.interval: must be [] or [low, high] with low <= high")
+        if len(self.score_scale) != 2 or self.score_scale[0] > self.score_scale[1]:
+            raise ValidationError("TuneResult.score_scale: must be [threshold, soft_limit], threshold <= soft_limit")
+
+    def to_config(self) -> dict[str, Any]:
+        """The JSON scorer config of this result, loaded by ``CoherenceScorer.from_config``:
+        ``format`` (:data:`SCORER_CONFIG_FORMAT`), ``threshold``, ``soft_limit`` (threshold +
+        0.1, at most 1), ``score_scale``, ``tenant_thresholds``, and the tuning record
+        (``objective``, ``max_fpr``, ``metric``, ``score``, ``interval``, ``samples``, ``seed``)."""
+        t = float(self.threshold)
+        return {
+            "format": SCORER_CONFIG_FORMAT, "threshold": t, "soft_limit": min(t + 0.1, 1.0),
+            "score_scale": list(self.score_scale), "tenant_thresholds": dict(self.per_tenant),
+            "objective": self.objective, "max_fpr": self.max_fpr, "metric": self.metric, "score": self.score,
+            "interval": list(self.interval), "samples": self.samples, "seed": self.seed,
+        }
+
+    def write_config(self, path: Any) -> dict[str, Any]:
+        """Write :meth:`to_config` to ``path`` as JSON and return it.
+
+        Raises:
+            StorageError: the file cannot be written.
+        """
+        import json
+        from pathlib import Path
+
+        cfg = self.to_config()
+        try:
+            Path(path).write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise StorageError(f"cannot write the scorer config {path}: {exc}") from exc
+        return cfg
 
 
 @dataclass(frozen=True, slots=True)
