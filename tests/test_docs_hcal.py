@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ["structured.md", "citation_status.md", "calibration.md"]
+PAGES = ["structured.md", "citation_status.md", "calibration.md", "finetune.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)

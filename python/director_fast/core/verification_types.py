@@ -6,8 +6,10 @@ the type (``NumericVerificationResult``, ``NumericIssue``, ``StructuredRecoveryR
 ``FinetuneResult``, ``RegressionReport``, ``DataQualityReport``). All are frozen, slotted,
 validated on construction and round-trip through ``to_dict()`` / ``from_dict()``.
 
-Producers: none in director_fast yet -- these are data-only types kept for API compatibility;
-every field is filled by whoever constructs the object.
+Producers: ``stream_guard(structured="json")`` (StructuredRecoveryResult),
+``KnowledgeBase.set_source_status`` (CitationStatusVerdict), ``tune_threshold`` (TuneResult),
+``validate_finetune_data`` / ``benchmark_finetuned_model`` (DataQualityReport, RegressionReport);
+the others are data-only types kept for API compatibility, filled by whoever constructs them.
 
 Thread-safety: immutable; share freely.
 """
@@ -238,31 +240,66 @@ class FinetuneConfig(_Base):
 
 @dataclass(frozen=True, slots=True)
 class RegressionReport(_Base):
-    """Anti-regression verdict before a fine-tune may be activated: ``baseline_score`` and
-    ``candidate_score`` (same metric), allowed ``max_regression`` (>= 0), ``passed``
-    (``baseline - candidate <= max_regression``) and per-benchmark ``per_task_delta``."""
+    """Anti-regression verdict before a fine-tune may be activated (producer:
+    :func:`director_fast.benchmark_finetuned_model`).
+
+    Attributes:
+        baseline_score / candidate_score: the metric averaged over the benchmark files.
+        max_regression: the largest drop allowed on any file (>= 0).
+        passed: True iff no file's delta (candidate - baseline) and not the average fall below
+            ``-max_regression``.
+        per_task_delta: file name -> candidate - baseline.
+        metric: the metric compared (``balanced_accuracy``).
+        per_task: file name -> JSON details (``n``, ``baseline``, ``candidate``, ``delta``,
+            ``interval``: 95 % paired-bootstrap interval of the delta).
+        failed_tasks: the files that regressed by more than ``max_regression``.
+    """
 
     baseline_score: float
     candidate_score: float
     max_regression: float
     passed: bool
     per_task_delta: dict[str, float] = field(default_factory=dict)
+    metric: str = "balanced_accuracy"
+    per_task: dict[str, Any] = field(default_factory=dict)
+    failed_tasks: list[str] = field(default_factory=list)
 
     _SPEC = (F("baseline_score", "float"), F("candidate_score", "float"), F("max_regression", "float", lo=0.0),
-             F("passed", "bool"), F("per_task_delta", "dfloat"))
+             F("passed", "bool"), F("per_task_delta", "dfloat"), F("metric", "str"), F("per_task", "json"),
+             F("failed_tasks", "lstr"))
 
     def __post_init__(self) -> None:
         validate_fields(self, self._SPEC)
-        expected = self.baseline_score - self.candidate_score <= self.max_regression
+        failed = sorted(k for k, d in self.per_task_delta.items() if d < -self.max_regression)
+        if sorted(self.failed_tasks) != failed:
+            raise ValidationError(f"RegressionReport.failed_tasks: must be {failed} for these deltas")
+        expected = self.baseline_score - self.candidate_score <= self.max_regression and not failed
         if self.passed != expected:
             raise ValidationError(f"RegressionReport.passed: must be {expected} for these scores")
 
 
 @dataclass(frozen=True, slots=True)
 class DataQualityReport(_Base):
-    """Validation of uploaded fine-tuning JSONL: ``total_rows`` / ``valid_rows`` / ``duplicate_rows``
-    (counts, valid and duplicates <= total), ``label_counts``-based ``label_balance`` in [0, 1]
-    (minority / majority share), ``estimated_minutes`` and ``estimated_cost_usd`` (>= 0), ``errors``."""
+    """Validation of uploaded fine-tuning JSONL (producer:
+    :func:`director_fast.validate_finetune_data`).
+
+    Attributes:
+        total_rows / valid_rows: non-blank lines, and those with a usable premise, hypothesis and
+            label (valid <= total).
+        duplicate_rows: valid rows repeating an earlier row exactly (after trimming white space).
+        label_balance: minority / majority label count in [0, 1] (0.0 with fewer than two labels).
+        estimated_minutes / estimated_cost_usd: training time for ``epochs`` passes over the
+            unique rows at the measured examples per second, and its price (>= 0).
+        errors: per-line problems (``"line N: ..."``; at most 100, then a count).
+        near_duplicate_rows: further rows equal to an earlier one after normalisation (case,
+            punctuation and spacing ignored), not counted in ``duplicate_rows``.
+        conflicting_rows: rows whose normalised pair already appeared with another label.
+        truncated_rows: rows longer than ``max_length`` tokens (pair plus special tokens).
+        label_counts: label -> rows (JSON).
+        length_stats: tokens per row (JSON: ``unit``, ``min``, ``mean``, ``p50``, ``p95``, ``max``).
+        max_length: the model's sequence limit used for ``truncated_rows`` (>= 1).
+        examples_per_second: the training throughput the estimate used (> 0).
+    """
 
     total_rows: int
     valid_rows: int
@@ -271,15 +308,27 @@ class DataQualityReport(_Base):
     estimated_minutes: float = 0.0
     estimated_cost_usd: float = 0.0
     errors: list[str] = field(default_factory=list)
+    near_duplicate_rows: int = 0
+    conflicting_rows: int = 0
+    truncated_rows: int = 0
+    label_counts: dict[str, Any] = field(default_factory=dict)
+    length_stats: dict[str, Any] = field(default_factory=dict)
+    max_length: int = 128
+    examples_per_second: float = 70.0
 
     _SPEC = (F("total_rows", "int", lo=0), F("valid_rows", "int", lo=0), F("duplicate_rows", "int", lo=0),
              F("label_balance", "float", **_UNIT), F("estimated_minutes", "float", lo=0.0),
-             F("estimated_cost_usd", "float", lo=0.0), F("errors", "lstr"))
+             F("estimated_cost_usd", "float", lo=0.0), F("errors", "lstr"),
+             F("near_duplicate_rows", "int", lo=0), F("conflicting_rows", "int", lo=0),
+             F("truncated_rows", "int", lo=0), F("label_counts", "json"), F("length_stats", "json"),
+             F("max_length", "int", lo=1), F("examples_per_second", "float", lo=1e-9))
 
     def __post_init__(self) -> None:
         validate_fields(self, self._SPEC)
         if self.valid_rows > self.total_rows or self.duplicate_rows > self.total_rows:
             raise ValidationError("DataQualityReport.total_rows: smaller than valid_rows or duplicate_rows")
+        if self.duplicate_rows + self.near_duplicate_rows > self.valid_rows or self.truncated_rows > self.valid_rows:
+            raise ValidationError("DataQualityReport.valid_rows: smaller than the duplicate or truncated rows")
 
 
 @dataclass(frozen=True, slots=True)
