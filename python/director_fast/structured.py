@@ -165,6 +165,13 @@ class _Recovery:
             if top is None:
                 self.top_start = pos
             if ch == "{" or ch == "[":
+                if len(stack) < _FAST_DEPTH:  # a complete container: read it in C in one step
+                    end, members = _complete_container(text, pos)
+                    if end > 0:
+                        self.kept_members += members
+                        pos = end
+                        self.completed(end)
+                        continue
                 stack.append(_Open("}" if ch == "{" else "]", pos + 1, path))
                 pos += 1
                 continue
@@ -231,6 +238,36 @@ def recover_json(text: str) -> tuple[str, bool, list[str], dict[str, Any]]:
     r = _Recovery(text)
     r.run()
     return r.result()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # strict: no NaN, no control chars
+# containers opened deeper than this are read member by member: a cut container is tried once per
+# open level, so the C fast path costs O(depth * n) on the cut spine and is capped
+_FAST_DEPTH = 48
+
+
+def _complete_container(text: str, pos: int) -> tuple[int, int]:
+    """``(end, members)`` when the container at ``pos`` is complete and valid (members counted at
+    every level), else ``(-1, 0)``."""
+    try:
+        value, end = _DECODER.raw_decode(text, pos)
+    except (ValueError, RecursionError):
+        return -1, 0
+    members = 0
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            members += len(v)
+            todo.extend(x for x in v.values() if isinstance(x, (dict, list)))
+        elif isinstance(v, list):
+            members += len(v)
+            todo.extend(x for x in v if isinstance(x, (dict, list)))
+    return end, members
 
 
 def _scalar(text: str, pos: int) -> tuple[int, str, bool]:
