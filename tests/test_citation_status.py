@@ -175,3 +175,38 @@ def test_bad_input():
     with pytest.raises(ConfigError, match="clock"):
         feed.verdict("s")
     assert parse_as_of("2025-03-01") == datetime(2025, 3, 1, tzinfo=timezone.utc)
+
+
+def test_concurrent_writes_and_reviews():
+    import threading
+
+    clock = Clock()
+    kb = _kb(clock)
+    scorer = CoherenceScorer(knowledge=kb)
+    errors = []
+    statuses = ["retracted", "current", "superseded"]
+
+    def writer():
+        try:
+            for i in range(200):
+                kb.set_source_status("clinic-guide", statuses[i % 3], as_of=T0 - timedelta(seconds=200 - i))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def reader():
+        try:
+            for _ in range(100):
+                ok, s = _review(scorer, CLAIM_A)
+                st = s.evidence.citation_status
+                assert st is None or st[0].status in statuses
+                assert ok == (st is None or st[0].status != "retracted")
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert kb.source_status("clinic-guide").status == statuses[199 % 3]

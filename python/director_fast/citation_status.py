@@ -244,10 +244,13 @@ class SourceStatusFeed:
         with self._lock:
             self._seq += 1
             rec = _Record(when, status, status_source, reason, self._seq)
-            per = self._records.setdefault(tenant, {})
+            # copy-on-write (the tenant's map and the source's history): a view shares them
+            # without copying and keeps seeing the state it was taken at
+            per = dict(self._records.get(tenant, {}))
             hist = list(per.get(source, ()))
             hist.insert(bisect.bisect_right([(r.as_of, r.seq) for r in hist], (when, rec.seq)), rec)
-            per[source] = hist  # copy-on-write: views taken earlier keep their lists
+            per[source] = hist
+            self._records[tenant] = per
             times = list(self._times.get(tenant, ()))
             bisect.insort(times, when)
             self._times[tenant] = times
@@ -266,7 +269,7 @@ class SourceStatusFeed:
             t = self.now() if now is None else parse_as_of(now, "now")
             times = self._times[tenant]
             key = (self._version, tenant, bisect.bisect_right(times, t))
-            return StatusView(t, key, dict(per))
+            return StatusView(t, key, per)
 
     def verdict(self, source: str, *, tenant: str = "") -> CitationStatusVerdict | None:
         """The verdict of ``source`` in effect now (None when it has no status in effect)."""

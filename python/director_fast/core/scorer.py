@@ -427,26 +427,26 @@ class CoherenceScorer:
     # ---- claim verification ----
 
     def _verify_claim(self, claim: str, question: str, tenant_id: str, known: bool,
-                      ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+                      ctx: ContextEvidence | None,
+                      view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         def verify() -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
-            out = self._judge_claim(claim, question, tenant_id, known, ctx)
+            out = self._judge_claim(claim, question, tenant_id, known, ctx, view)
             if out[0].verdict == "not_found":
-                out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out) or out
+                out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out, view) or out
             return out
 
         version = self._access.version
         if version is None:  # a retriever without a version: its answers may change, never cache
             return verify()
-        view = self._status_view(tenant_id)
         key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else (),
                view.key if view is not None else None)
         return self._claim_cache.get_or_compute(key, verify)
 
     def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
-                     ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+                     ctx: ContextEvidence | None,
+                     view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         units = self._units_for(claim, question, tenant_id, known, ctx)
         retrieved = tuple(dict.fromkeys(u.chunk for u in units))
-        view = self._status_view(tenant_id)
         if view is not None:  # a retracted source's sentences are not evidence
             units = view.usable(units)
         comparisons = self._judge.compare(claim, units, question)
@@ -457,7 +457,8 @@ class CoherenceScorer:
         return decision, unit, retrieved
 
     def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
-                         ctx: ContextEvidence | None, whole: tuple) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
+                         ctx: ContextEvidence | None, whole: tuple,
+                         view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
         """For a claim no single unit supports: its conjuncts
         (:func:`~director_fast.claim_verdict.conjuncts`), each retrieved and judged alone, since
         a claim may join facts from several passages ("Flex fares include two bags, and skis
@@ -468,7 +469,7 @@ class CoherenceScorer:
         parts = conjuncts(claim)
         if len(parts) < 2:
             return None
-        judged = [self._judge_claim(p, question, tenant_id, known, ctx) for p in parts]
+        judged = [self._judge_claim(p, question, tenant_id, known, ctx, view) for p in parts]
         n = whole[0].comparisons + sum(d.comparisons for d, _u, _c in judged)
         chunks = tuple(dict.fromkeys(c for _d, _u, cs in (whole, *judged) for c in cs))
         for d, u, _c in judged:
@@ -532,7 +533,7 @@ class CoherenceScorer:
                 reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
             elif bare is not None:  # "Yes." / "It is not.": judged through the question
-                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx)
+                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx, status)
                 decision = decision if bare[1] else flip(decision)
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
@@ -543,7 +544,7 @@ class CoherenceScorer:
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
-                    decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx)
+                    decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
             score = claim_score(decision, *self.score_scale, self.unsupported)
             if status is not None and unit is not None and decision.verdict == "supported" \
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
