@@ -512,3 +512,13 @@ def test_short_plain_english_sentences_are_recognised_as_english(caplog):
 ])
 def test_hedged_answer_particles_are_stripped(text, claim):
     assert [(u.kind, u.text) for u in split_claims(text)] == [("claim", claim)]
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Would you like to know that the shop opens at 9 am?", "claim"),
+    ("Is there anything else, given that the shop opens at 9 am?", "claim"),
+    ("Anything else I can help with, given the shop opens at 9 am?", "claim"),
+    ("Would you like me to book the 9:00 class?", "question"),
+])
+def test_questions_that_carry_a_statement_are_claims(text, kind):
+    assert [u.kind for u in split_claims(text)] == [kind]

@@ -127,6 +127,11 @@ ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen B
     ("Owen Brandt, the head of billing operations, reports to Nadia Vesely.", False),
     ("Skerry Air bought Fjordhopper in 2019.", True),
     ("Fjordhopper bought Skerry Air in 2019.", False),
+    ("Nadia Vesely is CFO.", False),
+    ("Nadia Vesely serves as CFO.", False),
+    ("Skerry Air was acquired by Fjordhopper in 2019.", False),
+    ("Fjordhopper was acquired by Skerry Air in 2019.", True),
+    ("Skerry Air sold Fjordhopper in 2019.", False),
 ])
 def test_roles_in_an_org_chart(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=ORG).review("Who is who?", answer)
@@ -163,3 +168,70 @@ def test_a_bare_not_yet_is_judged_through_the_question():
     s = df.CoherenceScorer(knowledge=["The plan has a minimum term of 12 months."])
     ok, score = s.review("Is there a minimum term?", "Not yet.")
     assert not ok and score.attributions[0].signal == "yes_no"
+
+
+# ---- found by a fresh reviewer: negated prohibitions, the excepted case itself ----------------------
+
+@pytest.mark.parametrize("kb,question,answer,approved", [
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking is not prohibited on the premises.", False),
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking isn't banned on the premises.", False),
+    (["Smoking is prohibited on the premises."], "Can I smoke?", "Smoking is not allowed on the premises.", True),
+    (["Smoking is allowed on the terrace."], "Can I smoke?", "Smoking is not prohibited on the terrace.", True),
+    (["Items can be returned within 30 days, except for gift cards."], "What can I return?",
+     "Gift cards can be returned within 30 days.", False),
+    (["Items can be returned within 30 days, except for gift cards."], "Can I return a gift card?", "Yes.", False),
+    (["Items can be returned within 30 days, except for gift cards."], "Can I return a gift card?",
+     "No, gift cards cannot be returned.", True),
+    (["The pool is open every day except Christmas Day."], "Is it open?", "The pool is open on Christmas Day.", False),
+    (["Customers must report a claim within 30 days, except for theft, which must be reported to the police "
+      "within 24 hours."], "My bike was stolen.", "If anything is stolen, it must be reported to the police "
+                                                  "within 24 hours.", True),
+])
+def test_reviewer_findings_on_folding_and_exceptions(kb, question, answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+MUSEUM = "The museum is led by Margaret Ennis. Dana Okafor curates the textile collection. The museum has 40 rooms."
+
+
+@pytest.mark.parametrize("answer", ["The museum is led by Dana Okafor.",
+                                    "The museum, with 40 rooms, is led by Dana Okafor."])
+def test_a_name_from_the_same_document_does_not_take_someone_elses_place(answer):
+    kb = df.KnowledgeBase()
+    kb.add(MUSEUM, source="museum.md")
+    ok, score = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", answer)
+    assert not ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+    ok, _ = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", "The museum, with 40 rooms, is led by Margaret Ennis.")
+    assert ok
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("Do I get a refund if I cancel with less than 72 hours' notice?", "Yes, you do.", False),
+    ("Do I get a refund if I cancel with less than 72 hours' notice?", "No, you don't.", True),
+    ("Are you closed on Sundays?", "We aren't.", False),
+    ("Are you closed on Sundays?", "Yes, we are.", True),
+    ("The shop is open on Sundays, right?", "Yes.", False),
+    ("The shop is closed on Sundays, right?", "Yes.", True),
+])
+def test_short_yes_no_replies_are_judged_through_the_question(question, answer, approved):
+    kb = ["Bookings cancelled with less than 72 hours' notice are not refunded.", "The shop is closed on Sundays."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("Membership costs £10 a year.", False),
+    ("Membership costs £10 annually.", False),
+    ("Membership costs £10 a week.", False),
+    ("Membership costs £10 a month.", True),
+    ("Membership costs £10 monthly.", True),
+])
+def test_an_amount_per_another_period_contradicts(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=["Membership costs £10 a month."]).review("How much?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_number_beyond_the_float_range_is_never_confirmed():
+    ok, score = df.CoherenceScorer(knowledge=["A swim costs £3.20."]).review("Cost?", "A swim costs £" + "9" * 400 + ".")
+    assert not ok and score.attributions[0].signal == "number"

@@ -11,11 +11,14 @@ from director_fast.derived_numbers import derived_spans
 
 
 @pytest.mark.parametrize("claim,context,derived", [
-    ("Adding the sauna costs £3.50, so that's £6.70 altogether.", ["A swim is £3.20 for you."], ["£6.70"]),
-    ("£165 covers up to 15, plus £8 for each of the 5 extra children, so £205 in total.", [], ["£205"]),
-    ("A course costs £240, and with a 20% discount that comes to £192.", [], ["£192"]),
-    ("With 30% off, $29 becomes $20.30, which makes $203 a month for 10 users.", [], ["$203"]),
-    ("The pool closes at 9:30 pm and the main pool half an hour before that, so at 9 pm.", [], ["9 pm"]),
+    ("Adding the sauna costs £3.50, so that's £6.70 altogether.", ["A swim is £3.20 for you."],
+     ["so that's £6.70 altogether"]),
+    ("£165 covers up to 15, plus £8 for each of the 5 extra children, so £205 in total.", [], ["so £205 in total"]),
+    ("A course costs £240, and with a 20% discount that comes to £192.", [], ["comes to £192"]),
+    ("With 30% off, $29 becomes $20.30, which makes $203 a month for 10 users.", [], ["which makes $203"]),
+    ("The pool closes at 9:30 pm and the main pool half an hour before that, so at 9 pm.", [], ["so at 9 pm"]),
+    # a count from the user's question is not an operand
+    ("Parking costs £4 an hour, so that's £8 in total.", [], []),
     # wrong arithmetic, or no result cue: nothing is derived
     ("Adding the sauna costs £3.50, so that's £7.70 altogether.", ["A swim is £3.20 for you."], []),
     ("Adding the sauna costs £3.50 and a swim costs £6.70.", ["A swim is £3.20 for you."], []),

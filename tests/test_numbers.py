@@ -245,9 +245,9 @@ def test_pathological_inputs_are_linear():
         "five pounds and " * 100_000,    # pence that never come
     ]
     for text in texts:
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: not inflated by other jobs on a shared machine
         got = find_numbers(text)
-        assert time.perf_counter() - t0 < 2.0, text[:20]
+        assert time.process_time() - t0 < 2.0, text[:20]
         for m in got[:50] + got[-50:]:
             assert text[m.start:m.end] == m.surface
     assert len(find_numbers(texts[1])) == 200_000

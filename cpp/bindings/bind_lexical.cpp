@@ -35,6 +35,8 @@ const char* aggregation_name(LexicalAggregation a) {
 }  // namespace
 
 void bind_lexical(py::module_& m) {
+  m.def("lexical_stem", &lexical_stem, py::arg("word"),
+        "The lexical NLI's light suffix stem of one word (ASCII letters lower-cased).");
   py::class_<LexicalSignals>(m, "LexicalSignals",
                              "Signals of one hypothesis sentence (read-only; see LexicalNLI).")
       .def_readonly("coverage", &LexicalSignals::coverage)

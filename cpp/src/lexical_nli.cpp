@@ -890,4 +890,6 @@ std::vector<double> LexicalNLI::score_batch(const std::vector<std::string>& prem
   return out;
 }
 
+std::string lexical_stem(const std::string& word) { return stem(lower(word)); }
+
 }  // namespace director_fast

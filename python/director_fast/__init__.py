@@ -46,17 +46,23 @@ from director_fast.errors import (
 )
 from director_fast.core.verification_types import (
     CitationStatusVerdict,
+    NumericIssue,
+    NumericMatch,
+    NumericMismatch,
+    NumericSpan,
     NumericVerificationResult,
     StructuredRecoveryResult,
     TuneResult,
 )
 from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.numbers import NumberMention, find_numbers
+from director_fast.numeric_verify import verify_numbers, verify_numeric
 from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
 from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
 from director_fast.confidence import Report as ConfidenceReport
 from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
 from director_fast.knowledge import KnowledgeBase
+from director_fast.injection import InjectionDetector, InputSanitizer
 from director_fast.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
 from director_fast.core.scorer import CoherenceScorer, SentenceScore
 from director_fast.core.temporal_consistency import (
@@ -103,6 +109,12 @@ __all__ = [
     "validate_director_safety_signal",
     "CitationStatusVerdict",
     "NumericVerificationResult",
+    "NumericIssue",
+    "NumericMatch",
+    "NumericMismatch",
+    "NumericSpan",
+    "verify_numeric",
+    "verify_numbers",
     "StructuredRecoveryResult",
     "TuneResult",
     "CitationCheck",
@@ -136,6 +148,8 @@ __all__ = [
     "HaltTraceAttribution",
     "InjectedClaim",
     "InjectionResult",
+    "InjectionDetector",
+    "InputSanitizer",
     "ReviewResult",
     "ScoringEvidence",
     "SkippedUnit",

@@ -579,6 +579,10 @@ def find_numbers(text: str) -> list[tuple[int, int, float, str, str]]:
     """
     Number mentions of `text` as (start, end, value, unit, surface) tuples; start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.
     """
+def lexical_stem(word: str) -> str:
+    """
+    The lexical NLI's light suffix stem of one word (ASCII letters lower-cased).
+    """
 def normalize_terms(text: typing.Any) -> list:
     ...
 def salvage_temporal_log(path: str, out_path: str, case_sensitive: typing.Any, functional_predicate_keys: typing.Any) -> dict:

@@ -41,6 +41,7 @@ the backends are thread-safe); the functions keep no state.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -54,10 +55,11 @@ from director_fast._lru import LRUCache
 from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
+from director_fast.text import content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
@@ -132,6 +134,36 @@ def _fuse_phone(m: re.Match[str]) -> str:
     return m.group(0)
 
 
+_RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
+
+
+def _rates(text: str) -> dict[tuple[str, float], str]:
+    """``(base unit, quantity) -> period`` of the amounts stated per period ("£10 a month")."""
+    from director_fast.numbers import find_numbers
+
+    out = {}
+    for m in find_numbers(text):
+        r = _RATE.match(text, m.end)
+        if r is not None:
+            out[(m.base_unit, round(m.quantity, 9))] = r.group(1).lower()
+    return out
+
+
+def _rate_verdict(claim: str, premise: str) -> Comparison | None:
+    """An amount the claim states per one period and the premise per another ("£10 a year"
+    against "£10 a month"): contradicted (signal ``unit``); None otherwise."""
+    if not _RATE.search(claim):
+        return None
+    wanted = _rates(claim)
+    if not wanted:
+        return None
+    held = _rates(premise)
+    for key, period in wanted.items():
+        if key in held and held[key] != period:
+            return Comparison("contradicted", 0.75, "unit")
+    return None
+
+
 _FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
 
 
@@ -151,7 +183,7 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # common paraphrases of service English, folded to one wording on both sides of a comparison (so
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
-# against it is still a negation flip.
+# against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
 _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
     (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
@@ -161,10 +193,14 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"ahead\s+of\s+time|beforehand", "in advance"),
     (r"reserv(?:e|ed|es|ing)", "book"),
     (r"reservations?", "booking"),
-    (r"purchas(?:e|es|ing)", "buy"),
-    (r"purchased", "bought"),
+    (r"purchas(?:es|ing)", "buys"),
+    # a negated prohibition first: "is not prohibited" is "is allowed", never "is not not allowed"
+    (r"(?:not|never)\s+(?:\w+\s+)?(?:prohibited|forbidden|banned)", "allowed"),
     (r"prohibited|forbidden|banned|not\s+permitted", "not allowed"),
     (r"permitted", "allowed"),
+    (r"acquired|purchased|took\s+over", "bought"),
+    (r"acquires|takes\s+over", "buys"),
+    (r"acquire|take\s+over", "buy"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must"),
     (r"telephone", "phone"),
     (r"e-mail", "email"),
@@ -172,14 +208,23 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"stolen|stole|steal(?:s|ing)?", "theft"),
     (r"kids", "children"),
     (r"kid", "child"),
-    (r"(?:on\s+)?saturdays?\s+and\s+sundays?|(?:at|on)\s+(?:the\s+)?weekends?", "at weekends"),
-    (r"(?:on\s+)?mondays?\s+(?:to|through|-|–)\s+fridays?|(?:on\s+)?weekdays", "on weekdays"),
     (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
     (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
 )]
 
 
+_CONTRACTION = re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE)
+_CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall"}  # "won't", "can't", "shan't"
+
+
+def _expand_negation(m: re.Match[str]) -> str:
+    stem = m.group(1)
+    return f"{_CONTRACTED.get(stem.lower(), stem)} not"
+
+
 def _fold_paraphrases(text: str) -> str:
+    if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
+        text = _CONTRACTION.sub(_expand_negation, text)
     for pattern, repl in _PARAPHRASES:
         text = pattern.sub(repl, text)
     return text
@@ -208,6 +253,15 @@ def _normalise_idioms(text: str) -> str:
     for pattern, repl in _IDIOMS:
         text = pattern.sub(repl, text)
     return text
+
+
+def _has_unreadable_number(text: str) -> bool:
+    """A number beyond the float range ("£" and 400 nines): nothing can confirm it."""
+    if not _HAS_NUMBER.search(text):
+        return False
+    from director_fast.numbers import find_numbers
+
+    return any(not math.isfinite(m.value) for m in find_numbers(text))
 
 
 def _given_names(words: Sequence[str], question: str, document: str, documents: Sequence[str] = ()) -> bool:
@@ -262,6 +316,8 @@ class LexicalJudge:
         message) and the units' documents only excuse names a unit lacks (see
         :func:`_given_names`)."""
         claim = _normalise_idioms(claim)
+        if _has_unreadable_number(claim):
+            return [Comparison("not_found", 0.0, "number") for _u in units]
         documents = tuple(dict.fromkeys(u.chunk.text for u in units))
         return [self._compare_one(claim, u, question, documents) for u in units]
 
@@ -272,9 +328,9 @@ class LexicalJudge:
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
-        phones = _phone_verdict(claim, premise)
-        if phones is not None:
-            return phones
+        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise)
+        if early is not None:
+            return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
         worst: Comparison | None = None
         for s in r.sentences:
@@ -351,6 +407,13 @@ def _names(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def capitalised_names(text: str) -> list[tuple[str, int, int]]:
+    """The names the lexical judge compares: capitalised word runs of ``text`` as ``(lower-cased
+    name, start, end)`` (code points; ``end`` may include a possessive "'s"), a leading function
+    word dropped ("The IT Help Desk" -> ``"it help desk"``). Pure; thread-safe."""
+    return _names(text)
+
+
 # relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
 _RELATION_SYNONYMS = {w: "acquire" for w in "acquired acquire bought buy purchased purchase took take".split()}
 _RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage managed oversee supervise chair".split()})
@@ -363,9 +426,10 @@ def _relations(text: str) -> set[str]:
 
 def roles_swapped(claim: str, evidence: str) -> bool:
     """True when two names of ``claim`` stand in ``evidence`` in the opposite order around the
-    same relation, in the same voice: "Walter bought the shop from Priya" against "Priya bought
-    it from Walter", "A reports to B" against "B reports to A". A passive rewrite ("B was
-    acquired by A" for "A acquired B") changes the voice ("by") and is not a swap; names joined
+    same relation in the same voice ("Walter bought the shop from Priya" against "Priya bought it
+    from Walter", "A reports to B" against "B reports to A"), or in the same order in the other
+    voice ("A was acquired by B" against "A acquired B"). A passive rewrite with the order
+    swapped ("B was acquired by A" for "A acquired B") is the same statement; names joined
     without a relation word ("Tromvik and Bodo") are never a swap."""
     cn = _names(claim)
     if len(cn) < 2:
@@ -380,13 +444,13 @@ def roles_swapped(claim: str, evidence: str) -> bool:
             if n1 == n2:
                 continue
             e1, e2 = en[n1], en[n2]
-            if e1[0] < e2[0]:
-                continue  # same order in the evidence
+            reversed_order = e1[0] > e2[0]
             between_c = claim[b1:a2]
-            between_e = evidence[e2[1]:e1[0]]
+            between_e = evidence[e2[1]:e1[0]] if reversed_order else evidence[e1[1]:e2[0]]
             relation = _relations(between_c) & _relations(between_e)
             same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
-            if relation and same_voice:
+            # "B acquired A" for "A acquired B", or "A was acquired by B" for "A acquired B"
+            if relation and reversed_order == same_voice:
                 return True
     return False
 
@@ -404,8 +468,9 @@ _TITLE_PATTERNS = [re.compile(p) for p in (
     r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r"),\s+(?P<name>" + _NAME_RUN + r")",
     # "Hanne Moe, the chief operating officer"
     r"(?P<name>" + _NAME_RUN + r"),\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
-    # "Hanne Moe is the chief operating officer"
-    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been)\s+(?:the|our|its|their)\s+(?P<title>" + _TITLE_RUN + r")",
+    # "Hanne Moe is the chief operating officer", "Nadia Vesely is CFO", "Owen Brandt serves as CFO"
+    r"(?P<name>" + _NAME_RUN + r")\s+(?:is|was|has\s+been|serves\s+as|served\s+as|works\s+as|acts\s+as)"
+    r"\s+(?:(?:the|our|its|their|a|an)\s+)?(?P<title>" + _TITLE_RUN + r")",
     # "The chief operating officer is Hanne Moe"
     r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r")\s+(?:is|was)\s+(?P<name>" + _NAME_RUN + r")",
 )]
@@ -603,20 +668,8 @@ _EXCEPTION = re.compile(
     r"\b(?:except(?:\s+for)?|unless|apart\s+from|other\s+than|excluding|with\s+the\s+exception\s+of|"
     r"but\s+not|(?:does|do|will|shall)\s+not\s+apply\s+to)\b([^.;]*)",
     re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]{3,}")
-_FUNCTION = frozenset(
-    "the and for are was were with that this these those which who whom from have has had not "
-    "any all can may will does did into onto than then them they their there also only".split())
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded."""
-    out = set()
-    for w in _WORD.findall(text.lower()):
-        if w in _FUNCTION:
-            continue
-        out.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
-    return out
+# content_words lives in director_fast.text (shared with director_fast.number_alignment); it is
+# imported above and re-exported here
 
 
 # words by which a claim states a rule for every case ("every adult swim", "all plans", "always")
@@ -624,23 +677,44 @@ _UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardl
                         r"without\s+exception|under\s+any\s+circumstances)\b", re.IGNORECASE)
 
 
+_CONTRAST = re.compile(r"\b(?:although|though|but|however|whereas|while|apart\s+from|other\s+than)\b", re.IGNORECASE)
+
+
+def content_stems(text: str) -> set[str]:
+    """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one)."""
+    return {_core.lexical_stem(w) for w in content_words(text)}
+
+
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
-    online", "does not apply to Lockers") that the ``claim`` does not mention, while either the
-    ``question`` mentions it (the claim answers the excepted case with the general rule) or the
-    claim states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
-    adult swim" against "£1 off every adult swim, except during the Sunday fun session").
-    Paraphrases are folded first ("stolen" / "theft")."""
-    q = content_words(_fold_paraphrases(question)) if question else set()
-    c = content_words(_fold_paraphrases(claim))
+    online", "does not apply to Lockers") and the ``claim`` either leaves it out while the
+    ``question`` mentions it (the claim answers the excepted case with the general rule) or
+    while it states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
+    adult swim" against "£1 off every adult swim, except during the Sunday fun session"), or
+    names the excepted case and states the rule for it, with no negation or exception of its own
+    ("Gift cards can be returned within 30 days." against "Items can be returned within 30 days,
+    except for gift cards."). Paraphrases are folded first ("stolen" / "theft")."""
+    q = content_stems(_fold_paraphrases(question)) if question else set()
+    c = content_stems(_fold_paraphrases(claim))
     universal = _UNIVERSAL.search(claim) is not None
-    if not q and not universal:
-        return False
+    # a claim that names the excepted case itself and states the rule for it, without a negation
+    # or an exception of its own ("Gift cards can be returned within 30 days.")
+    applies_rule = not _NEGATORS.search(_fold_paraphrases(claim)) and not _EXCEPTION.search(claim) \
+        and not _CONTRAST.search(claim)
     for m in _EXCEPTION.finditer(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
-        case = content_words(_fold_paraphrases(m.group(1))) - content_words(unit_text[:m.start()])
-        if case and not case & c and (case & q or universal):
+        rule = content_stems(_fold_paraphrases(unit_text[:m.start()]))
+        own = content_stems(_fold_paraphrases(m.group(1)))
+        case = own - rule
+        if not case:
+            continue
+        if case & c:
+            # the claim restates the rule (words only the rule has) for the excepted case
+            if applies_rule and case <= c and c & (rule - own):
+                return True
+            continue
+        if case & q or universal:
             return True
     return False
 
@@ -671,13 +745,18 @@ def conjuncts(claim: str) -> list[str]:
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
     "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
-    "straight away immediately always moment now".split())
+    "straight away immediately always moment now you she would could should might must shall aren isn "
+    "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
+# a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
+_QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so)|"
+                           r"(?:is|are|do|does|did|was|were|can|will|have|has)n['’]t\s+(?:it|you|we|they|he|she|there|that))\s*$",
+                           re.IGNORECASE)
 # the first word of a yes / no question
 _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
     "couldn't will won't would wouldn't shall should shouldn't may might must have haven't has "
     "hasn't had am".split())
-_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false)\b|n't\b", re.IGNORECASE)
+_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b|n't\b", re.IGNORECASE)
 
 
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
@@ -693,8 +772,11 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     if not q.endswith("?"):
         return None
     last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
+    tag = _QUESTION_TAG.search(last)
+    if tag:  # "We're open on Sundays, right?": the statement before the tag is the proposition
+        last = last[:tag.start()].strip()
     first = last.split(None, 1)[0].lower() if last else ""
-    if first not in _YES_NO_OPENERS or not content_words(last):
+    if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"
     return last, not _NEGATORS.search(unit)
 
@@ -713,6 +795,9 @@ def flip(decision: ClaimDecision) -> ClaimDecision:
 #: antonym ("The shop opens on Sundays." is covered 2/3 by "The shop opens at 08:30 from Monday
 #: to Saturday." and negated by "On Sundays the shop is closed.").
 PARTIAL_SUPPORT = 0.75
+# signals of a single-sentence contradiction that outweigh a weaker, partial support elsewhere,
+# with the strength they need (a number mismatch only against a closely aligned sentence)
+_OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
@@ -733,7 +818,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     for i, c in enumerate(comparisons):
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
-        if c.verdict == "contradicted" and units[i].sentences == 1 and c.signal in ("negation", "antonym") \
+        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength \
                 and c.strength > best["sentence_contradicted"][0]:
             best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
@@ -764,117 +849,7 @@ _REFUTING = frozenset({"negation", "antonym", "roles", "exception"})
 # words a number's clause (or a name's window) has to share with the evidence to be "about" it
 _ANCHOR_WORDS = 2
 _WINDOW_CHARS = 48
-# clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
-# clause-joining words, a spaced dash
-_CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|who)\s|\s[-–—]\s")
-
-
-def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The clause around ``text[start:end]``, bounded by punctuation and clause-joining words."""
-    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
-    right = _CLAUSE_EDGE.search(text, end)
-    return (left[-1] if left else 0), (right.start() if right else len(text))
-
-
-def _clause_words(text: str, start: int, end: int) -> set[str]:
-    """Content words of the clause around ``text[start:end]``, the span's own words excluded:
-    "Escape-of-water claims carry an excess of £500, and subsidence claims carry £1,000." gives
-    {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
-    £1,000."""
-    a, b = _clause_span(text, start, end)
-    return content_words(text[a:start]) | content_words(text[end:b])
-
-
-@dataclass(frozen=True, slots=True)
-class _EvidenceNumber:
-    """A number of an evidence unit with the words that say what it counts."""
-
-    unit: int
-    mention: Any
-    near: frozenset[str]    # words next to it (:func:`_near_words`)
-    clause: frozenset[str]  # words of its clause
-    before: frozenset[str]  # words of the clause before
-
-
-def _evidence_numbers(units: Sequence[EvidenceUnit]) -> list[_EvidenceNumber]:
-    """Every number of ``units`` with its context ("except for contractors, who get 100 GB":
-    clause {get}, clause before {contractor})."""
-    from director_fast.numbers import find_numbers
-
-    out = []
-    for i, u in enumerate(units):
-        mentions = find_numbers(u.text)
-        for m in mentions:
-            a, _b = _clause_span(u.text, m.start, m.end)
-            before = content_words(u.text[_clause_span(u.text, a - 1, a - 1)[0]:a]) if a > 0 else set()
-            out.append(_EvidenceNumber(i, m, frozenset(_near_words(u.text, m, mentions)),
-                                       frozenset(_clause_words(u.text, m.start, m.end)), frozenset(before)))
-    return out
-
-
-def _same_quantity(a: Any, b: Any) -> bool:
-    if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
-        return False
-    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
-
-
-_NEAR_WORDS = 4
-
-
-def _near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
-    """Content words of the up to :data:`_NEAR_WORDS` words each side of ``mention`` (only after
-    it with ``after_only``) inside its clause, stopping at another number ("serves 14
-    destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after it, {atr,
-    aircraft})."""
-    a, b = _clause_span(text, mention.start, mention.end)
-    for m in mentions:
-        if m.end <= mention.start:
-            a = max(a, m.end)
-        elif m.start >= mention.end:
-            b = min(b, m.start)
-    before = [] if after_only else text[a:mention.start].split()[-_NEAR_WORDS:]
-    after = text[mention.end:b].split()[:_NEAR_WORDS]
-    return content_words(" ".join(before + after)) - content_words(mention.surface)
-
-
-def _anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
-                   evidence: Sequence[_EvidenceNumber]) -> tuple[str, int]:
-    """Where a number of ``claim`` stands in the evidence. ``mentions``: every number of the
-    claim; ``evidence``: every number of the units (:func:`_evidence_numbers`).
-
-    Among the evidence numbers of the same kind (same base unit, or both bare), the ones about
-    the same thing are those whose context best matches, in this order: the words after the
-    claim number (what it counts: "9 ATR aircraft") against the words next to the evidence
-    number; the words next to the claim number against the evidence number's clause; the words
-    of the claim number's clause against it; then those plus the words of the whole claim
-    against the evidence number's clause and the clause before, which must share at least three
-    words.
-    ``("equal", unit)`` when one of them is an equal quantity; ``("conflict", unit)`` when they
-    hold only other quantities; ``("absent", -1)`` when no evidence number of that kind is about
-    it. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that no
-    evidence number is about is anchored by the same digits written in a unit."""
-    after = _near_words(claim, mention, mentions, after_only=True)
-    near = _near_words(claim, mention, mentions)
-    own = _clause_words(claim, mention.start, mention.end)
-    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
-    scored = []
-    for e in evidence:
-        if e.mention.base_unit != mention.base_unit:
-            continue
-        clause = len(own & e.clause)
-        context = clause + len(whole & (e.clause | e.before))
-        if context >= 3:
-            scored.append(((len(after & e.near), len(near & e.clause), clause, context), e))
-    if not scored:
-        if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
-            for e in evidence:
-                if e.mention.surface == mention.surface:
-                    return "equal", e.unit
-        return "absent", -1
-    top = max(key for key, _e in scored)
-    about = [e for key, e in scored if key == top]
-    equal = [e.unit for e in about if _same_quantity(mention, e.mention)]
-    return ("equal", equal[0]) if equal else ("conflict", about[0].unit)
+# numbers are anchored by director_fast.number_alignment (imported in compose)
 
 
 def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[EvidenceUnit],
@@ -883,11 +858,10 @@ def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[Ev
 
     The units about the name are those sharing the most content words with the claim's words
     around it (at least :data:`_ANCHOR_WORDS`; with none that close, every unit). One of them
-    holding the name vouches for it. Otherwise one that holds no name of its own missing from
-    the claim, from a document that holds the name, vouches for it ("you get 10% off" with a
-    "Birchwood Card" against "Cardholders get 10% off" in the card's document); a unit that
-    names someone else there does not ("led by Dana Okafor" against "led by Margaret Ennis"),
-    nor does the name standing anywhere else."""
+    holding the name vouches for it. Otherwise, when none of them names someone the claim does not
+    ("led by Dana Okafor" against "led by Margaret Ennis" fails), one from a document that holds
+    the name vouches for it ("you get 10% off" with a "Birchwood Card" against "Cardholders get
+    10% off" in the card's document); the name standing anywhere else never does."""
     window = content_words(claim[max(0, start - _WINDOW_CHARS):start]) | content_words(claim[end:end + _WINDOW_CHARS])
     window -= content_words(name)
     overlaps = [len(window & w) for w in unit_words]
@@ -899,10 +873,14 @@ def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[Ev
     if top < _ANCHOR_WORDS:
         return -1
     lowered = claim.lower()
+
+    def rivals(i: int) -> bool:  # a capitalised first word alone ("Cardholders get ...") is no name
+        return any(not _has_word(n, lowered) and (a > 0 or " " in n) for n, a, _b in _names(units[i].text))
+
+    if any(rivals(i) for i in about):
+        return -1  # someone else holds that place ("led by Margaret Ennis")
     for i in about:
-        # a capitalised first word alone ("Cardholders get ...") is no name of its own
-        rivals = [n for n, a, _b in _names(units[i].text) if not _has_word(n, lowered) and (a > 0 or " " in n)]
-        if not rivals and _has_word(name, units[i].chunk.text.lower()):
+        if _has_word(name, units[i].chunk.text.lower()):
             return i
     return -1
 
@@ -913,7 +891,8 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
     Air serves 14 destinations."), after no single unit supported it.
 
-    * Each number of the claim is anchored (:func:`_anchor`) to the unit about the same thing:
+    * Each number of the claim is anchored
+      (:func:`director_fast.number_alignment.anchor_number`) to the unit about the same thing:
       the unit sharing the most content words with the claim's words around the number. A
       different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
       unit, or one without a comparable number -> no composition (a number from an unrelated
@@ -928,6 +907,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
     """
+    from director_fast.number_alignment import anchor_number, evidence_numbers
     from director_fast.numbers import find_numbers
 
     words = content_words(claim)
@@ -935,11 +915,11 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
         return None
     n = len(comparisons)
     unit_words = [content_words(u.text) for u in units]
-    evidence = _evidence_numbers(units)
+    evidence = evidence_numbers(units)
     chosen: list[int] = []
     mentions = find_numbers(claim)
     for mention in mentions:
-        where, i = _anchor_number(claim, mention, mentions, evidence)
+        where, i = anchor_number(claim, mention, mentions, evidence)
         if where == "conflict":
             return ClaimDecision("contradicted", 0.75, "number", i, n)
         if where == "absent":

@@ -558,6 +558,10 @@ _QUESTION_OPENERS = frozenset(
     "anything any anyone shall would've need want".split())
 _ASSERTING_QUESTIONS = _Patterns([
     "{did|do} you know",
+    # a question that carries a statement: "Would you like to know that the shop opens at 9?",
+    # "Anything else, given that the shop opens at 9?"
+    "~8 {know|aware|realise|realize|remember|noticed|note|heard|told} that",
+    "~8 {given|given_that|now_that|seeing_that|considering_that|considering}",
     "{isn't|wasn't|aren't|weren't|doesn't|didn't} it {true|amazing|great|nice|good} that",
 ])
 

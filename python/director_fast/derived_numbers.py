@@ -15,8 +15,8 @@ A number counts as derived only when all of these hold:
   count (a bare whole number from 1 to 1,000) and p a percentage; for a time of day, t + d or
   t - d with d a duration ("closes at 9:30 pm ... half an hour before that, so 9 pm").
 
-The operands are the other numbers of the claim's own sentence, of the sentence before it and of
-the user's question. A wrong result is never derived (a claim "so that's £7.70" keeps its
+The operands are the other numbers of the claim's own sentence and of the sentence before it (not
+the user's question: "I have 2 kids" must not turn "£4 an hour" into "£8 in total"). A wrong result is never derived (a claim "so that's £7.70" keeps its
 number and is judged as before). Costs: at most a few thousand float operations per result cue
 (the operands of three sentences).
 
@@ -41,7 +41,7 @@ _CUE_BEFORE = re.compile(
     r"\s+to|comes?\s+to|came\s+to|works?\s+out\s+(?:at|to)|a\s+total\s+of|total\s+of|total\s+is|totall?ing|"
     r"in\s+total|altogether|overall|giving)|=)[\s*:,]*(?:[\w'’]+[\s*:,]+){0,3}$",
     re.IGNORECASE)
-_CUE_AFTER = re.compile(r"^[\s*]*(?:in\s+total|altogether|overall|combined|all\s+in)\b", re.IGNORECASE)
+_CUE_AFTER = re.compile(r"[\s*]*(?:in\s+total|altogether|overall|combined|all\s+in)\b", re.IGNORECASE)
 _LOOK_BEHIND = 60
 
 #: words a claim may keep besides its derived numbers and still assert nothing else ("So that's
@@ -92,16 +92,22 @@ def _derivable(result: NumberMention, operands: Sequence[NumberMention]) -> bool
     return False
 
 
-def _has_cue(text: str, mention: NumberMention) -> bool:
-    before = text[max(0, mention.start - _LOOK_BEHIND):mention.start]
-    return _CUE_BEFORE.search(before) is not None or _CUE_AFTER.match(text, mention.end) is not None
+def _result_span(text: str, mention: NumberMention) -> tuple[int, int] | None:
+    """The span of the result cue and the number ("so that's £6.70 altogether"), or None when no
+    cue stands right before or after the number."""
+    lo = max(0, mention.start - _LOOK_BEHIND)
+    before = _CUE_BEFORE.search(text[lo:mention.start])
+    after = _CUE_AFTER.match(text, mention.end)
+    if before is None and after is None:
+        return None
+    return (lo + before.start() if before else mention.start), (after.end() if after else mention.end)
 
 
 def derived_spans(claim: str, context: Sequence[str] = ()) -> list[tuple[int, int]]:
-    """Spans ``(start, end)`` (code points) of the numbers of ``claim`` that are results of
-    arithmetic on the other numbers of ``claim`` and of ``context`` (the rest of the claim's
-    sentence, the sentence before it, the user's question), in text order; see the module
-    docstring for the cues and formulas.
+    """Spans ``(start, end)`` (code points) of the results of ``claim`` that are arithmetic on
+    its other numbers and on those of ``context`` (the rest of the claim's sentence and the
+    sentence before it), each with its cue ("so that's £6.70 altogether"), in text order; see
+    the module docstring for the cues and formulas.
 
     Args:
         claim: one claim (str).
@@ -113,13 +119,13 @@ def derived_spans(claim: str, context: Sequence[str] = ()) -> list[tuple[int, in
     mentions = find_numbers(claim)
     if not mentions:
         return []
-    cued = [m for m in mentions if _has_cue(claim, m)]
+    cued = [(m, span) for m in mentions if (span := _result_span(claim, m)) is not None]
     if not cued:
         return []
     pool: list[Any] = [m for text in context for m in find_numbers(text)]
     out = []
-    for m in cued:
+    for m, span in cued:
         operands = [x for x in mentions if x is not m] + pool
         if _derivable(m, operands):
-            out.append((m.start, m.end))
+            out.append(span)
     return out

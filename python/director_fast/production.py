@@ -4,8 +4,8 @@
 still works: ``director_fast.guard`` is now the client-wrapping function, see
 :mod:`director_fast.client_guard`.)
 
-So far it only owns the temporal consistency graph (seed 003); other subsystems attach here as
-their issues land.
+So far it owns the temporal consistency graph (seed 003) and injection detection
+(:meth:`ProductionGuard.check_injection`); other subsystems attach here as their issues land.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import threading
 
 from director_fast.core.config import DirectorConfig
 from director_fast.core.temporal_consistency import TemporalConsistencyGraph
+from director_fast.core.types import InjectionResult
 from director_fast.errors import InputTypeError
 
 __all__ = ["ProductionGuard"]
@@ -40,6 +41,7 @@ class ProductionGuard:
         self._config = config
         self._lock = threading.Lock()
         self._temporal_consistency: TemporalConsistencyGraph | None = None
+        self._injection_detector = None
 
     @property
     def config(self) -> DirectorConfig:
@@ -66,3 +68,27 @@ class ProductionGuard:
                     )
                 graph = self._temporal_consistency
         return graph
+
+    @property
+    def injection_detector(self):
+        """The guard's :class:`~director_fast.injection.InjectionDetector` (default settings;
+        created on first use, then kept). Construct one directly for other settings."""
+        det = self._injection_detector
+        if det is None:
+            with self._lock:
+                if self._injection_detector is None:
+                    from director_fast.injection import InjectionDetector
+
+                    self._injection_detector = InjectionDetector()
+                det = self._injection_detector
+        return det
+
+    def check_injection(self, intent: str, response: str, user_query: str = "", system_prompt: str = "", *,
+                        context=None) -> InjectionResult:
+        """Whether ``response`` follows an instruction injected into its inputs: see
+        :meth:`director_fast.injection.InjectionDetector.detect` (same arguments and result).
+
+        Raises:
+            InputTypeError: a non-str argument. ValidationError: a lone surrogate.
+        """
+        return self.injection_detector.detect(intent, response, user_query, system_prompt, context=context)

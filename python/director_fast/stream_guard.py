@@ -329,6 +329,13 @@ class _GuardState:
         self.stepped = array("q")
         self.skipped_any = False
         self.next_unscored: int | None = None  # first token of a sentence being scored
+        # for the counterfactual diagnostic: every score the kernel consumed (kernel order), the
+        # sentence-end flags fed with them (soft mode), the last scored (sentence, previous), and
+        # the halting sentence's (tokens, tokens consumed, sentence-end flags)
+        self.fed = array("d")
+        self.fed_ends = bytearray()
+        self.scored_call: tuple[str, str] = ("", "")
+        self.halt_span: tuple[int, int, bytes] | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def record(self, tok: str, score: float, flags: int) -> None:
@@ -385,6 +392,7 @@ class _GuardState:
             causal_contribution=d.margin if d.margin is not None else 0.0,
         )
         last = d.last_score if d.last_score is not None else k.last_score
+        diagnostic = self.counterfactual(res, d, float(last)) if external is None else None
         evidence = HaltEvidence(
             reason=reason.value,
             last_score=float(last),
@@ -392,9 +400,13 @@ class _GuardState:
             nli_scores=list(res.nli_scores) if (res is not None and res.nli_scores is not None) else None,
             suggested_action=suggested_action(reason.value),
             trace_attribution=trace,
+            counterfactual_diagnostic=diagnostic,
         )
         s.halt_evidence_structured = evidence
         attrs = {"token_offset": str(s.halt_index)}
+        if diagnostic is not None:
+            attrs["counterfactual"] = ("prevented" if diagnostic.best_change is not None else
+                                       "not_prevented" if diagnostic.candidates else "no_candidate")
         if s.soft_halted:
             attrs["final_token_offset"] = str(s.final_index)
         if external is not None and self.halt_attrs:
@@ -428,6 +440,28 @@ class _GuardState:
         if logger.isEnabledFor(logging.INFO):
             logger.info("stream halted: reason=%s token=%d request_id=%s tenant_id=%s event_id=%s",
                         reason.value, s.halt_index, self.request_id, self.tenant_id, event.event_id)
+
+    def counterfactual(self, res: SentenceResult | None, d: Any, last: float) -> Any:
+        """The halt's :class:`CounterfactualHaltDiagnostic` (:mod:`director_fast.counterfactual`),
+        or None (no evidence, not a CoherenceScorer, or the diagnostic failed: it never masks
+        the halt)."""
+        if res is None or not res.evidence or self.halt_span is None or d.threshold is None:
+            return None
+        n, used, ends = self.halt_span
+        try:
+            from director_fast.counterfactual import diagnose_halt
+
+            keep = len(self.fed) - used
+            kwargs = {k: v for k, v in self.call_kwargs.items()}
+            return diagnose_halt(
+                self.scorer, sentence=self.scored_call[0], previous=self.scored_call[1], call_kwargs=kwargs,
+                result=res, prefix=self.fed[:keep], n_tokens=n, config=self.config,
+                observed_score=min(1.0, max(0.0, last)), threshold=float(d.threshold),
+                ends_prefix=bytes(self.fed_ends[:keep]), ends_tail=ends)
+        except Exception as exc:  # advisory: the halt stands without it
+            warn_limited(logger, "counterfactual", "counterfactual diagnostic failed (%s); halt evidence "
+                         "has none", type(exc).__name__)
+            return None
 
     def _halt_claim(self, res: SentenceResult | None) -> Any:
         """The claim that halted the stream, with its index in the whole response (None when the
@@ -591,6 +625,8 @@ class _GuardState:
         score = res.score
         codes = self.kernel.feed_same(score, ends, n)
         used = len(codes)
+        self.fed.extend([score] * used)
+        self.fed_ends += ends[:used]
         if self.keep:
             s._scores.extend([score] * used)
             now = time.monotonic()
@@ -599,6 +635,7 @@ class _GuardState:
         s.warning_count += codes.count(1)
         if used and codes[-1] == _ACT_HALT:
             self.halt_result = res
+            self.halt_span = (n, used, bytes(ends))
             self.halt_sentence_first = indices[0]
             self.finish_halt()
             return True
@@ -628,6 +665,7 @@ class _GuardState:
             self.finish_halt("scorer_error")
             raise
         self.last_result = res
+        self.scored_call = (sentence, self.prev_sentence)
         self.prev_sentence = sentence
         if self.apply_sentence(idx, res):
             self.release_after_halt()

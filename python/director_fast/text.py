@@ -23,6 +23,7 @@ from director_fast.errors import ConfigError, DirectorIndexError, InputTypeError
 
 __all__ = [
     "OffsetMap",
+    "content_words",
     "cp_to_utf8",
     "utf8_to_cp",
     "cp_to_utf16",
@@ -209,6 +210,24 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         InputTypeError: ``text`` is not a str. ValidationError: a lone surrogate.
     """
     return _core.split_sentences(text)
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{3,}")
+_FUNCTION_WORDS = frozenset(
+    "the and for are was were with that this these those which who whom from have has had not "
+    "any all can may will does did into onto than then them they their there also only".split())
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded (a word of
+    5+ letters ending in "s" loses it): the words the claim pipeline and the number aligner
+    compare. ``content_words("Checked suitcases weigh 23 kg")`` -> ``{"checked", "suitcase", "weigh"}``."""
+    out = set()
+    for w in _CONTENT_WORD.findall(text.lower()):
+        if w in _FUNCTION_WORDS:
+            continue
+        out.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
+    return out
 
 
 def normalize_terms(text: str) -> list[str]:

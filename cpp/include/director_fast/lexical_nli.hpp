@@ -131,4 +131,8 @@ class LexicalNLI {
   LexicalConfig config_;
 };
 
+// The light suffix stemmer the lexical NLI compares words by (lower-cased ASCII input; not
+// Porter: "increase", "increased", "increases", "increasing" -> "increas").
+std::string lexical_stem(const std::string& word);
+
 }  // namespace director_fast

@@ -87,9 +87,11 @@ class CounterfactualFactChange(_Base):
     Attributes:
         fact_source, original_fact, proposed_fact: labels and texts of the branch.
         required_score_delta: minimum score increase that prevents the halt (finite, >= 0).
-        prevented_halt: whether this branch satisfies the halt invariant.
+        prevented_halt: whether this branch satisfies the halt invariant (recomputed: the
+            halting sentence re-scored with ``proposed_fact`` in place of ``original_fact``, the
+            stream's scores replayed through the kernel).
 
-    Producer: reserved (no counterfactual producer in director_fast yet).
+    Producer: the streaming guard (:mod:`director_fast.counterfactual`).
     """
 
     fact_source: str
@@ -116,8 +118,10 @@ class CounterfactualHaltDiagnostic(_Base):
         observed_score, threshold: in [0, 1].
         best_change: first candidate that prevents the halt, or None.
         candidates: all candidate branches.
+        explanation: short operator-facing summary holding no fact text (at most 512 code
+            points; ``""`` when not given).
 
-    Producer: reserved (no counterfactual producer in director_fast yet).
+    Producer: the streaming guard (:mod:`director_fast.counterfactual`).
     """
 
     question: str
@@ -125,6 +129,7 @@ class CounterfactualHaltDiagnostic(_Base):
     threshold: float
     best_change: CounterfactualFactChange | None
     candidates: list[CounterfactualFactChange] = field(default_factory=list)
+    explanation: str = ""
 
     _SPEC = (
         F("question", "str"),
@@ -132,6 +137,7 @@ class CounterfactualHaltDiagnostic(_Base):
         F("threshold", "float", **_UNIT),
         F("best_change", "obj", optional=True, cls=CounterfactualFactChange),
         F("candidates", "lobj", cls=CounterfactualFactChange),
+        F("explanation", "str", max_len=512),
     )
 
 
@@ -146,7 +152,9 @@ class HaltEvidence(_Base):
         nli_scores: NLI divergences at the halt point (each in [0, 1]), or None.
         suggested_action: recommended, tenant-safe action.
         trace_attribution: trace coordinates, or None.
-        counterfactual_diagnostic: reserved (None until a counterfactual producer exists).
+        counterfactual_diagnostic: single-fact change diagnostic (filled by the streaming guard
+            on a halt decided by evidence with a :class:`~director_fast.CoherenceScorer`; None
+            otherwise).
 
     Producer: the streaming guard.
     """

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 from director_fast import _core
@@ -230,6 +230,13 @@ class CoherenceScorer:
         lexical_signals: with an NLI model, a number or unit that the aligned evidence unit
             contradicts, or two names in swapped roles, found by the lexical backend, make the
             pair ``contradicted`` whatever the model says (default True; False: the model alone).
+        injection_detection: also run intent-grounded injection detection
+            (:class:`~director_fast.injection.InjectionDetector`'s rules) on every :meth:`score` /
+            :meth:`review`: ``CoherenceScore.injection_risk`` is its ``combined_score``, and a
+            response with ``injection_risk > injection_threshold`` is rejected (``approved=False``,
+            ``warning=False``; ``score`` is unchanged). Default False (``injection_risk`` None).
+            Not applied by :meth:`score_sentence` (streaming).
+        injection_threshold: in [0, 1], default 0.7.
         cache_size: entries of the per-claim verdict cache (>= 0; keyed on the knowledge's
             ``version``, so it never serves a verdict from before a ``kb.add``).
         score_scale: ``(threshold, soft_limit)`` that claim verdicts are mapped to scores with
@@ -270,6 +277,8 @@ class CoherenceScorer:
         require_model_backed_nli: bool = False,
         onnx_path: str | None = None,
         lexical_signals: bool = True,
+        injection_detection: bool = False,
+        injection_threshold: float = 0.7,
         score_scale: tuple[float, float] | None = None,
     ) -> None:
         self.threshold = _check_unit(threshold, "threshold")
@@ -320,6 +329,15 @@ class CoherenceScorer:
         self._context_cache: LRUCache[ContextEvidence] = LRUCache(8)
         self._facts_cache: LRUCache[Any] = LRUCache(8)
         self._contra_cache: LRUCache[float] = LRUCache(cache_size)
+        if not isinstance(injection_detection, bool):
+            raise ConfigError("injection_detection must be a bool", "injection_detection")
+        self.injection_threshold = _check_unit(injection_threshold, "injection_threshold")
+        self._injection = None
+        if injection_detection:
+            from director_fast.injection_core import InjectionEngine
+
+            # claim verdicts come from this scorer (passed per call), never from a second scorer
+            self._injection = InjectionEngine(self.nli, injection_threshold=self.injection_threshold)
 
     @staticmethod
     def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
@@ -540,7 +558,7 @@ class CoherenceScorer:
             else:
                 judged = u.text
                 if sentences is not None:
-                    judged = strip_derived(u.text, sentences.around(u.start, u.end) + (roles.prompt,))
+                    judged = strip_derived(u.text, sentences.around(u.start, u.end))
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
@@ -652,7 +670,28 @@ class CoherenceScorer:
             ``prompt``. UnknownTenantError: a tenant without knowledge (see the constructor).
         """
         roles = self._roles(prompt, action, tenant_id, context, system, messages)
-        return self._assemble(action, self._judge_text(action, roles, tenant_id))
+        result = self._assemble(action, self._judge_text(action, roles, tenant_id))
+        if self._injection is not None:
+            result = self._with_injection(result, action, roles, tenant_id)
+        return result
+
+    def _with_injection(self, result: CoherenceScore, action: str, roles: CallRoles, tenant_id: str) -> CoherenceScore:
+        """``injection_risk`` = the :class:`~director_fast.injection.InjectionDetector` combined
+        score (the prompt is both intent and scanned user message; ``context`` / tool messages are
+        scanned and are the evidence); a detected injection rejects the response."""
+        verdicts = {(a.start, a.end): a.verdict for a in result.attributions}
+
+        def rescore(clean: tuple[str, ...]) -> dict[tuple[int, int], str]:
+            # the claims judged again with the flagged evidence segments removed (knowledge kept)
+            clean_roles = CallRoles(prompt=roles.prompt, evidence=clean, system=roles.system)
+            s = self._assemble(action, self._judge_text(action, clean_roles, tenant_id))
+            return {(a.start, a.end): a.verdict for a in s.attributions}
+
+        inj = self._injection._detect(roles.prompt, action, roles.prompt, roles.system, roles.evidence, verdicts,
+                                      rescore)
+        if not inj.injection_detected:
+            return replace(result, injection_risk=inj.combined_score)
+        return replace(result, injection_risk=inj.combined_score, approved=False, warning=False)
 
     def review(self, prompt: str, action: str, session: Any | None = None, tenant_id: str = "", *,
                context: Any = None, system: str | None = None,
@@ -770,8 +809,9 @@ class _SentenceContext:
 
 
 def strip_derived(claim: str, context: Sequence[str]) -> str | None:
-    """``claim`` less the numbers it computes from its context (:func:`derived_spans`); None when
-    nothing else is left to check (only result cue words and no other number)."""
+    """``claim`` less the results it computes from its context, with their cues
+    (:func:`derived_spans`: "..., so that's £6.70 altogether" goes); None when nothing else is
+    left to check (only result cue words and no other number)."""
     spans = derived_spans(claim, context)
     if not spans:
         return claim

@@ -299,7 +299,7 @@ class InjectedClaim(_Base):
         verdict: one of ``grounded``, ``drifted``, ``injected``.
         confidence: verdict confidence in [0, 1].
 
-    Producer: reserved (injection detection is not implemented in director_fast yet).
+    Producer: :class:`director_fast.injection.InjectionDetector` (``InjectionResult.claims``).
     """
 
     claim: str
@@ -336,7 +336,8 @@ class InjectionResult(_Base):
             ``grounded + drifted + injected <= total``.
         claims: per-claim breakdown.
 
-    Producer: reserved (injection detection is not implemented in director_fast yet).
+    Producer: :meth:`director_fast.injection.InjectionDetector.detect`,
+    :meth:`director_fast.production.ProductionGuard.check_injection`.
     """
 
     injection_detected: bool

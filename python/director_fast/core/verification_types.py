@@ -6,10 +6,13 @@ the type (``NumericVerificationResult``, ``NumericIssue``, ``StructuredRecoveryR
 ``FinetuneResult``, ``RegressionReport``, ``DataQualityReport``). All are frozen, slotted,
 validated on construction and round-trip through ``to_dict()`` / ``from_dict()``.
 
-Producers: ``stream_guard(structured="json")`` (StructuredRecoveryResult),
-``KnowledgeBase.set_source_status`` (CitationStatusVerdict), ``tune_threshold`` (TuneResult),
-``validate_finetune_data`` / ``benchmark_finetuned_model`` (DataQualityReport, RegressionReport);
-the others are data-only types kept for API compatibility, filled by whoever constructs them.
+Producers: :func:`director_fast.verify_numeric` and :func:`director_fast.verify_numbers` build
+``NumericVerificationResult`` (with ``NumericIssue``, ``NumericMatch``, ``NumericMismatch``,
+``NumericSpan``); ``stream_guard(structured="json")`` builds ``StructuredRecoveryResult``;
+``KnowledgeBase.set_source_status`` ``CitationStatusVerdict``; ``tune_threshold`` ``TuneResult``;
+``validate_finetune_data`` / ``benchmark_finetuned_model`` ``DataQualityReport`` /
+``RegressionReport``. ``FinetuneConfig`` and ``FinetuneResult`` are data-only, filled by whoever
+constructs them.
 
 Thread-safety: immutable; share freely.
 """
@@ -25,6 +28,9 @@ from director_fast.errors import StorageError, ValidationError
 
 __all__ = [
     "NumericIssue",
+    "NumericMatch",
+    "NumericMismatch",
+    "NumericSpan",
     "NumericVerificationResult",
     "StructuredRecoveryResult",
     "CitationStatusVerdict",
@@ -44,7 +50,8 @@ SCORER_CONFIG_FORMAT = "director_fast.scorer_config.v1"
 @dataclass(frozen=True, slots=True)
 class NumericIssue(_Base):
     """A numeric inconsistency: ``issue_type`` (arithmetic, date_logic, magnitude, probability,
-    internal), ``description``, ``severity`` (``error`` or ``warning``), ``context``."""
+    internal, evidence_mismatch), ``description``, ``severity`` (``error`` or ``warning``),
+    ``context``."""
 
     issue_type: str
     description: str
@@ -52,28 +59,120 @@ class NumericIssue(_Base):
     context: str
 
     _SPEC = (
-        F("issue_type", "str", choices=frozenset({"arithmetic", "date_logic", "magnitude", "probability", "internal"})),
+        F("issue_type", "str", choices=frozenset({"arithmetic", "date_logic", "magnitude", "probability", "internal",
+                                                  "evidence_mismatch"})),
         F("description", "str"),
         F("severity", "str", choices=frozenset({"error", "warning"})),
         F("context", "str"),
     )
 
 
+_SPAN = (F("start", "int", lo=0), F("end", "int", lo=0))
+
+
+def _check_span(obj: Any) -> None:
+    if obj.end < obj.start:
+        raise ValidationError(f"{type(obj).__name__}.end: {obj.end} is before start {obj.start}")
+
+
+@dataclass(frozen=True, slots=True)
+class NumericMatch(_Base):
+    """A number of a response that an evidence number about the same thing states.
+
+    Attributes:
+        claim_value, evidence_value: the two values (finite; each in its own ``unit``, multiplier
+            applied: "3bn" is 3e9; times of day are minutes since midnight).
+        unit: the response number's unit key (:data:`director_fast.numbers.UNITS`, ``""``: none).
+        start, end: code-point span of the number in the response (end exclusive).
+        evidence_ref: ``<label>@<start>:<end>``, the evidence number's span in its evidence item
+            (``label`` = the chunk's ``source``, else ``evidence[<i>]``); ``arithmetic`` for a
+            number the response computes from its own numbers (no evidence span).
+        evidence_unit: the evidence number's unit key (differs from ``unit`` for equal
+            quantities such as "2 weeks" / "14 days").
+    """
+
+    claim_value: float
+    evidence_value: float
+    unit: str
+    start: int
+    end: int
+    evidence_ref: str
+    evidence_unit: str = ""
+
+    _SPEC = (F("claim_value", "float"), F("evidence_value", "float"), F("unit", "str"), *_SPAN,
+             F("evidence_ref", "str"), F("evidence_unit", "str"))
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        _check_span(self)
+
+
+@dataclass(frozen=True, slots=True)
+class NumericMismatch(_Base):
+    """A number of a response that contradicts the evidence number about the same thing: a
+    different quantity ("NOK 550" against "NOK 450"), or the same value in another unit ("32 lb"
+    against "32 kg"; then ``evidence_unit != unit``). Fields as in :class:`NumericMatch`."""
+
+    claim_value: float
+    evidence_value: float
+    unit: str
+    start: int
+    end: int
+    evidence_ref: str
+    evidence_unit: str = ""
+
+    _SPEC = (F("claim_value", "float"), F("evidence_value", "float"), F("unit", "str"), *_SPAN,
+             F("evidence_ref", "str"), F("evidence_unit", "str"))
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        _check_span(self)
+
+
+@dataclass(frozen=True, slots=True)
+class NumericSpan(_Base):
+    """A number of a response that no evidence number is about (unverifiable): ``value``
+    (finite), ``unit`` key, code-point span ``start`` / ``end``."""
+
+    value: float
+    unit: str
+    start: int
+    end: int
+
+    _SPEC = (F("value", "float"), F("unit", "str"), *_SPAN)
+
+    def __post_init__(self) -> None:
+        validate_fields(self, self._SPEC)
+        _check_span(self)
+
+
 @dataclass(frozen=True, slots=True)
 class NumericVerificationResult(_Base):
     """Result of numeric claim verification: ``claims_found`` (>= 0) numbers extracted, the
-    ``issues`` found, and ``valid`` (False iff an issue has severity ``error``)."""
+    ``issues`` found, and ``valid`` (False iff an issue has severity ``error``).
+
+    :func:`director_fast.verify_numbers` also fills, for every number of the response,
+    exactly one of ``matches`` (:class:`NumericMatch`), ``mismatches`` (:class:`NumericMismatch`,
+    each with an ``evidence_mismatch`` error issue, so ``valid`` is False) or ``unverifiable``
+    (:class:`NumericSpan`); :func:`director_fast.verify_numeric` leaves them empty."""
 
     claims_found: int
     issues: list[NumericIssue] = field(default_factory=list)
     valid: bool = True
+    matches: list[NumericMatch] = field(default_factory=list)
+    mismatches: list[NumericMismatch] = field(default_factory=list)
+    unverifiable: list[NumericSpan] = field(default_factory=list)
 
-    _SPEC = (F("claims_found", "int", lo=0), F("issues", "lobj", cls=NumericIssue), F("valid", "bool"))
+    _SPEC = (F("claims_found", "int", lo=0), F("issues", "lobj", cls=NumericIssue), F("valid", "bool"),
+             F("matches", "lobj", cls=NumericMatch), F("mismatches", "lobj", cls=NumericMismatch),
+             F("unverifiable", "lobj", cls=NumericSpan))
 
     def __post_init__(self) -> None:
         validate_fields(self, self._SPEC)
         if self.valid and self.error_count:
             raise ValidationError("NumericVerificationResult.valid: True although an issue is an error")
+        if self.valid and self.mismatches:
+            raise ValidationError("NumericVerificationResult.valid: True although a number mismatches the evidence")
 
     @property
     def error_count(self) -> int:

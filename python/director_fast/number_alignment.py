@@ -1,0 +1,294 @@
+"""Which evidence number a number of a claim is about: the one aligner of the package.
+
+A number is aligned by its context, never by its value alone: "£75" in "the security deposit is
+£75" is about the evidence number whose surrounding words best match "security deposit", not
+about the "75 sq ft" of a unit size. The claim pipeline (:func:`director_fast.claim_verdict.compose`)
+and :func:`director_fast.verify_numbers` both align through :func:`align_number`.
+
+Context of a number (``text[start:end]`` of a :class:`~director_fast.numbers.NumberMention`):
+
+* its **clause** (:func:`clause_span`): bounded by ``;``, ``(``, ``)``, a comma or colon before a
+  space (never inside "1,000" or "08:00"), a spaced dash and the words "and", "but", "while",
+  "whereas", "which", "who";
+* its **near words** (:func:`near_words`): the content words of up to :data:`NEAR_WORDS` words each
+  side inside the clause, stopping at another number;
+* for an evidence number, also the words of the **clause before** its own
+  ("except for contractors, who get 100 GB": clause {get}, clause before {contractor}).
+
+Words are :func:`director_fast.text.content_words` (3+ letters, function words dropped,
+plural "s" folded).
+
+Thread safety: pure functions over immutable values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from director_fast.numbers import NumberMention, find_numbers
+from director_fast.text import content_words
+
+__all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clause_words", "near_words",
+           "counted_noun", "number_kind", "evidence_numbers", "same_quantity", "align_number",
+           "align_numbers", "anchor_number"]
+
+# clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
+# clause-joining words, a spaced dash
+_CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|who)\s|\s[-–—]\s")
+
+#: words each side of a number that say what it counts (:func:`near_words`)
+NEAR_WORDS = 4
+
+
+def clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause ``(a, b)`` (code points) around ``text[start:end]``, bounded by punctuation and
+    clause-joining words (module docstring); ``(0, len(text))`` when no edge stands around it."""
+    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
+    right = _CLAUSE_EDGE.search(text, end)
+    return (left[-1] if left else 0), (right.start() if right else len(text))
+
+
+def clause_words(text: str, start: int, end: int) -> set[str]:
+    """Content words of the clause around ``text[start:end]``, the span's own words excluded:
+    "Escape-of-water claims carry an excess of £500, and subsidence claims carry £1,000." gives
+    {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
+    £1,000."""
+    a, b = clause_span(text, start, end)
+    return content_words(text[a:start]) | content_words(text[end:b])
+
+
+def _number_bounds(text: str, mention: Any, mentions: Sequence[Any]) -> tuple[int, int]:
+    """The clause around ``mention`` cut at the numbers next to it: the text a number owns."""
+    a, b = clause_span(text, mention.start, mention.end)
+    for m in mentions:
+        if m.end <= mention.start:
+            a = max(a, m.end)
+        elif m.start >= mention.end:
+            b = min(b, m.start)
+    return a, b
+
+
+def near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
+    """Content words of the up to :data:`NEAR_WORDS` words each side of ``mention`` (only after
+    it with ``after_only``) inside its clause, stopping at another number of ``mentions``
+    ("serves 14 destinations with 9 ATR aircraft": {destination, atr, aircraft} for the 9; after
+    it, {atr, aircraft})."""
+    a, b = _number_bounds(text, mention, mentions)
+    before = [] if after_only else text[a:mention.start].split()[-NEAR_WORDS:]
+    after = text[mention.end:b].split()[:NEAR_WORDS]
+    return content_words(" ".join(before + after)) - content_words(mention.surface)
+
+
+def counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
+    """The first content word in the three words after ``mention`` (within its clause, before
+    the next number): what the number counts ("64 trams" -> "tram"); "" when there is none."""
+    _a, b = _number_bounds(text, mention, mentions)
+    for w in text[mention.end:b].split()[:3]:
+        words = content_words(w)
+        if words:
+            return next(iter(words))
+    return ""
+
+
+def number_kind(mention: Any) -> str:
+    """What a number measures, for alignment: its base unit, with a bare four-digit number from
+    1800 to 2100 a year ("in 2017" is never aligned with "11 people")."""
+    if not mention.base_unit and len(mention.surface) == 4 and mention.surface.isdigit() \
+            and 1800 <= mention.value <= 2100:
+        return "calendar-year"
+    return mention.base_unit
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceNumber:
+    """A number of an evidence unit with the words that say what it counts.
+
+    Attributes:
+        unit: index of the unit in the sequence given to :func:`evidence_numbers`.
+        mention: the :class:`~director_fast.numbers.NumberMention` (offsets within the unit's text).
+        near: words next to it (:func:`near_words`).
+        noun: the first content word after it (:func:`counted_noun`).
+        clause: words of its clause (:func:`clause_words`).
+        before: words of the clause before its own.
+    """
+
+    unit: int
+    mention: NumberMention
+    near: frozenset[str]
+    noun: str
+    clause: frozenset[str]
+    before: frozenset[str]
+
+
+def _text_of(u: Any) -> str:
+    return u if isinstance(u, str) else u.text
+
+
+def evidence_numbers(units: Sequence[Any]) -> list[EvidenceNumber]:
+    """Every number of ``units`` (strs, or objects with a ``text`` str such as
+    :class:`~director_fast.claim_evidence.EvidenceUnit`; one sentence each gives the sharpest
+    clauses) with its context, in unit order then text order.
+
+    Cost: one :func:`~director_fast.numbers.find_numbers` pass per unit plus a few regex scans
+    per number.
+    """
+    out = []
+    for i, u in enumerate(units):
+        text = _text_of(u)
+        mentions = find_numbers(text)
+        for m in mentions:
+            a, _b = clause_span(text, m.start, m.end)
+            before = content_words(text[clause_span(text, a - 1, a - 1)[0]:a]) if a > 0 else set()
+            out.append(EvidenceNumber(i, m, frozenset(near_words(text, m, mentions)), counted_noun(text, m, mentions),
+                                      frozenset(clause_words(text, m.start, m.end)), frozenset(before)))
+    return out
+
+
+def same_quantity(a: Any, b: Any) -> bool:
+    """Whether two mentions state the same quantity: equal :attr:`~NumberMention.quantity`
+    (relative tolerance 1e-9) and no two different base units ("2 weeks" == "14 days"; "£5" !=
+    "5 kg"; a bare number takes any unit's value)."""
+    if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
+        return False
+    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Where one number of a claim stands in the evidence (:func:`align_number`).
+
+    Attributes:
+        kind: ``"equal"`` (an evidence number about the same thing states the same quantity),
+            ``"conflict"`` (the evidence numbers about it state only other quantities) or
+            ``"absent"`` (no evidence number of that kind is about it).
+        evidence: the aligned evidence number (the equal one, else the first of the best-matching
+            ones); None when absent.
+        unit_conflict: True when the aligned evidence number is the same value in another unit
+            ("32 lb" against "32 kg"; only with ``other_units=True``).
+    """
+
+    kind: str
+    evidence: EvidenceNumber | None = None
+    unit_conflict: bool = False
+
+
+def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Sequence[EvidenceNumber],
+                 *, other_units: bool = False) -> Alignment:
+    """Align a number of ``claim`` with the evidence number it is about.
+
+    Args:
+        claim: the claim (one sentence or clause) holding the number.
+        mention: the number (a :class:`~director_fast.numbers.NumberMention` of ``claim``).
+        mentions: every number of ``claim`` (near words stop at them).
+        evidence: every number of the evidence units (:func:`evidence_numbers`).
+        other_units: when no evidence number of the same kind is about it, also look at evidence
+            numbers in another unit that hold the same value ("1 GB" against "1 TB of storage"):
+            aligned there, the result is ``"conflict"`` with ``unit_conflict=True``. Both numbers
+            must carry a unit.
+
+    Among the evidence numbers of the same kind (:func:`number_kind`: same base unit, or both
+    bare; a year only with a year), the ones about the same thing are those whose context best
+    matches, in this order: the counted noun (:func:`counted_noun`: "64 trams" is not about "two
+    depots"); the words after the claim number (what it counts: "9 ATR aircraft") against the
+    words next to the evidence number; the words next to the claim number against the evidence
+    number's clause; the words of the claim number's clause against it; then those plus the words
+    of the whole claim against the evidence number's clause and the clause before, which must
+    share at least three words (two for a claim of fewer than six content words; one when the
+    counted noun is the same). A bare number of three or more digits alone in its clause ("call 0800 412 7799") that
+    no evidence number is about is aligned with the same digits written anywhere in the evidence.
+
+    Returns:
+        :class:`Alignment`.
+    """
+    after = near_words(claim, mention, mentions, after_only=True)
+    noun = counted_noun(claim, mention, mentions)
+    near = near_words(claim, mention, mentions)
+    own = clause_words(claim, mention.start, mention.end)
+    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
+    need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
+
+    def best(pool: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
+        scored = []
+        for e in pool:
+            clause = len(own & e.clause)
+            context = clause + len(whole & (e.clause | e.before))
+            counted = bool(noun) and noun == e.noun
+            if context >= need or (counted and context >= 1):
+                scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
+        if not scored:
+            return []
+        top = max(key for key, _e in scored)
+        return [e for key, e in scored if key == top]
+
+    kind = number_kind(mention)
+    about = best([e for e in evidence if number_kind(e.mention) == kind])
+    if about:
+        equal = [e for e in about if same_quantity(mention, e.mention)]
+        return Alignment("equal", equal[0]) if equal else Alignment("conflict", about[0])
+    if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
+        for e in evidence:
+            if e.mention.surface == mention.surface:
+                return Alignment("equal", e)
+    if other_units and mention.unit:
+        pool = [e for e in evidence if e.mention.unit and e.mention.base_unit != mention.base_unit
+                and abs(e.mention.value - mention.value) <= 1e-9 * max(1.0, abs(mention.value))]
+        about = best(pool)
+        if about:
+            return Alignment("conflict", about[0], unit_conflict=True)
+    return Alignment("absent")
+
+
+def anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
+                  evidence: Sequence[EvidenceNumber]) -> tuple[str, int]:
+    """:func:`align_number` as ``(kind, unit index)``: ``("equal", unit)``, ``("conflict",
+    unit)`` or ``("absent", -1)`` (same units only), as the claim pipeline's composition uses it."""
+    a = align_number(claim, mention, mentions, evidence)
+    return a.kind, (a.evidence.unit if a.evidence is not None else -1)
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    return a.base_unit == b.base_unit and same_quantity(a, b)
+
+
+def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[EvidenceNumber],
+                  *, other_units: bool = False) -> list[Alignment]:
+    """Align every number of ``claim`` (``mentions``, in text order): first jointly, then one by
+    one (:func:`align_number`).
+
+    Jointly: the evidence unit that states equal quantities (same kind) for the most numbers of
+    the claim, at least two, and shares at least two content words with the claim around those
+    numbers, vouches for them all ("open from 9 am until 5:30 pm" against "on Saturdays and Sundays
+    from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
+    hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
+    reply's other numbers, so this keeps the context rule from pairing a right number with a
+    number of a neighbouring fact.
+
+    Returns:
+        one :class:`Alignment` per mention, in the order given.
+    """
+    out: list[Alignment | None] = [None] * len(mentions)
+    if len(mentions) >= 2:
+        words = content_words(claim)
+        by_unit: dict[int, list[EvidenceNumber]] = {}
+        for e in evidence:
+            by_unit.setdefault(e.unit, []).append(e)
+        best: tuple[int, int] = (1, 0)
+        chosen: dict[int, EvidenceNumber] = {}
+        for es in by_unit.values():
+            hits = {}
+            for i, m in enumerate(mentions):
+                e = next((e for e in es if _same_kind(m, e.mention)), None)
+                if e is not None:
+                    hits[i] = e
+            if len(hits) < 2:
+                continue
+            shared = len(words & frozenset().union(*(e.clause | e.near | e.before for e in es)))
+            if shared >= 2 and (len(hits), shared) > best:
+                best, chosen = (len(hits), shared), hits
+        for i, e in chosen.items():
+            out[i] = Alignment("equal", e)
+    return [a if a is not None else align_number(claim, m, mentions, evidence, other_units=other_units)
+            for a, m in zip(out, mentions)]
