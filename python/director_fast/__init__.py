@@ -76,6 +76,10 @@ from director_fast.production import ProductionGuard
 from director_fast.nli import LexicalNLI, NLIModel, NLIScore
 from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
 from director_fast.agent import CoherenceAgent
+from director_fast.structured import recover_json
+from director_fast.calibration import tune_threshold
+from director_fast.finetune import benchmark_finetuned_model, validate_finetune_data
+from director_fast.core.verification_types import DataQualityReport, FinetuneConfig, FinetuneResult, RegressionReport
 from director_fast.errors import HallucinationError
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
@@ -191,4 +195,12 @@ __all__ = [
     "CrossTurnReport",
     "CrossTurnContradiction",
     "Turn",
+    "recover_json",
+    "tune_threshold",
+    "validate_finetune_data",
+    "benchmark_finetuned_model",
+    "DataQualityReport",
+    "FinetuneConfig",
+    "FinetuneResult",
+    "RegressionReport",
 ]

@@ -6,6 +6,10 @@
 * ``stream [--context FILE --response FILE]``: replay one response token by token and show its
   coherence per sentence and exactly where (character) and why it halts; without files, the first
   hallucinated record of the bundled sample.
+* ``tune --data FILE.jsonl [--out CONFIG.json] [--objective balanced_accuracy|max_fpr]
+  [--max-fpr X] [--seed N] [--holdout F] [--backend lexical|onnx:DIR]``: calibrate the scorer
+  threshold on labelled records (:func:`director_fast.tune_threshold`) and write the config that
+  ``CoherenceScorer.from_config`` loads.
 * ``bench``: run the side-by-side benchmarks in ``bench/`` (needs a source checkout).
 * ``export-nli SOURCE OUT_DIR``: export a Hugging Face NLI checkpoint to the ONNX directory format
   (optional ``export`` extra).
@@ -32,6 +36,7 @@ commands:
   guard       score every record of a JSONL file (context, question, response)
   demo        guard --stream on the sample bundled with the package
   stream      replay one response token by token; show where and why it halts
+  tune        calibrate the scorer threshold on labelled records; write a scorer config
   bench       side-by-side benchmarks against director-ai (source checkout)
   export-nli  export a Hugging Face NLI checkpoint to ONNX (export extra)
 
@@ -197,6 +202,43 @@ def _cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tune(a: argparse.Namespace) -> int:
+    from director_fast.calibration import read_tune_data, tune_threshold
+
+    scores, labels, tenants = read_tune_data(a.data, backend=a.backend)
+    res = tune_threshold(scores, labels, objective=a.objective, max_fpr=a.max_fpr, seed=a.seed,
+                         holdout=a.holdout, resamples=a.resamples,
+                         tenants=tenants if any(tenants) else None)
+    if a.out:
+        res.write_config(a.out)
+    if a.json:
+        print(json.dumps(res.to_dict()))
+        return 0
+    h = res.heldout
+    lo, hi = (res.interval + [None, None])[:2]
+    print("director-fast tune")
+    rows = [
+        ("records", str(len(scores))),
+        ("objective", res.objective + (f" (max_fpr={res.max_fpr})" if res.max_fpr is not None else "")),
+        ("threshold", f"{res.threshold:.4f}"),
+        ("95% interval", f"[{lo:.4f}, {hi:.4f}]" if lo is not None else "-"),
+        (f"{res.metric} (tuning, n={res.samples})", f"{res.score:.4f}"),
+        (f"balanced_accuracy ({h.get('split')}, n={h.get('samples')})", _fmt(h.get("balanced_accuracy"))),
+        ("  95% interval", _fmt(h.get("balanced_accuracy_interval"))),
+        ("catch_rate", _fmt(h.get("catch_rate"))),
+        ("false_positive_rate", _fmt(h.get("false_positive_rate"))),
+        ("confusion tp/fp/tn/fn", f"{res.true_positives}/{res.false_positives}/{res.true_negatives}/"
+                                  f"{res.false_negatives}"),
+        ("reliability ECE", _fmt(res.reliability.get("ece"))),
+    ]
+    rows += [(f"tenant {k}", f"{v:.4f}") for k, v in sorted(res.per_tenant.items())]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"  {k.ljust(width)}  {v}")
+    print(f"  config: {a.out}" if a.out else "  (no --out: config not written)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``director-fast`` argument parser (every command and option, with its help)."""
     p = argparse.ArgumentParser(prog="director-fast", description=_DESCRIPTION,
@@ -250,6 +292,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
     s.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
     s.set_defaults(fn=_cmd_stream)
+
+    t = sub.add_parser("tune", help="calibrate the scorer threshold on labelled records",
+                       description="Sweep the scorer threshold on a seeded held-out split of labelled "
+                                   "records, pick it by an objective, report the curve, confusion counts, "
+                                   "a bootstrap 95%% interval and a reliability curve, and write the config "
+                                   "that CoherenceScorer.from_config loads.")
+    t.add_argument("--data", required=True, metavar="FILE",
+                   help="JSONL, one object per line: hallucinated (bool label), optional tenant, and either "
+                        "score (in [0, 1]) or context/response/optional question (scored here)")
+    t.add_argument("--out", metavar="FILE", help="write the scorer config (JSON) here")
+    t.add_argument("--objective", default="balanced_accuracy", choices=["balanced_accuracy", "max_fpr"],
+                   help="what the threshold maximises (default balanced_accuracy)")
+    t.add_argument("--max-fpr", type=float, default=None,
+                   help="with --objective max_fpr: the largest false-positive rate allowed")
+    t.add_argument("--seed", type=int, default=0, help="seed of the split and the bootstrap (default 0)")
+    t.add_argument("--holdout", type=float, default=0.3, help="held-out share (default 0.3; 0: none)")
+    t.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    t.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR, for unscored records")
+    t.add_argument("--json", action="store_true", help="print the whole TuneResult as one JSON object")
+    t.set_defaults(fn=_cmd_tune)
 
     b = sub.add_parser("bench", help="side-by-side benchmarks against director-ai",
                        description="Side-by-side benchmarks against director-ai 3.21.0 (needs a source "

@@ -24,7 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from director_fast.citation_status import SourceStatusFeed
 from director_fast.core.types import EvidenceChunk
+from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.errors import ConfigError, InputTypeError
 from director_fast.evidence import EvidenceIndex, HashingEmbedder
 from director_fast.text import chunk_by_tokens, normalize_terms, word_offsets
@@ -129,6 +131,8 @@ class KnowledgeBase:
             side adds matching across word forms ("melt" / "melts") that BM25 misses.
         candidates: depth of each ranking fed to the fusion (>= k).
         space, M, ef_construction, ef_search: of the underlying :class:`EvidenceIndex`.
+        clock: the status feed's clock, a callable returning an aware ``datetime`` (default:
+            the system clock, UTC); see :meth:`set_source_status`.
 
     ``retrieve`` returns ``EvidenceChunk(text, distance, source)``: with ``hybrid`` the distance
     is ``1 - fused / fused_max`` in [0, 1) (``fused_max = (1 + dense_weight) / (rrf_k + 1)``, a
@@ -146,7 +150,7 @@ class KnowledgeBase:
                  overlap_tokens: int = 0, hybrid: bool = True, rrf_k: int = 60, candidates: int = 50,
                  dense_weight: float = 0.5,
                  space: str = "cosine", M: int = 16, ef_construction: int = 200, ef_search: int = 64,
-                 bm25_k1: float = 1.2, bm25_b: float = 0.75) -> None:
+                 bm25_k1: float = 1.2, bm25_b: float = 0.75, clock: Any = None) -> None:
         self.embedder = embedder if embedder is not None else HashingEmbedder(dim)
         if not hasattr(self.embedder, "embed_batch"):
             raise ConfigError("embedder must have embed_batch(list[str]) and dim", field="embedder")
@@ -169,6 +173,8 @@ class KnowledgeBase:
         self._version = 0
         self._tenant_sizes: Counter[str] = Counter()
         self._lock = threading.RLock()
+        #: the citation status feed (:mod:`director_fast.citation_status`) the scorer applies
+        self.status_feed = SourceStatusFeed(clock)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -244,6 +250,37 @@ class KnowledgeBase:
             self._tenant_sizes[tenant] += len(ids)
             self._version += 1
         return ids
+
+    # ---- citation status ----
+    def set_source_status(self, source: str, status: str, *, as_of: Any, tenant: str = "",
+                          status_source: str = "", reason: str = "") -> CitationStatusVerdict:
+        """Record an external status for the documents added with source label ``source`` in
+        ``tenant``, in effect from ``as_of`` (an aware ``datetime`` or an ISO-8601 string with an
+        offset; it may lie in the future). Statuses and their effect on the scorer:
+
+        * ``current``: none (sets a source back after an earlier status);
+        * ``superseded`` / ``expired``: its sentences still support claims, but such a claim is
+          approved with a warning (it scores in [threshold, soft_limit));
+        * ``retracted``: its sentences are not evidence at all; a claim only they supported is
+          ``not_found``.
+
+        The scorer reports each retrieved source with a status in effect in
+        ``ScoringEvidence.citation_status``. The status in effect at time ``t`` (the feed's
+        ``clock``) is the one with the latest ``as_of <= t``.
+
+        Returns:
+            The :class:`~director_fast.core.verification_types.CitationStatusVerdict` of the record.
+
+        Raises:
+            InputTypeError: a non-``str`` argument (``as_of``: not a datetime or str).
+            ValidationError: an unknown status, an empty source, an ``as_of`` without an offset.
+        """
+        return self.status_feed.set(source, status, as_of=as_of, tenant=tenant,
+                                    status_source=status_source, reason=reason)
+
+    def source_status(self, source: str, *, tenant: str = "") -> CitationStatusVerdict | None:
+        """The status verdict of ``source`` in ``tenant`` in effect now (None: current, no record)."""
+        return self.status_feed.verdict(source, tenant=tenant)
 
     # ---- reading ----
     def retrieve(self, query: str, k: int = 3, tenant: str | None = "") -> list[EvidenceChunk]:

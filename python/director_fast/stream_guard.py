@@ -81,6 +81,7 @@ from director_fast.errors import ConfigError, InputTypeError, ScoreError, Stream
 from director_fast._executor import ScorerExecutor
 from director_fast._log import warn_limited
 from director_fast import telemetry as _telemetry
+from director_fast.structured import STRUCTURED_KINDS, recover_structured
 
 logger = logging.getLogger("director_fast.stream_guard")
 
@@ -245,7 +246,12 @@ class _GuardState:
                  evidence_callback: Callable[[str], str | None] | None,
                  kernel_active: Callable[[], bool] | None, context: Any = None,
                  system: str | None = None, messages: Any = None,
-                 executor: ScorerExecutor | str | None = None, conversation: Any = None) -> None:
+                 executor: ScorerExecutor | str | None = None, conversation: Any = None,
+                 structured: str | None = None) -> None:
+        if structured is not None and structured not in STRUCTURED_KINDS:
+            raise ConfigError(f"structured must be one of {STRUCTURED_KINDS} or None, got {structured!r}",
+                              field="structured")
+        self.structured = structured
         self.incremental = hasattr(scorer, "score_sentence")
         if config is None:
             config = _derived_config(scorer) if self.incremental else HaltConfig()
@@ -505,7 +511,13 @@ class _GuardState:
         return int(self.stepped[-1]) + 1 if len(self.stepped) else 0
 
     def close_session(self) -> None:
-        self.session.end_time = time.monotonic()
+        s = self.session
+        s.end_time = time.monotonic()
+        if self.structured is not None and s.halted and s.structured_recovery is None:
+            # the delivered prefix is final once the stream is over (a halted stream delivers
+            # nothing more)
+            s.structured_recovery = recover_structured(self.structured, s.output,
+                                                       halted_at=max(s.halt_index, 0))
         if self.conversation is not None and self.cross_turn is None:
             self._finish_conversation()
 
@@ -1144,6 +1156,7 @@ def stream_guard(
     messages: Any = None,
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
+    structured: str | None = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -1184,6 +1197,13 @@ def stream_guard(
             (call on the caller's thread / the event loop; the deadline is then only checked
             after the call returns). A saturated executor halts the stream at once with
             ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
+        structured: ``"json"`` when the stream produces a JSON document (default ``None``). On a
+            halt, ``session.structured_recovery`` then holds a
+            :class:`~director_fast.core.verification_types.StructuredRecoveryResult` whose
+            ``last_valid_output`` is the delivered prefix made parser-safe: complete members
+            kept, the member in progress dropped, open containers closed
+            (:func:`director_fast.structured.recover_json`); ``None`` when the stream did not
+            halt.
 
         conversation: a :class:`~director_fast.ConversationSession` (named ``conversation``, not
             ``session``, because a guard's ``.session`` is its StreamSession). It is seeded from
@@ -1208,7 +1228,8 @@ def stream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages, executor=executor, conversation=conversation)
+        context=context, system=system, messages=messages, executor=executor, conversation=conversation,
+        structured=structured)
 
 
 class AsyncStreamGuard:
@@ -1522,6 +1543,7 @@ def astream_guard(
     messages: Any = None,
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
+    structured: str | None = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -1536,4 +1558,5 @@ def astream_guard(
         tokens, scorer, prompt=prompt, config=config, tenant_id=tenant_id, request_id=request_id,
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
-        context=context, system=system, messages=messages, executor=executor, conversation=conversation)
+        context=context, system=system, messages=messages, executor=executor, conversation=conversation,
+        structured=structured)

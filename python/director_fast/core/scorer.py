@@ -54,9 +54,11 @@ from director_fast.claim_verdict import (
     make_judge,
 )
 from director_fast.claims import split_claims
+from director_fast.citation_status import StatusView, warned_score
 from director_fast.derived_numbers import RESULT_CUE_WORDS, derived_spans
 from director_fast.numbers import find_numbers
 from director_fast.text import split_sentences
+from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.core.types import (
     ClaimAttribution,
     CoherenceScore,
@@ -185,6 +187,7 @@ class _Judgement:
     claims: tuple[_ClaimResult, ...]
     skipped: tuple[SkippedUnit, ...]
     path: str
+    citation_status: tuple[CitationStatusVerdict, ...] | None = None  # sources with a status
 
 
 class CoherenceScorer:
@@ -237,6 +240,11 @@ class CoherenceScorer:
         injection_threshold: in [0, 1], default 0.7.
         cache_size: entries of the per-claim verdict cache (>= 0; keyed on the knowledge's
             ``version``, so it never serves a verdict from before a ``kb.add``).
+        score_scale: ``(threshold, soft_limit)`` that claim verdicts are mapped to scores with
+            (default: ``threshold`` and ``soft_limit`` themselves). A calibrated threshold
+            (:func:`director_fast.tune_threshold`, :meth:`from_config`) is a cut on the scale the
+            tuning scores were produced with; keeping that scale makes ``approved`` exactly
+            ``score >= threshold`` on it.
 
     Raises:
         ConfigError: an invalid parameter (``.field`` names it).
@@ -272,6 +280,7 @@ class CoherenceScorer:
         lexical_signals: bool = True,
         injection_detection: bool = False,
         injection_threshold: float = 0.7,
+        score_scale: tuple[float, float] | None = None,
     ) -> None:
         self.threshold = _check_unit(threshold, "threshold")
         self.soft_limit = (_check_unit(soft_limit, "soft_limit") if soft_limit is not None
@@ -282,6 +291,12 @@ class CoherenceScorer:
         if unsupported not in UNSUPPORTED_MODES:
             raise ConfigError(f"unsupported must be one of {UNSUPPORTED_MODES}, got {unsupported!r}", "unsupported")
         self.unsupported = unsupported
+        if score_scale is None:
+            self.score_scale = (self.threshold, self.soft_limit)
+        else:
+            from director_fast.core.scorer_config import _check_scale
+
+            self.score_scale = _check_scale(score_scale)
         if w_logic is not None or w_fact is not None:
             wl = _check_unit(w_logic, "w_logic") if w_logic is not None else 1.0 - _check_unit(w_fact, "w_fact")
             wf = _check_unit(w_fact, "w_fact") if w_fact is not None else 1.0 - wl
@@ -351,6 +366,24 @@ class CoherenceScorer:
 
     # ---- configuration helpers ----
 
+    @classmethod
+    def from_config(cls, path: Any, *, tenant_id: str | None = None, **kwargs: Any) -> "CoherenceScorer":
+        """A scorer with the calibrated threshold of a JSON config written by
+        ``tune_threshold(...).write_config(path)`` / ``director-fast tune``: its ``threshold``,
+        ``soft_limit`` and ``score_scale`` (``tenant_id``: that tenant's own threshold when the
+        config has one). Other keyword arguments (``knowledge``, ``nli``, ...) are passed on.
+
+        Raises:
+            StorageError / FormatError: the file cannot be read or is not such a config.
+            ConfigError: ``kwargs`` also set threshold, soft_limit or score_scale.
+        """
+        from director_fast.core.scorer_config import load_scorer_config
+
+        clash = sorted({"threshold", "soft_limit", "score_scale"} & set(kwargs))
+        if clash:
+            raise ConfigError(f"from_config: {clash[0]} comes from the config file", clash[0])
+        return cls(**load_scorer_config(path, tenant_id=tenant_id), **kwargs)
+
     @property
     def judge(self) -> Any:
         """The claim judge (``compare(claim, units)`` / ``compare_texts(claim, premises)``, see
@@ -383,6 +416,12 @@ class CoherenceScorer:
         return {"retriever": "knowledge_base", "facts": "lexical_facts", "tenant_facts": "lexical_facts"}.get(
             self._access.kind, "none")
 
+    def _status_view(self, tenant_id: str) -> StatusView | None:
+        """Source statuses in effect for ``tenant_id`` (``KnowledgeBase.set_source_status``), or
+        None when the knowledge has no status for the tenant."""
+        feed = getattr(self.knowledge, "status_feed", None) if self._access.kind == "retriever" else None
+        return feed.view(tenant_id) if feed is not None else None
+
     def _context(self, texts: tuple[str, ...]) -> ContextEvidence | None:
         texts = tuple(t for t in texts if t.strip())
         if not texts:
@@ -413,31 +452,38 @@ class CoherenceScorer:
     # ---- claim verification ----
 
     def _verify_claim(self, claim: str, question: str, tenant_id: str, known: bool,
-                      ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+                      ctx: ContextEvidence | None,
+                      view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         def verify() -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
-            out = self._judge_claim(claim, question, tenant_id, known, ctx)
+            out = self._judge_claim(claim, question, tenant_id, known, ctx, view)
             if out[0].verdict == "not_found":
-                out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out) or out
+                out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out, view) or out
             return out
 
         version = self._access.version
         if version is None:  # a retriever without a version: its answers may change, never cache
             return verify()
-        key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else ())
+        key = (version, tenant_id, known, question, claim, ctx.texts if ctx is not None else (),
+               view.key if view is not None else None)
         return self._claim_cache.get_or_compute(key, verify)
 
     def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
-                     ctx: ContextEvidence | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+                     ctx: ContextEvidence | None,
+                     view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         units = self._units_for(claim, question, tenant_id, known, ctx)
+        retrieved = tuple(dict.fromkeys(u.chunk for u in units))
+        if view is not None:  # a retracted source's sentences are not evidence
+            units = view.usable(units)
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
-        return decision, unit, tuple(dict.fromkeys(u.chunk for u in units))
+        return decision, unit, retrieved
 
     def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
-                         ctx: ContextEvidence | None, whole: tuple) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
+                         ctx: ContextEvidence | None, whole: tuple,
+                         view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
         """For a claim no single unit supports: its conjuncts
         (:func:`~director_fast.claim_verdict.conjuncts`), each retrieved and judged alone, since
         a claim may join facts from several passages ("Flex fares include two bags, and skis
@@ -448,7 +494,7 @@ class CoherenceScorer:
         parts = conjuncts(claim)
         if len(parts) < 2:
             return None
-        judged = [self._judge_claim(p, question, tenant_id, known, ctx) for p in parts]
+        judged = [self._judge_claim(p, question, tenant_id, known, ctx, view) for p in parts]
         n = whole[0].comparisons + sum(d.comparisons for d, _u, _c in judged)
         chunks = tuple(dict.fromkeys(c for _d, _u, cs in (whole, *judged) for c in cs))
         for d, u, _c in judged:
@@ -496,6 +542,7 @@ class CoherenceScorer:
         """Split ``text`` into units and judge its claims (offsets relative to ``text``).
         ``previous``: the sentence before ``text`` (streaming), for numbers the answer computes."""
         known = self._access.check_tenant(tenant_id)
+        status = self._status_view(tenant_id) if known else None
         ctx = self._context(roles.evidence)
         prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
@@ -511,7 +558,7 @@ class CoherenceScorer:
                 reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
             elif bare is not None:  # "Yes." / "It is not.": judged through the question
-                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx)
+                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx, status)
                 decision = decision if bare[1] else flip(decision)
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
@@ -522,8 +569,11 @@ class CoherenceScorer:
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
-                    decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx)
-            score = claim_score(decision, self.threshold, self.soft_limit, self.unsupported)
+                    decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
+            score = claim_score(decision, *self.score_scale, self.unsupported)
+            if status is not None and unit is not None and decision.verdict == "supported" \
+                    and status.effect(unit.chunk.source).warn:  # superseded / expired support
+                score = warned_score(decision.strength, *self.score_scale)
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
         if claims and not known and ctx is None:
@@ -538,7 +588,8 @@ class CoherenceScorer:
             path = "context" if ctx is not None else ("unknown_tenant" if self._access.kind != "none" else "none")
         else:
             path = self._path_name()
-        return _Judgement(tuple(claims), tuple(skipped), path)
+        verdicts = status.verdicts(ch.source for c in claims for ch in c.chunks) if status is not None else None
+        return _Judgement(tuple(claims), tuple(skipped), path, tuple(verdicts) if verdicts else None)
 
     # ---- assembling results ----
 
@@ -580,6 +631,7 @@ class CoherenceScorer:
             claims=[c.text for c in claims],
             skipped_units=list(j.skipped),
             comparisons=sum(c.decision.comparisons for c in claims),
+            citation_status=list(j.citation_status) if j.citation_status else None,
         )
         nli_conf = (sum(c.decision.strength for c in claims) / len(claims)) if claims else None
         verdict_conf = min(1.0, abs(score - self.threshold) / max(self.threshold, 1.0 - self.threshold, 1e-12))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from director_fast.core.evidence_types import HaltEvidence
 from director_fast.core.safety_event import SafetyEvent
 from director_fast.core.types import ClaimAttribution
+from director_fast.core.verification_types import StructuredRecoveryResult
 
 __all__ = ["TokenEvent", "StreamSession"]
 
@@ -79,6 +80,9 @@ class StreamSession:
         delivered_count: tokens forwarded to the caller; :attr:`output` is their text.
         start_time / end_time: ``time.monotonic()`` seconds.
         scorer_calls: number of scorer invocations (plain calls or sentences scored).
+        structured_recovery: with ``stream_guard(..., structured="json")``, the parser-safe
+            recovery of :attr:`output` after a halt
+            (:class:`~director_fast.core.verification_types.StructuredRecoveryResult`); else None.
     """
 
     tokens: list[str] = field(default_factory=list)
@@ -98,6 +102,7 @@ class StreamSession:
     delivered_count: int = 0
     scorer_calls: int = 0
     keep_events: bool = True
+    structured_recovery: StructuredRecoveryResult | None = None
     _scores: array = field(default_factory=lambda: array("d"), repr=False)
     _times: array = field(default_factory=lambda: array("d"), repr=False)
     _flags: bytearray = field(default_factory=bytearray, repr=False)

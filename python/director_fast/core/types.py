@@ -33,6 +33,7 @@ from director_fast.core.evidence_types import (
 )
 from director_fast.core.safety_event import SafetyEvent, validate_safety_event_payload
 from director_fast.errors import ValidationError
+from director_fast.core.verification_types import CitationStatusVerdict
 
 __all__ = [
     "EvidenceChunk",
@@ -215,6 +216,9 @@ class ScoringEvidence(_Base):
         comparisons: (claim, evidence unit) comparisons made (>= 0), or None.
         cross_turn_contradictions: the response's contradictions of earlier turns (only with a
             conversation session; ``[]`` when none), or None.
+        citation_status: per-source :class:`CitationStatusVerdict` for the retrieved sources
+            that have a status in effect (``KnowledgeBase.set_source_status``), or None when
+            none has.
 
     Producer: the CoherenceScorer; ``cross_turn_contradictions``: its ``ConversationSession``.
     """
@@ -235,6 +239,7 @@ class ScoringEvidence(_Base):
     skipped_units: list[SkippedUnit] | None = None
     comparisons: int | None = None
     cross_turn_contradictions: list[CrossTurnContradiction] | None = None
+    citation_status: list[CitationStatusVerdict] | None = None
 
     _SPEC = (
         F("chunks", "lobj", cls=EvidenceChunk),
@@ -253,6 +258,7 @@ class ScoringEvidence(_Base):
         F("skipped_units", "lobj", optional=True, cls=SkippedUnit),
         F("comparisons", "int", optional=True, lo=0),
         F("cross_turn_contradictions", "lobj", optional=True, cls=CrossTurnContradiction),
+        F("citation_status", "lobj", optional=True, cls=CitationStatusVerdict),
     )
 
 
