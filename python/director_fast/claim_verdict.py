@@ -185,7 +185,7 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
 # against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
-_PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
+_PARAPHRASES = (
     (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
     (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
     (r"money\s+back", "refund"),
@@ -211,7 +211,11 @@ _PARAPHRASES = [(re.compile(r"\b" + p + r"\b", re.IGNORECASE), r) for p, r in (
     (r"kid", "child"),
     (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
     (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
-)]
+)
+# one pass over the text: at each position the first rule that matches wins (the order above)
+_PARAPHRASE_RE = re.compile("|".join(rf"(?P<p{i}>\b(?:{p})\b)" for i, (p, _r) in enumerate(_PARAPHRASES)),
+                            re.IGNORECASE)
+_PARAPHRASE_FOR = {f"p{i}": r for i, (_p, r) in enumerate(_PARAPHRASES)}
 
 
 _CONTRACTION = re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE)
@@ -226,9 +230,7 @@ def _expand_negation(m: re.Match[str]) -> str:
 def _fold_paraphrases(text: str) -> str:
     if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
         text = _CONTRACTION.sub(_expand_negation, text)
-    for pattern, repl in _PARAPHRASES:
-        text = pattern.sub(repl, text)
-    return text
+    return _PARAPHRASE_RE.sub(lambda m: _PARAPHRASE_FOR[m.lastgroup or ""], text)
 
 
 @functools.lru_cache(maxsize=8192)  # pure; both sides of every comparison pass here
