@@ -698,6 +698,8 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     names the excepted case and states the rule for it, with no negation or exception of its own
     ("Gift cards can be returned within 30 days." against "Items can be returned within 30 days,
     except for gift cards."). Paraphrases are folded first ("stolen" / "theft")."""
+    if not _EXCEPTION.search(unit_text):
+        return False
     q = content_stems(_fold_paraphrases(question)) if question else set()
     c = content_stems(_fold_paraphrases(claim))
     universal = _UNIVERSAL.search(claim) is not None

@@ -23,6 +23,7 @@ Thread safety: pure functions over immutable values.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -135,16 +136,20 @@ def evidence_numbers(units: Sequence[Any]) -> list[EvidenceNumber]:
     Cost: one :func:`~director_fast.numbers.find_numbers` pass per unit plus a few regex scans
     per number.
     """
+    return [EvidenceNumber(i, *row) for i, u in enumerate(units) for row in _numbers_in(_text_of(u))]
+
+
+@functools.lru_cache(maxsize=8192)  # pure; evidence sentences recur from claim to claim
+def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[str], frozenset[str]], ...]:
+    """``(mention, near, noun, clause, before)`` for every number of one evidence text."""
+    mentions = find_numbers(text)
     out = []
-    for i, u in enumerate(units):
-        text = _text_of(u)
-        mentions = find_numbers(text)
-        for m in mentions:
-            a, _b = clause_span(text, m.start, m.end)
-            before = content_words(text[clause_span(text, a - 1, a - 1)[0]:a]) if a > 0 else set()
-            out.append(EvidenceNumber(i, m, frozenset(near_words(text, m, mentions)), counted_noun(text, m, mentions),
-                                      frozenset(clause_words(text, m.start, m.end)), frozenset(before)))
-    return out
+    for m in mentions:
+        a, _b = clause_span(text, m.start, m.end)
+        before = content_words(text[clause_span(text, a - 1, a - 1)[0]:a]) if a > 0 else set()
+        out.append((m, frozenset(near_words(text, m, mentions)), counted_noun(text, m, mentions),
+                    frozenset(clause_words(text, m.start, m.end)), frozenset(before)))
+    return tuple(out)
 
 
 def same_quantity(a: Any, b: Any) -> bool:
