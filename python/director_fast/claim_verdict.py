@@ -186,36 +186,37 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
 # against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
 _PARAPHRASES = (
-    (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free"),
-    (r"(?:your|their|the|his|her)\s+money\s+back", "a refund"),
-    (r"money\s+back", "refund"),
-    (r"reimburse(?:d|ment)?", "refund"),
-    (r"call(?:ed|s|ing)?\s+off", "cancel"),
-    (r"ahead\s+of\s+time|beforehand", "in advance"),
-    (r"reserv(?:e|ed|es|ing)", "book"),
-    (r"reservations?", "booking"),
-    (r"purchas(?:es|ing)", "buys"),
+    # (pattern, replacement, words of which one must be in the text for the pattern to apply)
+    (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free",
+     "free charge cost costs nothing complimentary"),
+    (r"(?:your|their|the|his|her)\s+money\s+back", "a refund", "money"),
+    (r"money\s+back", "refund", "money"),
+    (r"reimburse(?:d|ment)?", "refund", "reimburse reimbursed reimbursement"),
+    (r"call(?:ed|s|ing)?\s+off", "cancel", "off"),
+    (r"ahead\s+of\s+time|beforehand", "in advance", "ahead beforehand"),
+    (r"reserv(?:e|ed|es|ing)", "book", "reserve reserved reserves reserving"),
+    (r"reservations?", "booking", "reservation reservations"),
+    (r"purchas(?:es|ing)", "buys", "purchases purchasing"),
     # a negated prohibition first: "is not prohibited" is "is allowed", never "is not not allowed"
-    (r"(?:not|never)\s+(?:\w+\s+)?(?:prohibited|forbidden|banned)", "allowed"),
-    (r"prohibited|forbidden|banned|not\s+permitted", "not allowed"),
-    (r"permitted", "allowed"),
-    (r"acquired|purchased|took\s+over", "bought"),
-    (r"acquires|takes\s+over", "buys"),
-    (r"acquire|take\s+over", "buy"),
-    (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must"),
-    (r"telephone", "phone"),
-    (r"e-mail", "email"),
-    (r"shut(?:s)?", "closes"),
-    (r"stolen|stole|steal(?:s|ing)?", "theft"),
-    (r"kids", "children"),
-    (r"kid", "child"),
-    (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year"),
-    (r"monthly|each\s+month|every\s+month|per\s+month", "a month"),
+    (r"(?:not|never)\s+(?:\w+\s+)?(?:prohibited|forbidden|banned)", "allowed", "prohibited forbidden banned"),
+    (r"prohibited|forbidden|banned|not\s+permitted", "not allowed", "prohibited forbidden banned permitted"),
+    (r"permitted", "allowed", "permitted"),
+    (r"acquired|purchased|took\s+over", "bought", "acquired purchased took"),
+    (r"acquires|takes\s+over", "buys", "acquires takes"),
+    (r"acquire|take\s+over", "buy", "acquire take"),
+    (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
+    (r"telephone", "phone", "telephone"),
+    (r"e-mail", "email", "e-mail"),
+    (r"shut(?:s)?", "closes", "shut shuts"),
+    (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
+    (r"kids", "children", "kids"),
+    (r"kid", "child", "kid"),
+    (r"annually|yearly|each\s+year|every\s+year|per\s+year", "a year", "annually yearly year"),
+    (r"monthly|each\s+month|every\s+month|per\s+month", "a month", "monthly month"),
 )
-# one pass over the text: at each position the first rule that matches wins (the order above)
-_PARAPHRASE_RE = re.compile("|".join(rf"(?P<p{i}>\b(?:{p})\b)" for i, (p, _r) in enumerate(_PARAPHRASES)),
-                            re.IGNORECASE)
-_PARAPHRASE_FOR = {f"p{i}": r for i, (_p, r) in enumerate(_PARAPHRASES)}
+_PARAPHRASE_RULES = tuple((re.compile(rf"\b(?:{p})\b", re.IGNORECASE), r, frozenset(t.split()))
+                          for p, r, t in _PARAPHRASES)
+_LOWER_WORD = re.compile(r"[a-z][a-z-]*")
 
 
 _CONTRACTION = re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE)
@@ -230,7 +231,11 @@ def _expand_negation(m: re.Match[str]) -> str:
 def _fold_paraphrases(text: str) -> str:
     if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
         text = _CONTRACTION.sub(_expand_negation, text)
-    return _PARAPHRASE_RE.sub(lambda m: _PARAPHRASE_FOR[m.lastgroup or ""], text)
+    words = set(_LOWER_WORD.findall(text.lower()))
+    for pattern, repl, triggers in _PARAPHRASE_RULES:  # in order; only rules whose words occur
+        if not triggers.isdisjoint(words):
+            text = pattern.sub(repl, text)
+    return text
 
 
 @functools.lru_cache(maxsize=8192)  # pure; both sides of every comparison pass here

@@ -23,6 +23,7 @@ Thread safety: pure functions over immutable values.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -44,12 +45,21 @@ _CLAUSE_EDGE = re.compile(r"[;()]|[,:](?=\s)|\s(?:and|but|while|whereas|which|wh
 NEAR_WORDS = 4
 
 
+@functools.lru_cache(maxsize=4096)  # pure; a long evidence text is asked about many numbers
+def _edges(text: str) -> tuple[list[int], list[int]]:
+    """``(starts, ends)`` of the clause edges of ``text``, in text order."""
+    spans = [(m.start(), m.end()) for m in _CLAUSE_EDGE.finditer(text)]
+    return [a for a, _b in spans], [b for _a, b in spans]
+
+
 def clause_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The clause ``(a, b)`` (code points) around ``text[start:end]``, bounded by punctuation and
-    clause-joining words (module docstring); ``(0, len(text))`` when no edge stands around it."""
-    left = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
-    right = _CLAUSE_EDGE.search(text, end)
-    return (left[-1] if left else 0), (right.start() if right else len(text))
+    clause-joining words (module docstring); ``(0, len(text))`` when no edge stands around it.
+    Cost: O(log edges) after one scan of ``text`` (cached)."""
+    starts, ends = _edges(text)
+    i = bisect.bisect_right(ends, start)  # edges that end at or before ``start``
+    j = bisect.bisect_left(starts, end)   # the first edge that starts at or after ``end``
+    return (ends[i - 1] if i else 0), (starts[j] if j < len(starts) else len(text))
 
 
 def clause_words(text: str, start: int, end: int) -> set[str]:
