@@ -324,6 +324,25 @@ async def test_areview_equals_review_off_the_event_loop(scorer):
     assert asyncio.get_running_loop() is not None
 
 
+async def test_ascore_equals_score_off_the_event_loop(scorer):
+    import threading
+
+    seen = []
+    inner = scorer._judge_text
+
+    def spy(*a, **kw):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return inner(*a, **kw)
+
+    scorer._judge_text = spy  # type: ignore[method-assign]
+    try:
+        c = await scorer.ascore("When do you open?", "The shop opens at 9 am.", tenant_id="shop")
+    finally:
+        del scorer._judge_text
+    c2 = scorer.score("When do you open?", "The shop opens at 9 am.", tenant_id="shop")
+    assert (c.approved, c.score) == (c2.approved, c2.score) and not c.approved and seen == [False]
+
+
 def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
     import itertools
     import sys

@@ -739,6 +739,13 @@ class CoherenceScorer:
         return await asyncio.to_thread(self.review, prompt, action, session, tenant_id,
                                        context=context, system=system, messages=messages)
 
+    async def ascore(self, prompt: str, action: str, *, tenant_id: str = "", context: Any = None,
+                     system: str | None = None, messages: Any = None) -> CoherenceScore:
+        """:meth:`score` on a worker thread (``asyncio.to_thread``), so an event loop keeps
+        serving while a response is judged. Same arguments, result and errors as :meth:`score`."""
+        return await asyncio.to_thread(self.score, prompt, action, tenant_id=tenant_id, context=context,
+                                       system=system, messages=messages)
+
     def review_batch(self, items: Iterable[tuple[str, str]], tenant_id: str = "", *, context: Any = None,
                      system: str | None = None) -> list[tuple[bool, CoherenceScore]]:
         """``review`` for each ``(prompt, response)`` pair, in input order (``context`` and
