@@ -175,7 +175,7 @@ def test_syntax_error_ends_the_prefix():
 def test_deep_nesting_has_no_recursion_limit():
     prefix = '{"a": ' * 20000 + "1"
     out, valid, _e, meta = recover_json(prefix)
-    assert valid and len(meta["closed"]) == 20000
+    assert valid and meta["closed_count"] == 20000 and len(meta["closed"]) == 64
     assert out.count("}") == 20000
     json.loads(out.replace('{"a": ' * 19990, "").replace("}" * 19990, ""))
 
@@ -254,3 +254,14 @@ def test_async_stream_gets_a_recovery():
     out, s = asyncio.run(run())
     assert s.halted and s.structured_recovery.raw_partial == out
     assert json.loads(s.structured_recovery.last_valid_output) == {"order": {"id": 42, "items": ["tea"]}}
+
+
+def test_memory_stays_linear_in_nesting_depth():
+    import tracemalloc
+
+    tracemalloc.start()
+    out, valid, _errors, meta = recover_json("[" * 200_000)
+    _size, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert valid and meta["closed_count"] == 200_000 and out == "[" * 200_000 + "]" * 200_000
+    assert peak < 150 * 1024 * 1024  # quadratic pointer strings took ~10 GB at 100k

@@ -50,12 +50,36 @@ _DELIMS = frozenset(" \t\n\r,]}")
 _STRING_BODY = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
 
 
+class _Path:
+    """A JSON pointer kept as (parent, token) and spelled out only when reported, so a deeply
+    nested prefix costs O(depth) memory, not O(depth^2) strings."""
+
+    __slots__ = ("parent", "token")
+
+    def __init__(self, parent: "_Path | None", token: str) -> None:
+        self.parent = parent
+        self.token = token
+
+    def __str__(self) -> str:
+        parts = []
+        node: _Path | None = self
+        while node is not None:
+            parts.append(node.token)
+            node = node.parent
+        return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in reversed(parts[:-1]))
+
+
+_ROOT = _Path(None, "")
+#: the ``closed`` metadata lists at most this many pointers (the outermost); ``closed_count`` has all
+MAX_CLOSED_LISTED = 64
+
+
 class _Open:
     """One open container: its closer, where its kept text ends, its JSON pointer, members."""
 
     __slots__ = ("closer", "keep_end", "pointer", "members", "key", "key_start", "expect")
 
-    def __init__(self, closer: str, keep_end: int, pointer: str) -> None:
+    def __init__(self, closer: str, keep_end: int, pointer: _Path) -> None:
         self.closer = closer
         self.keep_end = keep_end  # text[:keep_end] ends with '{' / '[' or a complete member
         self.pointer = pointer
@@ -66,9 +90,8 @@ class _Open:
         # "value" -> ","
         self.expect = "key_or_close" if closer == "}" else "value_or_close"
 
-    def child(self) -> str:
-        token = self.key if self.closer == "}" else str(self.members)
-        return f"{self.pointer}/{token.replace('~', '~0').replace('/', '~1')}"
+    def child(self) -> _Path:
+        return _Path(self.pointer, self.key if self.closer == "}" else str(self.members))
 
 
 class _Recovery:
@@ -89,8 +112,8 @@ class _Recovery:
         self.errors.append(f"offset {at}: {what}")
         self.cut = at
 
-    def drop(self, path: str, kind: str, start: int, end: int) -> None:
-        self.dropped.append({"path": path, "kind": kind, "text": self.text[start:end]})
+    def drop(self, path: "_Path | str", kind: str, start: int, end: int) -> None:
+        self.dropped.append({"path": str(path), "kind": kind, "text": self.text[start:end]})
 
     def completed(self, end: int) -> None:
         """A value ended at ``end``: a member of the open container, or the whole document."""
@@ -137,7 +160,7 @@ class _Recovery:
                 ms = _STRING.match(text, pos) if ch == '"' else None
                 if ms is None:
                     if ch == '"' and _STRING_CUT.match(text, pos):
-                        self.drop(top.pointer + "/", "key", pos, n)
+                        self.drop(f"{top.pointer}/", "key", pos, n)
                     else:
                         self.fail(pos, "expected an object key")
                     return
@@ -160,7 +183,7 @@ class _Recovery:
                 top.expect = "key" if top.closer == "}" else "value"
                 continue
             # a value
-            path = top.child() if top is not None else ""
+            path = top.child() if top is not None else _ROOT
             start = top.key_start if top is not None and top.closer == "}" else pos
             if top is None:
                 self.top_start = pos
@@ -203,7 +226,8 @@ class _Recovery:
             "cut_offset": self.cut,
             "kept_chars": len(out) if valid else 0,
             "kept_members": self.kept_members,
-            "closed": [o.pointer for o in stack],
+            "closed": [str(o.pointer) for o in stack[:MAX_CLOSED_LISTED]],
+            "closed_count": len(stack),
             "dropped": self.dropped,
             "fence": self.fence,
         }
@@ -223,8 +247,8 @@ def recover_json(text: str) -> tuple[str, bool, list[str], dict[str, Any]]:
         ``metadata`` (JSON-safe): ``complete`` (the prefix was already a whole document),
         ``cut_offset`` (code-point offset where the kept text ends or the error occurred),
         ``kept_chars``, ``kept_members`` (complete members kept, at every level), ``closed``
-        (JSON pointers of the containers that were closed, outermost first; ``""`` is the
-        document), ``dropped`` (``[{"path", "kind", "text"}]``: the member in progress at the
+        (JSON pointers of the containers that were closed, outermost first, at most
+        :data:`MAX_CLOSED_LISTED`; ``""`` is the document), ``closed_count`` (all of them), ``dropped`` (``[{"path", "kind", "text"}]``: the member in progress at the
         cut with its partial text, key included; ``kind`` is ``string``, ``number``,
         ``literal``, ``key`` (a half-written key), ``value`` (a key whose value had not
         started) or ``trailing`` (text after a complete document)), ``fence`` (a leading code
