@@ -611,3 +611,12 @@ def test_upstream_failures_are_logged(caplog):
     halts = [m for n, lv, m in recs if n == "director_fast.stream_guard" and lv == logging.INFO]
     assert len(halts) == 2 and all("upstream_error" in m and "req-9" in m for m in halts)
     assert sum(n == "director_fast.adapters" for n, _, _ in recs) == 2
+
+
+@pytest.mark.parametrize("field", ["tenant_id", "request_id"])
+def test_an_id_a_safety_event_could_not_carry_is_refused_when_the_stream_starts(field):
+    import director_fast as df
+    from director_fast.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=field):
+        df.stream_guard(["a ", "b."], lambda s: 0.1, **{field: "password=hunter2"})

@@ -269,6 +269,12 @@ class _GuardState:
                 raise ConfigError(f"{name} is longer than {MAX_ID_LEN} code points", field=name)
             if val and _CTRL.search(val):
                 raise ConfigError(f"{name} contains a control character or lone surrogate", field=name)
+            if val:
+                from director_fast.core.tenant_safety import tenant_safety_violation
+
+                reason = tenant_safety_violation(val)
+                if reason is not None:  # a halt could not record its SafetyEvent
+                    raise ConfigError(f"{name} is not tenant-safe: {reason}", field=name)
         if not self.incremental and not callable(scorer):
             raise InputTypeError(
                 "scorer must be a callable text -> float or an object with score_sentence(...)")
