@@ -245,3 +245,13 @@ def test_a_catalogue_price_of_another_product_never_confirms():
     s = df.CoherenceScorer(knowledge=kb)
     assert s.review("Product 2?", "Product 2 costs 84 euros and ships from warehouse C within 3 days.")[0]
     assert not s.review("Product 2?", "Product 2 costs 184 euros and ships from warehouse C within 3 days.")[0]
+
+
+@pytest.mark.parametrize("claim,approved", [
+    ("The temperature is -5 °C.", False),
+    ("The temperature is minus 5 degrees.", False),
+    ("The temperature is 5 °C.", True),
+])
+def test_the_sign_of_a_number_counts(claim, approved):
+    ok, score = df.CoherenceScorer().review("", claim, context="The temperature is 5 °C.")
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

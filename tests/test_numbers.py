@@ -26,6 +26,12 @@ TABLE = [
     ("five pounds and ten people", [("five pounds", 5, "gbp"), ("ten", 10, "")]),
     ("two hundred and ninety US dollars per user", [("two hundred and ninety US dollars", 290, "usd")]),
     ("from my point of view", []),
+    # a sign right before a number (never inside a range, a date or a word)
+    ("It is -5 °C, or minus 18 degrees, and −200 people owe -$200 (-7%).",
+     [("-5 °C", -5, "deg"), ("minus 18 degrees", -18, "deg"), ("−200", -200, ""), ("-$200", -200, "usd"),
+      ("-7%", -7, "%")]),
+    ("5-10 minutes on 2023-05-12", [("5", 5, "min"), ("10 minutes", 10, "min"), ("2023", 2023, ""), ("05", 5, ""),
+                                     ("12", 12, "")]),
     # currencies: each symbol, code and word form maps to one key
     ("The fee is $12.", [("$12", 12, "usd")]),
     ("It costs €12 a month.", [("€12", 12, "eur")]),

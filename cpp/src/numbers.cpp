@@ -9,6 +9,7 @@
 #include "director_fast/numbers.hpp"
 #include "director_fast/utf8.hpp"
 
+#include <cstring>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -544,7 +545,44 @@ class Parser {
   void emit(Raw r) {
     r.start = L_[r.la].a;
     r.end = L_[r.lb - 1].b;
+    if (std::strcmp(r.unit, "time") != 0) negative_sign(r);
     raw_.push_back(r);
+  }
+
+  // A sign right before the mention makes it negative and joins the span: "-5 °C", "−200"
+  // (U+2212), "-$200", "minus 18". Only after the start of the text, a space or an opening
+  // bracket, so ranges ("5-10"), dates ("2023-05-12") and words ("covid-19") keep their numbers.
+  void negative_sign(Raw& r) const {
+    std::size_t sign = r.start;
+    if (sign >= 1 && s_[sign - 1] == '-') {
+      sign -= 1;
+    } else if (sign >= 3 && static_cast<unsigned char>(s_[sign - 3]) == 0xE2 &&
+               static_cast<unsigned char>(s_[sign - 2]) == 0x88 && static_cast<unsigned char>(s_[sign - 1]) == 0x92) {
+      sign -= 3;  // U+2212 MINUS SIGN
+    } else if (sign >= 6 && (s_[sign - 1] == ' ') && ascii_word_before(sign - 1, "minus")) {
+      sign -= 6;
+    } else {
+      return;
+    }
+    if (sign > 0) {
+      const char before = s_[sign - 1];
+      if (!(before == ' ' || before == '\t' || before == '\n' || before == '(' || before == '[' || before == ':'))
+        return;
+    }
+    r.start = sign;
+    r.value = -r.value;
+    r.mantissa = -r.mantissa;
+  }
+
+  // Whether the ASCII word ``w`` (lower case) ends at byte ``end`` (case-insensitive), as a whole word.
+  bool ascii_word_before(std::size_t end, std::string_view w) const {
+    if (end < w.size()) return false;
+    for (std::size_t q = 0; q < w.size(); ++q) {
+      const auto c = static_cast<unsigned char>(s_[end - w.size() + q]);
+      if ((c | 0x20u) != static_cast<unsigned char>(w[q])) return false;
+    }
+    const std::size_t b = end - w.size();
+    return b == 0 || !ascii_letter(static_cast<unsigned char>(s_[b - 1]));
   }
 
   // Parses a mention starting at lexeme i; returns the next lexeme to look at.

@@ -38,6 +38,9 @@ Recognised (each mention is one contiguous span of the text):
   range joined by ``-``, ``–`` or ``to`` a unit or multiplier written once is shared:
   ``"5-10 minutes"`` gives 5 and 10 ``"min"``, ``"$3-4 billion"`` gives 3e9 and 4e9 ``"usd"``.
 
+A sign right before a number makes it negative and is part of the mention (``"-5 °C"``,
+``"−200"`` with U+2212, ``"-$200"``, ``"minus 18"``), when the sign follows the start of the text, a
+space or an opening bracket (so ranges ``"5-10"``, dates and ``"covid-19"`` keep positive numbers).
 Digits inside a word (``"covid19"``, ``"A4"``, ``"mp3"``) are not numbers. A digit run takes an
 attached letter suffix whatever it is (``"1st"``, ``"3D"``, ``"1990s"``: values 1, 3, 1990, no
 unit). Values are never converted between units (``"2 hours"`` is 2 ``"h"``, not 120 ``"min"``);
