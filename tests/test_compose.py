@@ -255,3 +255,17 @@ def test_a_catalogue_price_of_another_product_never_confirms():
 def test_the_sign_of_a_number_counts(claim, approved):
     ok, score = df.CoherenceScorer().review("", claim, context="The temperature is 5 °C.")
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("claim,context,approved", [
+    ("Aspirin is safe for children.", "Aspirin is safe for adults.", False),
+    ("Refunds are given for used items.", "Refunds are given for unused items.", False),
+    ("It is taken in the third trimester.", "It is taken in the first trimester.", False),
+    ("Quiet sessions run every Tuesday.", "Quiet sessions run on Wednesdays.", False),
+    ("Quiet sessions run every Wednesday.", "Quiet sessions run on Wednesdays.", True),
+    ("Kids swim free.", "Children swim free.", True),
+    ("Adults pay £5 and children £3.", "Adults pay £5 and children pay £3.", True),
+])
+def test_one_member_of_a_closed_class_for_another_contradicts(claim, context, approved):
+    ok, score = df.CoherenceScorer().review("", claim, context=context)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

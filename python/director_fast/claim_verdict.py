@@ -165,6 +165,63 @@ def _rate_verdict(claim: str, premise: str) -> Comparison | None:
     return None
 
 
+# closed classes of words where one member for another is a contradiction, not a paraphrase
+_CONTRAST_CLASSES = tuple(frozenset(c.split()) for c in (
+    "child children kid kids infant infants baby babies toddler toddlers teen teens teenager teenagers "
+    "adult adults senior seniors pensioner pensioners student students",
+    "first second third fourth fifth sixth seventh eighth ninth tenth last",
+    "morning mornings afternoon afternoons evening evenings night nights",
+    "weekday weekdays weekend weekends",
+    "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday "
+    "saturdays sunday sundays",
+    "january february march april may june july august september october november december",
+    "spring summer autumn fall winter",
+))
+_NEGATING_PREFIXES = ("un", "non-", "non", "in", "im", "dis")
+_PLAIN_WORD = re.compile(r"[a-z][a-z-]*")
+
+
+_IRREGULAR_PLURALS = {"children": "child", "babies": "baby"}
+
+
+def _singular(word: str) -> str:
+    """The singular of a class word ("Wednesdays" -> "wednesday", "children" -> "child")."""
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
+    """One member of a closed class of the claim against another of the premise, the rest of the
+    claim in the premise ("safe for children" against "safe for adults", "the third trimester"
+    against "the first", "used items" against "unused items"): contradicted (signal
+    ``antonym``); None otherwise."""
+    cw = set(_PLAIN_WORD.findall(claim.lower()))
+    pw = set(_PLAIN_WORD.findall(premise.lower()))
+    only_c, only_p = cw - pw, pw - cw
+    if not only_c or not only_p:
+        return None
+    swapped = ""
+    for cls in _CONTRAST_CLASSES:
+        a = {_singular(w) for w in only_c & cls} - {_singular(w) for w in pw & cls}
+        b = {_singular(w) for w in only_p & cls} - {_singular(w) for w in cw & cls}
+        if len(a) == 1 and len(b) == 1 and not {_singular(w) for w in cw & pw & cls}:
+            swapped = next(w for w in only_c & cls if _singular(w) in a)
+            break
+    else:
+        for w in only_c:  # "used" / "unused", "refundable" / "non-refundable"
+            if any(p + w in only_p for p in _NEGATING_PREFIXES) or \
+                    any(w.startswith(p) and w[len(p):] in only_p for p in _NEGATING_PREFIXES):
+                swapped = w
+                break
+    if not swapped:
+        return None
+    rest = content_words(claim) - content_words(swapped)
+    if not rest or len(rest & content_words(premise)) < 0.6 * len(rest):
+        return None  # the premise is about something else
+    return Comparison("contradicted", 0.8, "antonym")
+
+
 _FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
 
 
@@ -337,7 +394,7 @@ class LexicalJudge:
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
-        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise)
+        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
