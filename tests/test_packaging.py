@@ -1,0 +1,90 @@
+"""Release packaging: license files, metadata, notices, extras, installed contents.
+
+These read the metadata of the installed distribution (what a user of the wheel gets) and the
+source checkout the tests run from.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import director_fast
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = "director-fast"
+LICENSE_EXPRESSION = "Apache-2.0 AND BSD-3-Clause AND MIT AND Unicode-3.0"
+SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+
+
+def _pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_license_file_is_the_apache_2_text():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    # the whole text, not a summary: all nine sections and the appendix
+    for n, title in enumerate(
+        ["Definitions", "Grant of Copyright License", "Grant of Patent License", "Redistribution",
+         "Submission of Contributions", "Trademarks", "Disclaimer of Warranty",
+         "Limitation of Liability", "Accepting Warranty or Additional Liability"], start=1):
+        assert f"{n}. {title}." in text, title
+    assert "END OF TERMS AND CONDITIONS" in text
+    assert "APPENDIX: How to apply the Apache License to your work." in text
+
+
+def test_metadata_license_and_license_files():
+    md = metadata.metadata(DIST)
+    assert md["License-Expression"] == LICENSE_EXPRESSION
+    assert sorted(md.get_all("License-File") or []) == ["LICENSE", "THIRD_PARTY_NOTICES.md"]
+    # PEP 639: no license classifiers next to a license expression
+    assert not [c for c in md.get_all("Classifier") or [] if c.startswith("License ::")]
+    assert _pyproject()["project"]["license"] == LICENSE_EXPRESSION
+
+
+def test_metadata_classifiers_keywords_python():
+    md = metadata.metadata(DIST)
+    assert md["Requires-Python"] == ">=3.10"
+    classifiers = set(md.get_all("Classifier") or [])
+    for v in SUPPORTED_PYTHONS:
+        assert f"Programming Language :: Python :: {v}" in classifiers
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert f"Programming Language :: Python :: {here}" in classifiers, "running on an unlisted Python"
+    assert "Typing :: Typed" in classifiers and "Programming Language :: C++" in classifiers
+    assert "guardrails" in (md["Keywords"] or "").split(",")
+    urls = md.get_all("Project-URL") or []
+    for entry in urls:  # when project URLs are given, each is "Label, https://..."
+        label, _, url = entry.partition(", ")
+        assert label and url.startswith("https://"), entry
+
+
+def test_notices_cover_what_is_compiled_in():
+    notices = (ROOT / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    cmake = (ROOT / "cmake" / "hnswlib.cmake").read_text(encoding="utf-8")
+    m = re.search(r'DIRECTOR_FAST_HNSWLIB_VERSION "([0-9.]+)"', cmake)
+    assert m is not None
+    assert f"hnswlib {m.group(1)}" in notices  # the version the build fetches
+    assert "pybind11" in notices and "Redistributions in binary form" in notices  # BSD-3 text
+    fold = (ROOT / "cpp" / "src" / "safety_fold_table.inc").read_text(encoding="utf-8")[:400]
+    assert "Unicode" in fold and "UNICODE LICENSE V3" in notices
+    assert "sample.jsonl" in notices
+    # every SPDX id of the license expression is explained in the notices or is ours
+    for spdx in LICENSE_EXPRESSION.split(" AND "):
+        assert spdx in notices, spdx
+
+
+def test_version_single_source_cli():
+    """``director-fast --version`` reports the version from pyproject.toml (through the metadata)."""
+    m = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert m is not None and director_fast.__version__ == m.group(1)
+    out = subprocess.run([sys.executable, "-m", "director_fast.cli", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["director-fast", m.group(1)]
