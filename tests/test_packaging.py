@@ -88,3 +88,70 @@ def test_version_single_source_cli():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["director-fast", m.group(1)]
+
+
+# distribution name -> the module it provides, where the two differ
+_MODULE_OF = {"langchain-core": "langchain_core", "opentelemetry-api": "opentelemetry",
+              "prometheus-client": "prometheus_client", "onnxruntime-gpu": "onnxruntime"}
+# extras that install tools for a source checkout or for the user's own code, not for an import
+# of the package: test/bench run the suite, integrations are the client SDKs guard() wraps
+_NOT_IMPORTED = {"test", "bench", "integrations"}
+# needed at run time by something the package imports, not imported by name: the fastapi
+# integration imports Starlette, which FastAPI brings; uvicorn serves the fastapi example app;
+# onnx is what torch.onnx.export writes through
+_INDIRECT = {("fastapi", "fastapi"), ("fastapi", "uvicorn"), ("export", "onnx")}
+
+
+def _requirement_name(req: str) -> str:
+    return re.split(r"[\s\[<>=!~;]", req, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _imported_modules() -> set[str]:
+    import ast
+
+    mods: set[str] = set()
+    for path in (ROOT / "python" / "director_fast").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                mods.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                mods.add(node.module.split(".")[0])
+            elif (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module"
+                  and node.args and isinstance(node.args[0], ast.Constant)):
+                mods.add(str(node.args[0].value).split(".")[0])
+    return mods
+
+
+def test_every_extra_installs_only_what_is_imported():
+    project = _pyproject()["project"]
+    extras = project["optional-dependencies"]
+    assert "progress" not in extras and "gpu" not in extras
+    imported = _imported_modules()
+    deps = [("<base>", r) for r in project["dependencies"]]
+    deps += [(extra, r) for extra, reqs in extras.items() if extra not in _NOT_IMPORTED for r in reqs]
+    for extra, req in deps:
+        dist = _requirement_name(req)
+        if (extra, dist) in _INDIRECT:
+            continue
+        module = _MODULE_OF.get(dist, dist.replace("-", "_"))
+        assert module in imported, f"extra {extra!r} installs {dist}, which the package never imports"
+    # the runtime conflict the missing gpu extra avoids: no extra pulls both ONNX Runtime builds
+    for extra, reqs in extras.items():
+        names = {_requirement_name(r) for r in reqs}
+        assert not {"onnxruntime", "onnxruntime-gpu"} <= names, extra
+
+
+def test_install_doc_lists_every_extra():
+    text = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    for extra in _pyproject()["project"]["optional-dependencies"]:
+        assert f"`{extra}`" in text, extra
+
+
+def test_install_doc_example_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "install.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "install.md", "exec"), {"__name__": "docs_install"})
+    out = capsys.readouterr().out.splitlines()
+    info = director_fast.onnxruntime_install()
+    assert out[0] == f"{sorted(info.distributions)} {info.native_from} {info.cuda_build} {info.conflict}"
+    assert out[1] == info.message()
