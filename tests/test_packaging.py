@@ -155,3 +155,40 @@ def test_install_doc_example_runs(capsys):
     info = director_fast.onnxruntime_install()
     assert out[0] == f"{sorted(info.distributions)} {info.native_from} {info.cuda_build} {info.conflict}"
     assert out[1] == info.message()
+
+
+# Internal planning references that a user of the package never has: design-document sections,
+# seed files, the development tree's shared/ folder, issue numbers.
+_INTERNAL_REFS = re.compile(
+    r"DESIGN(\.md)?\s*§|§\s*\d|\bDESIGN\.md\b|\bseeds?\s+0\d\d\b|\bseeds/|(?<![\w.-])(\.\./)?shared/"
+    r"|\bissue\s*#?\d+\b|\bissues show\b", re.I)
+
+
+def _user_docs() -> list[Path]:
+    return sorted((ROOT / "docs").glob("*.md")) + [
+        ROOT / "README.md", ROOT / "python" / "director_fast" / "data" / "SAMPLE_PROVENANCE.md"]
+
+
+def test_user_docs_have_no_internal_references():
+    hits = []
+    for path in _user_docs():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if _INTERNAL_REFS.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not hits, "internal references in user docs:\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("line", [
+    "(DESIGN §4, §5)", "the DESIGN §12 AUC target", "seed 000 types", "(seeds 002 and 004)",
+    "as in `shared/data/halluc/*.jsonl`", "see ../shared/DESIGN.md", "fixed in issue 20",
+])
+def test_internal_reference_pattern_catches(line):
+    assert _INTERNAL_REFS.search(line)
+
+
+@pytest.mark.parametrize("line", [
+    "[--seed 0] [--holdout 0.3]", "negation then applies to shared content", "`issue_type` | severity",
+    "every issue is an error", "(seed 20261130, uniform", "a shared knowledge base",
+])
+def test_internal_reference_pattern_spares(line):
+    assert not _INTERNAL_REFS.search(line)
