@@ -6,6 +6,7 @@ source checkout the tests run from.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -192,3 +193,61 @@ def test_internal_reference_pattern_catches(line):
 ])
 def test_internal_reference_pattern_spares(line):
     assert not _INTERNAL_REFS.search(line)
+
+
+# What an installed (non-editable) director-fast may contain, as paths relative to site-packages.
+_ALLOWED = [
+    r"director_fast/(.+/)?[A-Za-z_][A-Za-z0-9_]*\.py",                      # the Python package
+    r"director_fast/(.+/)?__pycache__/[A-Za-z0-9_]+\.[a-z0-9_-]+(\.opt-[12])?\.pyc",  # pip compileall
+    r"director_fast/_core\.[A-Za-z0-9_.-]+\.(so|pyd)|director_fast/_core\.(so|pyd)",  # the extension
+    r"director_fast/_core\.pyi",
+    r"director_fast/py\.typed",
+    r"director_fast/data/(sample\.jsonl|SAMPLE_PROVENANCE\.md)",
+    r"director_fast/models/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\.(onnx|json|txt|md)",  # bundled model files
+    r"director_fast-[0-9][^/]*\.dist-info/(METADATA|WHEEL|RECORD|INSTALLER|REQUESTED|"
+    r"direct_url\.json|entry_points\.txt|licenses/(LICENSE|THIRD_PARTY_NOTICES\.md))",
+    r"(\.\./)+bin/director-fast|(\.\./)+Scripts/director-fast(\.exe)?",        # the console script
+]
+_REQUIRED = ["director_fast/_core.pyi", "director_fast/py.typed", "director_fast/__init__.py",
+             "director_fast/data/sample.jsonl", "director_fast/data/SAMPLE_PROVENANCE.md"]
+
+
+def _installed_files() -> list[str]:
+    dist = metadata.distribution(DIST)
+    direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    if direct.get("dir_info", {}).get("editable"):
+        pytest.skip("director-fast is installed in editable mode: its files are the source tree")
+    files = dist.files
+    if files is None:
+        pytest.skip("the installer recorded no file list (no RECORD)")
+    return [str(f).replace("\\", "/") for f in files]
+
+
+def test_installed_files_match_the_allowlist():
+    files = _installed_files()
+    allowed = re.compile("|".join(f"(?:{p})" for p in _ALLOWED))
+    stray = [f for f in files if not allowed.fullmatch(f)]
+    assert not stray, f"unexpected files in the installed package: {stray}"
+    for need in _REQUIRED:
+        assert need in files, need
+    licenses = {f.rsplit("/", 1)[-1] for f in files if ".dist-info/licenses/" in f}
+    assert licenses == {"LICENSE", "THIRD_PARTY_NOTICES.md"}
+    ext = [f for f in files if re.fullmatch(r"director_fast/_core[^/]*\.(so|pyd)", f)]
+    assert len(ext) == 1, ext
+    # every module of the source tree is installed (nothing left behind by wheel.packages)
+    src = ROOT / "python" / "director_fast"
+    if src.is_dir():
+        want = {f"director_fast/{p.relative_to(src).as_posix()}" for p in src.rglob("*.py")}
+        assert not want - set(files), sorted(want - set(files))
+
+
+def test_installed_file_allowlist_rejects_debris():
+    allowed = re.compile("|".join(f"(?:{p})" for p in _ALLOWED))
+    for bad in ["director_fast/CMakeFiles/x.o", "director_fast/libdirector_fast_core.a",
+                "director_fast/_core.cpython-311-x86_64-linux-gnu.so.orig", "build/dev/build.ninja",
+                "director_fast.egg-info/PKG-INFO", "tests/test_package.py", "director_fast/data/x.tmp"]:
+        assert not allowed.fullmatch(bad), bad
+    for good in ["director_fast/_core.cpython-311-x86_64-linux-gnu.so", "director_fast/core/halt.py",
+                 "director_fast/core/__pycache__/halt.cpython-311.pyc", "../../../bin/director-fast",
+                 "director_fast-0.1.0.dist-info/licenses/LICENSE"]:
+        assert allowed.fullmatch(good), good
