@@ -7,6 +7,7 @@ source checkout the tests run from.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -251,3 +252,30 @@ def test_installed_file_allowlist_rejects_debris():
                  "director_fast/core/__pycache__/halt.cpython-311.pyc", "../../../bin/director-fast",
                  "director_fast-0.1.0.dist-info/licenses/LICENSE"]:
         assert allowed.fullmatch(good), good
+
+
+def test_offline_build_uses_hnswlib_include_dir(tmp_path):
+    """The documented offline route: HNSWLIB_INCLUDE_DIR makes the build use those headers and
+    fetch nothing (CMake configure only, ~2 s)."""
+    import shutil
+
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH")
+    pybind11 = pytest.importorskip("pybind11")
+    sources = sorted(ROOT.glob("build/*/_deps/hnswlib/hnswlib-*/hnswlib/hnswlib.h"))
+    sources += [p for p in [Path("/usr/include/hnswlib/hnswlib.h")] if p.is_file()]
+    sources = [p for p in sources if "BaseFilterFunctor" in p.read_text(errors="replace")]
+    if not sources:
+        pytest.skip("no hnswlib >= 0.7 headers on this machine to point the build at")
+    headers = tmp_path / "headers"
+    shutil.copytree(sources[0].parent, headers / "hnswlib")
+    env = {k: v for k, v in os.environ.items() if k != "CMAKE_ARGS"}
+    env["HNSWLIB_INCLUDE_DIR"] = str(headers)
+    out = subprocess.run(
+        [cmake, "-S", str(ROOT), "-B", str(tmp_path / "b"), f"-DPython_EXECUTABLE={sys.executable}",
+         f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert f"hnswlib headers: {headers}" in out.stdout
+    assert not (tmp_path / "b" / "_deps").exists()  # nothing fetched
