@@ -96,8 +96,21 @@ _sys.modules.setdefault("director_fast.guard", _production)
 guard.ProductionGuard = ProductionGuard  # type: ignore[attr-defined]
 del _sys
 
+from director_fast.runtime_check import (  # noqa: E402
+    OnnxRuntimeConflictWarning,
+    OnnxRuntimeInstall,
+    onnxruntime_install,
+)
+from director_fast.runtime_check import _warn_on_conflict  # noqa: E402
+
+_warn_on_conflict()  # onnxruntime and onnxruntime-gpu installed side by side: say which one runs
+del _warn_on_conflict
+
 __all__ = [
     "__version__",
+    "OnnxRuntimeConflictWarning",
+    "OnnxRuntimeInstall",
+    "onnxruntime_install",
     "HaltConfig",
     "HaltDecision",
     "HaltReason",
