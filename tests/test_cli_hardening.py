@@ -243,3 +243,22 @@ def test_byte_mutated_inputs_are_skipped_or_named(tmp_path):
             _guard(data)
         except ValidationError as exc:
             assert str(exc).startswith(f"{data}:"), str(exc)
+
+
+def test_deeply_nested_record_is_skipped_or_named(tmp_path):
+    data = tmp_path / "d.jsonl"
+    good = json.dumps(_rec(0))
+    deep = '{"context": "c", "response": "r", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    nested_surrogate = '{"context": "c", "response": "r", "x": ' + "[" * 800 + '"\\ud800"' + "]" * 800 + "}"
+    data.write_text(f"{good}\n{deep}\n{nested_surrogate}\n{good}\n")
+    log = io.StringIO()
+    s = _guard(data, skip_bad=True, log=log)
+    assert (s.records, s.skipped_bad) == (2, 2)
+    assert f"{data}:2: JSON nested too deeply" in log.getvalue()
+    assert f"{data}:3: a string inside field 'x' holds a lone surrogate" in log.getvalue()
+    with pytest.raises(ValidationError, match=f"^{data}:2: JSON nested too deeply"):
+        _guard(data)
+    tune = tmp_path / "t.jsonl"
+    tune.write_text('{"hallucinated": true, "score": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(ValidationError, match=f"^{tune}:1: not a JSON object"):
+        read_tune_data(tune)

@@ -332,7 +332,7 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
                 raise ValidationError(f"{where}: {utf8_problem(raw, exc.start)}") from None
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 raise ValidationError(f"{where}: not a JSON object") from None
             if not isinstance(rec, dict):
                 raise ValidationError(f"{where}: a record must be a JSON object")

@@ -157,18 +157,21 @@ def decode_text_file(path: str | Path) -> str:
         raise ValidationError(f"{path}:{lineno}: {problem}") from None
 
 
-def _check_strings(value: Any, where: str) -> None:
+def _check_strings(value: Any, name: str) -> None:
     """Raise ValidationError (via ``check_text``) for the first string in ``value`` (a decoded
-    JSON value: keys included) that holds a lone surrogate; ``where`` names the field."""
-    if isinstance(value, str):
-        check_text(value, where)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            check_text(k, f"a key of {where}")
-            _check_strings(v, f"{where}[{k!r}]")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _check_strings(v, f"{where}[{i}]")
+    JSON value, keys included; walked without recursion) that holds a lone surrogate; ``name``
+    names the field."""
+    stack = [(value, name)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            check_text(v, where)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                check_text(k, f"a key inside {name}")
+                stack.append((item, f"a string inside {name}"))
+        elif isinstance(v, list):
+            stack.extend((item, f"a string inside {name}") for item in v)
 
 
 def read_records(path: str | Path, *, skip_bad: bool = False,
@@ -211,7 +214,9 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
                     for k, v in rec.items():
                         check_text(k, "a field name")
                         _check_strings(v, f"field {k!r}")
-            except ValueError as e:  # JSONDecodeError and ValidationError are ValueErrors
+            except (ValueError, RecursionError) as e:  # JSONDecodeError, ValidationError: ValueErrors
+                if isinstance(e, RecursionError):
+                    e = ValueError("JSON nested too deeply")
                 msg = f"{path}:{lineno}: {e}"
                 if skip_bad:
                     if on_bad is not None:
