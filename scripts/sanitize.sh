@@ -51,9 +51,10 @@ BASE=$("$PY" -c 'import sys; print(getattr(sys, "_base_executable", sys.executab
 SITE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 if [ $# -eq 0 ]; then
-  set -- tests/test_evidence.py tests/test_evidence_files.py tests/test_temporal.py \
-         tests/test_temporal_durable.py tests/test_halt_properties.py tests/test_text.py \
-         tests/test_numbers.py tests/test_safety_fast.py tests/test_lexical_nli.py -q -p no:cacheprovider
+  # (globs expand here, in the repository root)
+  set -- tests/test_evidence.py tests/test_evidence_files.py tests/test_temporal*.py \
+         tests/test_halt*.py tests/test_text*.py tests/test_numbers.py tests/test_safety*.py \
+         tests/test_lexical_nli.py tests/test_sanitize_regressions.py -q -p no:cacheprovider
 fi
 
 # ASan reports go to files (also those of worker subprocesses) and are printed at the end.
@@ -68,6 +69,7 @@ export LD_PRELOAD="$LIBASAN $("$CXX" -print-file-name=libstdc++.so.6)"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:strict_string_checks=1:${ASAN_OPTIONS:-}:log_path=$REPORTS/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}:log_path=$REPORTS/ubsan"
 export PYTHONMALLOC=malloc              # Python objects on the sanitized heap too
+export DIRECTOR_FAST_SANITIZED=1        # timing tests allow for the sanitizers' slowdown
 export PYTHONPATH="$ROOT/$STAGE:$SITE"
 export DIRECTOR_FAST_INDEX_WORKER_PYTHON="$BASE"
 cd "$ROOT/$STAGE"                       # import director_fast from the stage, not ./python
@@ -75,16 +77,27 @@ cd "$ROOT/$STAGE"                       # import director_fast from the stage, n
 set +e
 # --capture=sys: UBSan writes its reports to stderr (GCC's runtime ignores log_path next to ASan);
 # with pytest's default fd capture a report of an aborting test would be lost.
-"$BASE" -m pytest --rootdir "$ROOT" -c "$ROOT/pyproject.toml" --capture=sys "${@/#tests\//$ROOT/tests/}"
-rc=$?
+# The run's output is also kept in $BUILD_DIR/pytest.log: with UBSAN_OPTIONS=halt_on_error=0 a
+# UBSan report goes to stderr and the run goes on, so the log is searched for reports too.
+"$BASE" -m pytest --rootdir "$ROOT" -c "$ROOT/pyproject.toml" --capture=sys "${@/#tests\//$ROOT/tests/}" \
+  2>&1 | tee "$ROOT/$BUILD_DIR/pytest.log"
+rc=${PIPESTATUS[0]}
 set -e
+found=0
+if grep -q -E "runtime error:|ERROR: AddressSanitizer" "$ROOT/$BUILD_DIR/pytest.log"; then
+  echo "==== sanitizer reports in the test output (distinct locations):"
+  grep -o -E "[^ .][^ ]*:[0-9]+:[0-9]+: runtime error: .*|ERROR: AddressSanitizer: [^ ]+" \
+    "$ROOT/$BUILD_DIR/pytest.log" | sort | uniq -c || true
+  found=1
+  [ "$rc" -ne 0 ] || rc=1
+fi
 if compgen -G "$REPORTS/*" >/dev/null; then
   for f in "$REPORTS"/*; do
     echo "==== sanitizer report $f"
     cat "$f"
   done
   [ "$rc" -ne 0 ] || rc=1
-else
+elif [ "$found" -eq 0 ]; then
   echo "sanitize.sh: no sanitizer reports"
 fi
 exit "$rc"

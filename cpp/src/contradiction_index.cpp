@@ -127,7 +127,8 @@ inline std::uint64_t hash_bytes(std::string_view s) {
     h ^= h >> 29;
   }
   std::uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
+  // An empty view may have a null data(): memcpy's pointers must be valid even for 0 bytes.
+  if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
   return mix64(h ^ tail);
 }
 
@@ -142,7 +143,7 @@ inline bool bytes_equal(const char* a, const char* b, std::size_t n) {
     std::memcpy(&b1, b + n - 8, 8);
     return ((a0 ^ b0) | (a1 ^ b1)) == 0;
   }
-  return std::memcmp(a, b, n) == 0;
+  return n == 0 || std::memcmp(a, b, n) == 0;  // n == 0: a or b may be null (empty view)
 }
 
 // Open-addressing (linear probing) map from a 64-bit key to a 32-bit value; no erase (a tenant's

@@ -314,17 +314,25 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
     labels: list[bool] = []
     tenants: list[str] = []
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, "rb")
     except OSError as exc:
         raise StorageError(f"cannot read {path}: {exc}") from exc
+    from director_fast.jobs import utf8_problem
+
     with f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+        for lineno, raw in enumerate(f, 1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw.strip():
                 continue
             where = f"{path}:{lineno}"
             try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValidationError(f"{where}: {utf8_problem(raw, exc.start)}") from None
+            try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 raise ValidationError(f"{where}: not a JSON object") from None
             if not isinstance(rec, dict):
                 raise ValidationError(f"{where}: a record must be a JSON object")
@@ -349,7 +357,11 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
                     raise ValidationError(f"{where}: field 'question' must be a string")
                 if scorer is None:
                     scorer = _default_scorer(backend)
-                value = float(scorer.review(question, rec["response"], context=rec["context"] or None)[1].score)
+                try:
+                    value = float(scorer.review(question, rec["response"],
+                                                context=rec["context"] or None)[1].score)
+                except (ValidationError, InputTypeError) as exc:  # a lone surrogate, say
+                    raise ValidationError(f"{where}: {exc}") from None
             scores.append(value)
             labels.append(label)
             tenants.append(tenant)

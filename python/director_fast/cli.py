@@ -127,7 +127,8 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 
 def _cmd_stream(a: argparse.Namespace) -> int:
-    from director_fast.jobs import GuardOptions, _default_scorer_factory, sample_path, tokenize_for_stream
+    from director_fast.jobs import (GuardOptions, _default_scorer_factory, decode_text_file, sample_path,
+                                    tokenize_for_stream)
     from director_fast.errors import ValidationError
     from director_fast.stream_guard import stream_guard
 
@@ -135,8 +136,8 @@ def _cmd_stream(a: argparse.Namespace) -> int:
         raise ValidationError("stream: --context / --question need --response (the text to stream); "
                               "without any of them the bundled sample is used")
     if a.response:
-        response = Path(a.response).read_text(encoding="utf-8")
-        context = Path(a.context).read_text(encoding="utf-8") if a.context else ""
+        response = decode_text_file(a.response)
+        context = decode_text_file(a.context) if a.context else ""
         question = a.question or ""
     else:
         rec = next(json.loads(line) for line in open(sample_path(), encoding="utf-8")

@@ -21,10 +21,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
-from director_fast.errors import ConfigError, ValidationError
+from director_fast._validate import check_text
+from director_fast.errors import ConfigError, InputTypeError, ValidationError
 from director_fast.metrics import binary_metrics, percentile
 
-__all__ = ["GuardOptions", "GuardSummary", "read_records", "run_guard", "sample_path", "tokenize_for_stream"]
+__all__ = ["GuardOptions", "GuardSummary", "decode_text_file", "read_records", "run_guard", "sample_path",
+           "tokenize_for_stream", "utf8_problem"]
 
 _TOKEN_RE = re.compile(r"\S+\s*|\s+")
 
@@ -123,20 +125,77 @@ def _group_dict(c: list[int]) -> dict[str, Any]:
     return d
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def utf8_problem(raw: bytes, start: int) -> str:
+    """One-line description of why ``raw`` (one line of a file) is not UTF-8 at byte ``start``
+    (``UnicodeDecodeError.start``): the byte and its 1-based character column, for messages of
+    the form ``FILE:LINE: ...``."""
+    col = len(raw[:start].decode("utf-8", "replace")) + 1
+    return (f"not valid UTF-8: byte 0x{raw[start]:02X} at column {col} (save the file as "
+            "UTF-8, or decode the producer's bytes with errors='replace')")
+
+
+def decode_text_file(path: str | Path) -> str:
+    """The whole text of a UTF-8 file (a leading BOM dropped).
+
+    Raises:
+        ValidationError: the file is not valid UTF-8; the message is ``PATH:LINE: not valid
+            UTF-8: byte 0x.. at column N ...``.
+        OSError: the file cannot be read.
+    """
+    raw = Path(path).read_bytes()
+    if raw.startswith(_BOM):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        lineno = raw.count(b"\n", 0, exc.start) + 1
+        problem = utf8_problem(raw[line_start:exc.start + 1], exc.start - line_start)
+        raise ValidationError(f"{path}:{lineno}: {problem}") from None
+
+
+def _check_strings(value: Any, name: str) -> None:
+    """Raise ValidationError (via ``check_text``) for the first string in ``value`` (a decoded
+    JSON value, keys included; walked without recursion) that holds a lone surrogate; ``name``
+    names the field."""
+    stack = [(value, name)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            check_text(v, where)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                check_text(k, f"a key inside {name}")
+                stack.append((item, f"a string inside {name}"))
+        elif isinstance(v, list):
+            stack.extend((item, f"a string inside {name}") for item in v)
+
+
 def read_records(path: str | Path, *, skip_bad: bool = False,
                  on_bad: Callable[[int, str], None] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, record)`` from a JSONL file.
+    """Yield ``(line_number, record)`` from a JSONL file (UTF-8; a BOM on the first line is
+    dropped; lines end at ``\\n``).
 
     Each record needs a non-empty string ``response``, string ``context`` (may be empty) and
-    optional string ``question`` and bool ``hallucinated``. A malformed line raises
-    :class:`ValidationError` naming the line (or is reported to ``on_bad`` and skipped when
-    ``skip_bad``).
+    optional string ``question`` and bool ``hallucinated``. A malformed line (not UTF-8, not a
+    JSON object, a missing or mistyped field, a string anywhere in it holding a lone surrogate
+    such as ``"\\ud800"``) raises :class:`ValidationError` whose message starts with
+    ``PATH:LINE:`` (or, when ``skip_bad``, that message goes to ``on_bad`` and the line is skipped).
     """
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[3:]
+            if not raw.strip():
                 continue
             try:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(utf8_problem(raw, exc.start)) from None
                 rec = json.loads(line)
                 if not isinstance(rec, dict):
                     raise ValueError("a record must be a JSON object")
@@ -151,7 +210,13 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
                     raise ValueError("field 'question' must be a string")
                 if "hallucinated" in rec and not isinstance(rec["hallucinated"], bool):
                     raise ValueError("field 'hallucinated' must be a boolean")
-            except ValueError as e:  # JSONDecodeError is a ValueError
+                if "\\u" in line:  # a lone surrogate can only come from a \\uD8xx escape
+                    for k, v in rec.items():
+                        check_text(k, "a field name")
+                        _check_strings(v, f"field {k!r}")
+            except (ValueError, RecursionError) as e:  # JSONDecodeError, ValidationError: ValueErrors
+                if isinstance(e, RecursionError):
+                    e = ValueError("JSON nested too deeply")
                 msg = f"{path}:{lineno}: {e}"
                 if skip_bad:
                     if on_bad is not None:
@@ -261,7 +326,7 @@ def _count_lines(path: str | Path) -> int | None:
 
 def run_guard(data: str | Path, *, out: str | Path | None = None, options: GuardOptions | None = None,
               resume: bool = False, force: bool = False, progress: bool | None = None,
-              log: TextIO = sys.stderr, make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
+              log: TextIO | None = None, make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
     """Run the main job over a JSONL file; return the :class:`GuardSummary`.
 
     The input is read lazily, one line at a time (memory does not grow with the file), and each
@@ -277,7 +342,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
             lines removed. Keeps about 200 bytes per finished record in memory.
         force: overwrite an existing ``out``.
         progress: show a progress bar on ``log`` (default: when ``log`` is a terminal).
-        log: where skipped records and the progress bar go.
+        log: where skipped records and the progress bar go (default: ``sys.stderr`` at call time).
         make_scorer: ``make_scorer(context, options)`` returns the scorer for one record
             (default: one shared :class:`CoherenceScorer` with the chosen backend; the record's
             context is passed to its ``review`` as ``context=`` when the scorer accepts it).
@@ -285,8 +350,10 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     Raises:
         ConfigError: ``out`` exists without ``resume``/``force`` (``field="out"``), or both
             ``resume`` and ``force``.
-        ValidationError: ``resume`` without ``out``; a malformed record (unless
-            ``options.skip_bad``); a bad backend.
+        ValidationError: ``resume`` without ``out``; a malformed record, or one the scorer
+            rejects (a lone surrogate, say), unless ``options.skip_bad`` (then it is skipped,
+            counted in ``skipped_bad`` and named on ``log``); the message starts with
+            ``DATA:LINE:``; a bad backend.
         OSError: ``data`` cannot be read or ``out`` written.
 
     A ``KeyboardInterrupt`` leaves every finished result in ``out`` (run again with ``resume``).
@@ -294,6 +361,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     from director_fast.stream_guard import stream_guard
 
     opts = options or GuardOptions()
+    log = sys.stderr if log is None else log
     out_path = Path(out) if out else None
     if resume and out_path is None:
         raise ValidationError("--resume needs --out (the results file to resume)")
@@ -310,6 +378,8 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     def bad(lineno: int, msg: str) -> None:
         summary.skipped_bad += 1
         print(f"skipping bad record: {msg}", file=log)
+        if bar is not None:
+            bar.update(1)
 
     done, old_lines, old_size = _done_lines(out_path) if (out_path is not None and resume) else ({}, 0, 0)
     reused: set[int] = set()  # byte offsets of the result lines reused from the earlier run
@@ -336,7 +406,14 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
                 if bar is not None:
                     bar.update(1)
                 continue
-            result = _guard_one(lineno, rec, make, opts, stream_guard)
+            try:
+                result = _guard_one(lineno, rec, make, opts, stream_guard)
+            except (ValidationError, InputTypeError) as e:  # the record's content, as the scorer judged it
+                msg = f"{data}:{lineno}: {e}"
+                if not opts.skip_bad:
+                    raise ValidationError(msg) from e
+                bad(lineno, msg)
+                continue
             _account(summary, result, rec)
             if fout is not None:
                 fout.write(json.dumps(result, ensure_ascii=False) + "\n")
