@@ -105,7 +105,10 @@ def test_real_sigint_prints_one_line(tmp_path):
     out = tmp_path / "res.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "director_fast.cli", "guard", "--data", str(data),
                              "--out", str(out), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a job started in the background inherits SIGINT ignored: restore the
+                            # default so the child's Python installs its KeyboardInterrupt handler
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (out.exists() and out.stat().st_size > 0):
