@@ -470,3 +470,37 @@ def test_docs_examples_run():
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/agent.md", "exec"), {})
+
+
+def test_a_raising_token_source_is_recorded_by_the_agent():
+    import director_fast as df
+
+    def source(prompt):
+        yield "Acme was founded in 1998. "
+        raise ConnectionError("upstream gone")
+
+    docs = "Acme was founded in 1998 in Lund."
+    st = df.CoherenceAgent(lambda p, n: [], stream_generator=source).stream("When?", context=docs)
+    with pytest.raises(ConnectionError):
+        for _tok in st:
+            pass
+    assert st.result is not None and st.result.halted and not st.result.fallback_used
+    assert st.session.halt_reason == "upstream_error"
+    hooks = [e.hook_id for e in st.result.safety_events]
+    assert "agent.stream" in hooks
+
+
+async def test_a_raising_async_token_source_is_recorded_by_the_agent():
+    import director_fast as df
+
+    async def source(prompt):
+        yield "Acme was founded in 1998. "
+        raise ConnectionError("upstream gone")
+
+    docs = "Acme was founded in 1998 in Lund."
+    st = df.CoherenceAgent(lambda p, n: [], stream_generator=source).astream("When?", context=docs)
+    with pytest.raises(ConnectionError):
+        async for _tok in st:
+            pass
+    assert st.result is not None and st.result.halted
+    assert "agent.stream" in [e.hook_id for e in st.result.safety_events]

@@ -711,6 +711,22 @@ class _StreamRun:
         self.halts.append((session, judged))
         return "retry"
 
+    def finish_failed(self, session: StreamSession) -> None:
+        """The token source of the current candidate raised: the stream recorded an
+        ``upstream_error`` halt; the agent records it too (an ``agent.stream`` halt event and a
+        halted result) before the exception propagates. No other candidate is tried."""
+        a, call = self.agent, self.call
+        self.session = session
+        self.tried += 1
+        self.events.extend(session.safety_events)
+        evidence = session.halt_evidence_structured or a._rejection_evidence(call, None)
+        self.events.append(a._fallback_event(call, evidence, self.tried, hook_id="agent.stream",
+                                             extra={"delivered_tokens": str(session.delivered_count),
+                                                    "upstream": "error"}))
+        self.result = ReviewResult(output=session.output, coherence=None, halted=True,
+                                   candidates_evaluated=self.tried, fallback_used=False,
+                                   halt_evidence=evidence, safety_events=tuple(self.events))
+
     def fallback(self) -> str:
         """Finish with the fallback; returns its message."""
         a, call = self.agent, self.call
@@ -793,9 +809,15 @@ class AgentStream:
                 _close_awaitable(source)
                 raise InputTypeError("stream_generator returned an async source: use astream()")
             guard = self._guard = stream_guard(source, agent.scorer, **agent._guard_kwargs(call))
-            for tok in guard:
-                yield tok
-            self._guard = None
+            try:
+                for tok in guard:
+                    yield tok
+            except Exception:
+                if guard.session.halted:  # the source raised: recorded as upstream_error
+                    run.finish_failed(guard.session)
+                raise
+            finally:
+                self._guard = None
             s = guard.session
             judged = agent._stream_judged(call, run.tried, "".join(s.tokens))
             state = run.finish_candidate(s, judged)
@@ -862,9 +884,15 @@ class AsyncAgentStream:
             if inspect.isawaitable(source):
                 source = await source
             guard = self._guard = astream_guard(source, agent.scorer, **agent._guard_kwargs(call))
-            async for tok in guard:
-                yield tok
-            self._guard = None
+            try:
+                async for tok in guard:
+                    yield tok
+            except Exception:
+                if guard.session.halted:  # the source raised: recorded as upstream_error
+                    run.finish_failed(guard.session)
+                raise
+            finally:
+                self._guard = None
             s = guard.session
             text = "".join(s.tokens)
             judged = None
