@@ -210,3 +210,16 @@ def test_concurrent_writes_and_reviews():
         t.join()
     assert errors == []
     assert kb.source_status("clinic-guide").status == statuses[199 % 3]
+
+
+def test_a_retracted_source_does_not_hide_the_same_text_given_as_context():
+    import datetime as dt
+
+    import director_fast as df
+
+    kb = df.KnowledgeBase()
+    kb.add("The pool opens at 7 am.", source="g")
+    kb.set_source_status("g", "retracted", as_of=dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc))
+    s = df.CoherenceScorer(knowledge=kb)
+    assert not s.review("", "The pool opens at 7 am.")[0]
+    assert s.review("", "The pool opens at 7 am.", context="The pool opens at 7 am.")[0]

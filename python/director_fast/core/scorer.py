@@ -429,7 +429,11 @@ class CoherenceScorer:
         return self._context_cache.get_or_compute(texts, lambda: ContextEvidence(texts))
 
     def _units_for(self, claim: str, question: str, tenant_id: str, known: bool,
-                   ctx: ContextEvidence | None) -> list[EvidenceUnit]:
+                   ctx: ContextEvidence | None, view: StatusView | None = None,
+                   retrieved: list[EvidenceChunk] | None = None) -> list[EvidenceUnit]:
+        """The claim's evidence units: its retrieved chunks' sentences (those of retracted sources
+        left out, ``view``), then the call's context units, each text once. ``retrieved``
+        collects every retrieved chunk, retracted ones included (for the status report)."""
         units: list[EvidenceUnit] = []
         seen: set[str] = set()
         if known:
@@ -438,7 +442,12 @@ class CoherenceScorer:
             query = claim if not question or (len(claim.split()) >= 4 and not _opens_with_anaphor(claim)) \
                 else f"{question} {claim}"
             for ref, chunk in self._access.retrieve(query, tenant_id, self.top_k):
-                for u in sentence_units(chunk, ref):
+                if retrieved is not None:
+                    retrieved.append(chunk)
+                kb_units = sentence_units(chunk, ref)
+                if view is not None:  # a retracted source's sentences are not evidence (and do not
+                    kb_units = view.usable(kb_units)  # hide the same text given as context)
+                for u in kb_units:
                     if u.premise not in seen:
                         seen.add(u.premise)
                         units.append(u)
@@ -470,10 +479,9 @@ class CoherenceScorer:
     def _judge_claim(self, claim: str, question: str, tenant_id: str, known: bool,
                      ctx: ContextEvidence | None,
                      view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
-        units = self._units_for(claim, question, tenant_id, known, ctx)
-        retrieved = tuple(dict.fromkeys(u.chunk for u in units))
-        if view is not None:  # a retracted source's sentences are not evidence
-            units = view.usable(units)
+        kb_chunks: list[EvidenceChunk] = []
+        units = self._units_for(claim, question, tenant_id, known, ctx, view, kb_chunks)
+        retrieved = tuple(dict.fromkeys([*kb_chunks, *(u.chunk for u in units)]))
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
