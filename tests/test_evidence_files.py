@@ -42,8 +42,8 @@ def _base_indexes() -> dict[str, EvidenceIndex]:
     a.remove(["doc-3", "doc-10", "doc-11", "doc-40"])
     a.upsert(_vectors(2, 8, 2), ["doc-5", "doc-6"], texts=["v2", "v2"], tenant="a")
     out["tenants"] = a
-    b = EvidenceIndex(5, "l2", M=2, ef_construction=16, exact_threshold=0, storage="float16")
-    b.add(_vectors(30, 5, 3) * 4)
+    b = EvidenceIndex(6, "l2", M=2, ef_construction=16, exact_threshold=0, storage="float16")
+    b.add(_vectors(30, 6, 3) * 4)
     b.remove([7])
     out["f16"] = b
     out["empty"] = EvidenceIndex(3, "ip")

@@ -645,6 +645,11 @@ const char* storage_name(Storage s) {
 
 EvidenceIndex::EvidenceIndex(IndexConfig cfg) : cfg_(cfg) {
   if (cfg_.dim < 1 || cfg_.dim > 65536) throw ConfigError("dim", "must be in [1, 65536], got " + std::to_string(cfg_.dim));
+  if (cfg_.storage == Storage::Float16 && cfg_.dim % 2 != 0)
+    // hnswlib stores each record's link count right after the vector: 2 * odd bytes would leave it
+    // misaligned (undefined behaviour on every read, found by scripts/sanitize.sh)
+    throw ConfigError("dim", "storage='float16' needs an even dim (or use storage='float32'), got " +
+                                 std::to_string(cfg_.dim));
   if (cfg_.M < 2 || cfg_.M > 2048) throw ConfigError("M", "must be in [2, 2048], got " + std::to_string(cfg_.M));
   if (cfg_.ef_construction < 1) throw ConfigError("ef_construction", "must be >= 1");
   if (cfg_.ef_search < 1) throw ConfigError("ef_search", "must be >= 1");

@@ -106,7 +106,8 @@ class EvidenceIndex:
             returns what was added, normalised for cosine) or ``"float16"`` (IEEE binary16: half
             the memory and half the bytes a search reads, the main cost of a large index; each
             component is rounded with relative error <= 2**-11, queries are rounded the same
-            way, distances are accumulated in float32; values beyond +-65504 are rejected).
+            way, distances are accumulated in float32; values beyond +-65504 are rejected; ``dim``
+            must be even, so each stored record stays 4-byte aligned: ConfigError otherwise).
             Exact search then ranks the stored float16 vectors.
         exact_threshold: while the index, or the tenant searched, holds at most this many live
             items, searches are exact (brute force). A graph search that returns fewer than
