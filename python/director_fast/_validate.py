@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from director_fast.errors import InputTypeError, ValidationError
+from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
-__all__ = ["check_text"]
+__all__ = ["check_text", "check_unit_interval"]
 
 
 def check_text(value: Any, name: str) -> str:
@@ -28,3 +28,17 @@ def check_text(value: Any, name: str) -> str:
             f"{name} holds a lone surrogate at index {exc.start} (U+{ord(value[exc.start]):04X}); "
             "decode the producer's bytes with errors='replace'") from None
     return value
+
+
+def check_unit_interval(value: Any, name: str) -> float:
+    """Return ``value`` as a float if it is a number (not a bool) in [0, 1].
+
+    Raises:
+        ConfigError: not a number, or outside [0, 1] (the message names ``name``).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name} must be a number in [0, 1], got {type(value).__name__}", name)
+    v = float(value)
+    if not 0.0 <= v <= 1.0:
+        raise ConfigError(f"{name} must be in [0, 1], got {value}", name)
+    return v

@@ -66,7 +66,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from director_fast._validate import check_text
+from director_fast._validate import check_text, check_unit_interval
 from director_fast.claim_verdict import content_words
 from director_fast.claims import split_claims
 from director_fast.core.types import InjectedClaim, InjectionResult
@@ -317,7 +317,7 @@ class InputSanitizer:
     """
 
     def __init__(self, *, flag_threshold: float = 0.5, max_decode: int = 8) -> None:
-        self.flag_threshold = _unit(flag_threshold, "flag_threshold")
+        self.flag_threshold = check_unit_interval(flag_threshold, "flag_threshold")
         if isinstance(max_decode, bool) or not isinstance(max_decode, int) or max_decode < 0:
             raise ConfigError(f"max_decode must be an int >= 0, got {max_decode!r}", "max_decode")
         self.max_decode = max_decode
@@ -604,15 +604,6 @@ def _unquoted(text: str) -> str:
     return out
 
 
-def _unit(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{name} must be a number in [0, 1], got {type(value).__name__}", name)
-    v = float(value)
-    if not 0.0 <= v <= 1.0:
-        raise ConfigError(f"{name} must be in [0, 1], got {value}", name)
-    return v
-
-
 def _context_texts(context: Any) -> tuple[str, ...]:
     if context is None:
         return ()
@@ -670,11 +661,11 @@ class InjectionEngine:
                  baseline_divergence: float = 0.4, stage1_weight: float = 0.3, *, scorer: Any = None) -> None:
         from director_fast.nli import LexicalNLI
 
-        self.injection_threshold = _unit(injection_threshold, "injection_threshold")
-        self.drift_threshold = _unit(drift_threshold, "drift_threshold")
-        self.injection_claim_threshold = _unit(injection_claim_threshold, "injection_claim_threshold")
-        self.baseline_divergence = _unit(baseline_divergence, "baseline_divergence")
-        self.stage1_weight = _unit(stage1_weight, "stage1_weight")
+        self.injection_threshold = check_unit_interval(injection_threshold, "injection_threshold")
+        self.drift_threshold = check_unit_interval(drift_threshold, "drift_threshold")
+        self.injection_claim_threshold = check_unit_interval(injection_claim_threshold, "injection_claim_threshold")
+        self.baseline_divergence = check_unit_interval(baseline_divergence, "baseline_divergence")
+        self.stage1_weight = check_unit_interval(stage1_weight, "stage1_weight")
         if nli_scorer is None:
             nli_scorer = LexicalNLI()
         if not callable(getattr(nli_scorer, "score", None)):

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Sequence
 from director_fast import _core, telemetry as _telemetry
 from director_fast._log import warn_limited
 from director_fast._lru import LRUCache
-from director_fast._validate import check_text
+from director_fast._validate import check_text, check_unit_interval
 from director_fast.claim_evidence import (
     ContextEvidence,
     EvidenceUnit,
@@ -108,15 +108,6 @@ class SentenceScore:
     attributions: tuple[ClaimAttribution, ...] = ()
     evidence_refs: tuple[str, ...] = ()
     worst_claim: int = -1
-
-
-def _check_unit(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{name} must be a number in [0, 1], got {type(value).__name__}", name)
-    v = float(value)
-    if not 0.0 <= v <= 1.0:
-        raise ConfigError(f"{name} must be in [0, 1], got {value}", name)
-    return v
 
 
 _REQUEST_WORDS = frozenset(
@@ -282,8 +273,8 @@ class CoherenceScorer:
         injection_threshold: float = 0.7,
         score_scale: tuple[float, float] | None = None,
     ) -> None:
-        self.threshold = _check_unit(threshold, "threshold")
-        self.soft_limit = (_check_unit(soft_limit, "soft_limit") if soft_limit is not None
+        self.threshold = check_unit_interval(threshold, "threshold")
+        self.soft_limit = (check_unit_interval(soft_limit, "soft_limit") if soft_limit is not None
                            else min(self.threshold + 0.1, 1.0))
         if self.soft_limit < self.threshold:
             raise ConfigError(f"soft_limit ({self.soft_limit}) must be >= threshold ({self.threshold})",
@@ -298,8 +289,8 @@ class CoherenceScorer:
 
             self.score_scale = _check_scale(score_scale)
         if w_logic is not None or w_fact is not None:
-            wl = _check_unit(w_logic, "w_logic") if w_logic is not None else 1.0 - _check_unit(w_fact, "w_fact")
-            wf = _check_unit(w_fact, "w_fact") if w_fact is not None else 1.0 - wl
+            wl = check_unit_interval(w_logic, "w_logic") if w_logic is not None else 1.0 - check_unit_interval(w_fact, "w_fact")
+            wf = check_unit_interval(w_fact, "w_fact") if w_fact is not None else 1.0 - wl
             if abs(wl + wf - 1.0) > 1e-9:
                 raise ConfigError(f"w_logic + w_fact must equal 1.0, got {wl + wf}", "w_fact")
             self.W_LOGIC, self.W_FACT = wl, wf
@@ -332,7 +323,7 @@ class CoherenceScorer:
         self._contra_cache: LRUCache[float] = LRUCache(cache_size)
         if not isinstance(injection_detection, bool):
             raise ConfigError("injection_detection must be a bool", "injection_detection")
-        self.injection_threshold = _check_unit(injection_threshold, "injection_threshold")
+        self.injection_threshold = check_unit_interval(injection_threshold, "injection_threshold")
         self._injection = None
         if injection_detection:
             from director_fast.injection_core import InjectionEngine
