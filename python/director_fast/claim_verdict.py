@@ -22,17 +22,23 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
     about something else).
 
+  Before the sentence signals, three whole-text checks run (both sides normalised by
+  :func:`_normalise_idioms`): a telephone number the unit states differently (``number``), an
+  amount per another period (``unit``, :func:`_rate_verdict`) and one member of a closed class for
+  another (``antonym``, :func:`_contrast_verdict`).
+
 * :class:`ModelJudge` (an :class:`~director_fast.nli.NLIModel`): the largest class probability of
   each (unit, claim) pair, batched in one call per claim; :class:`HybridJudge` adds the lexical
   ``number`` / ``roles`` contradictions on top; :class:`DivergenceJudge` reads any backend's
   ``score(premise, hypothesis)`` divergence.
 
 :func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
-stated in the evidence), unless the support is partial and one sentence negates the claim more
-strongly, or the supporting sentence states an exception that the user's question is about and
-the claim omits (``exception``: "Refunds take 5 days, except for gift cards." does not support
-"Yes, refunds take 5 days." as an answer to "Can I return a gift card?"); else a unit that
-contradicts it; else ``not_found``. :func:`claim_score` maps a verdict to a score in [0, 1] so
+stated in the evidence), unless the support is partial and one sentence contradicts the claim more
+strongly (negation, antonym, entity, roles; a number only when closely aligned), or the supporting
+sentence states an exception the claim drops (``exception``, :func:`dropped_exception`: "Refunds
+take 5 days, except for gift cards." does not support "Yes, refunds take 5 days." as an answer
+to "Can I return a gift card?"); else a unit that contradicts it; else ``not_found``. A claim no
+single unit supports may be composed from several (:func:`compose`, signal ``composed``). :func:`claim_score` maps a verdict to a score in [0, 1] so
 that ``supported >= soft_limit > not_found > contradicted`` (see its docstring).
 
 Thread safety: the judges are safe to share between threads (their premise cache is locked;
