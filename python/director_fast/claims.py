@@ -1202,15 +1202,16 @@ def _is_offer(norms: Sequence[str], nested: bool = False) -> bool:
     return False
 
 
-def _classify(text: str, s: int, e: int) -> str:
+def _classify(text: str, s: int, e: int, nested: bool = False) -> str:
     if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
         return "pleasantry"
-    return _classify_content(text, s, e)
+    return _classify_content(text, s, e, nested)
 
 
-def _classify_content(text: str, s: int, e: int) -> str:
+def _classify_content(text: str, s: int, e: int, nested: bool = False) -> str:
     """``_classify`` for a unit already known to have a letter or digit and not to be a
-    pleasantry."""
+    pleasantry. ``nested``: a part of a compound unit (:func:`_compound_chat`): only the chat
+    kinds are looked for, and the part is not split again."""
     if _is_question(text, s, e):
         norms = _norms(text, s, e)
         if len(norms) <= 2 or (norms[0] in _QUESTION_OPENERS and not _any(_ASSERTING_QUESTIONS, norms)):
@@ -1221,16 +1222,16 @@ def _classify_content(text: str, s: int, e: int) -> str:
     norms = _norms(text, s, e)
     # a wish or offer followed by a joined part ("Hope that helps, and ...") is chat only when
     # that part names nothing ("..., and we hope to open in May." is a claim)
-    plain = _plain_after_join(text, s, e)
+    plain = nested or _plain_after_join(text, s, e)
     if plain and len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
         return "pleasantry"
-    if _any(_SELF_REFERENCE, norms):
+    if not nested and _any(_SELF_REFERENCE, norms):
         return "self_reference"
-    if _is_abstention(text, s, e, norms):
+    if not nested and _is_abstention(text, s, e, norms):
         return "abstention"
     if plain and not _URLISH_RE.search(text, s, e) and _is_offer(norms):
         return "offer"
-    return _compound_chat(text, s, e)
+    return "claim" if nested else _compound_chat(text, s, e)
 
 
 _I_FORMS = frozenset("I I'm I'd I'll I've I’m I’d I’ll I’ve".split())
@@ -1272,18 +1273,10 @@ def _compound_chat(text: str, s: int, e: int) -> str:
 
 
 def _classify_part(text: str, s: int, e: int) -> str:
-    """The kind of one part of a compound unit (:func:`_compound_chat`), without splitting it
-    further."""
-    if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
-        return "pleasantry"
-    if _DIGIT_RE.search(text, s, e) or _is_question(text, s, e):
-        return "claim"
-    norms = _norms(text, s, e)
-    if len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
-        return "pleasantry"
-    if not _URLISH_RE.search(text, s, e) and _is_offer(norms):
-        return "offer"
-    return "claim"
+    """The kind of one part of a compound unit (:func:`_compound_chat`): ``pleasantry``,
+    ``offer`` or ``claim`` (anything else, a question included)."""
+    kind = _classify(text, s, e, nested=True)
+    return kind if kind in ("pleasantry", "offer") else "claim"
 
 
 # --------------------------------------------------------------------------------------------
