@@ -144,16 +144,17 @@ def _fuse_phone(m: re.Match[str]) -> str:
 _RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
 
 
-def _rates(text: str) -> dict[tuple[str, float], str]:
-    """``(base unit, quantity) -> period`` of the amounts stated per period ("£10 a month")."""
+@functools.lru_cache(maxsize=8192)  # pure; a claim meets many units and a unit many claims
+def _rates(text: str) -> tuple[tuple[tuple[str, float], str], ...]:
+    """``((base unit, quantity), period)`` of the amounts stated per period ("£10 a month")."""
     from director_fast.numbers import find_numbers
 
-    out = {}
+    out = []
     for m in find_numbers(text):
         r = _RATE.match(text, m.end)
         if r is not None:
-            out[(m.base_unit, round(m.quantity, 9))] = r.group(1).lower()
-    return out
+            out.append(((m.base_unit, round(m.quantity, 9)), r.group(1).lower()))
+    return tuple(out)
 
 
 def _rate_verdict(claim: str, premise: str) -> Comparison | None:
@@ -161,10 +162,10 @@ def _rate_verdict(claim: str, premise: str) -> Comparison | None:
     against "£10 a month"): contradicted (signal ``unit``); None otherwise."""
     if not _RATE.search(claim):
         return None
-    wanted = _rates(claim)
+    wanted = dict(_rates(claim))
     if not wanted:
         return None
-    held = _rates(premise)
+    held = dict(_rates(premise))
     for key, period in wanted.items():
         if key in held and held[key] != period:
             return Comparison("contradicted", 0.75, "unit")
@@ -184,7 +185,6 @@ _CONTRAST_CLASSES = tuple(frozenset(c.split()) for c in (
     "spring summer autumn fall winter",
 ))
 _NEGATING_PREFIXES = ("un", "non-", "non", "in", "im", "dis")
-_PLAIN_WORD = re.compile(r"[a-z][a-z-]*")
 
 
 _IRREGULAR_PLURALS = {"children": "child", "babies": "baby"}
@@ -202,8 +202,7 @@ def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
     claim in the premise ("safe for children" against "safe for adults", "the third trimester"
     against "the first", "used items" against "unused items"): contradicted (signal
     ``antonym``); None otherwise."""
-    cw = set(_PLAIN_WORD.findall(claim.lower()))
-    pw = set(_PLAIN_WORD.findall(premise.lower()))
+    cw, pw = _lower_words(claim), _lower_words(premise)
     only_c, only_p = cw - pw, pw - cw
     if not only_c or not only_p:
         return None
@@ -282,6 +281,12 @@ _PARAPHRASE_RULES = tuple((re.compile(rf"\b(?:{p})\b", re.IGNORECASE), r, frozen
 _LOWER_WORD = re.compile(r"[a-z][a-z-]*")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; both sides of many comparisons ask for it
+def _lower_words(text: str) -> frozenset[str]:
+    """The lower-cased ASCII words of ``text`` (hyphens kept: "non-refundable")."""
+    return frozenset(_LOWER_WORD.findall(text.lower()))
+
+
 _CONTRACTION = re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE)
 _CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall"}  # "won't", "can't", "shan't"
 
@@ -294,7 +299,7 @@ def _expand_negation(m: re.Match[str]) -> str:
 def _fold_paraphrases(text: str) -> str:
     if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
         text = _CONTRACTION.sub(_expand_negation, text)
-    words = set(_LOWER_WORD.findall(text.lower()))
+    words = _lower_words(text)
     for pattern, repl, triggers in _PARAPHRASE_RULES:  # in order; only rules whose words occur
         if not triggers.isdisjoint(words):
             text = pattern.sub(repl, text)
