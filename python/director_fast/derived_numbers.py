@@ -32,8 +32,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from director_fast.numbers import NumberMention, find_numbers
+from director_fast.text import content_words
 
-__all__ = ["derived_spans", "RESULT_CUE_WORDS"]
+__all__ = ["derived_spans", "strip_derived", "RESULT_CUE_WORDS"]
 
 _CUE_BEFORE = re.compile(
     r"(?:\b(?:so|thus|therefore|that's|that\s+is|that\s+makes|which\s+makes|which\s+comes\s+to|which\s+is|"
@@ -129,3 +130,21 @@ def derived_spans(claim: str, context: Sequence[str] = ()) -> list[tuple[int, in
         if _derivable(m, operands):
             out.append(span)
     return out
+
+
+def strip_derived(claim: str, context: Sequence[str]) -> str | None:
+    """``claim`` less the results it computes from its context, with their cues
+    (:func:`derived_spans`: "..., so that's £6.70 altogether" goes); None when nothing else is
+    left to check (only result cue words and no other number)."""
+    spans = derived_spans(claim, context)
+    if not spans:
+        return claim
+    parts, pos = [], 0
+    for a, b in spans:
+        parts.append(claim[pos:a])
+        pos = b
+    parts.append(claim[pos:])
+    rest = "".join(parts)
+    if not find_numbers(rest) and not content_words(rest) - RESULT_CUE_WORDS:
+        return None
+    return rest

@@ -55,8 +55,7 @@ from director_fast.claim_verdict import (
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
-from director_fast.derived_numbers import RESULT_CUE_WORDS, derived_spans
-from director_fast.numbers import find_numbers
+from director_fast.derived_numbers import strip_derived
 from director_fast.text import split_sentences
 from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.core.types import (
@@ -839,24 +838,6 @@ class _SentenceContext:
         a, b = self.spans[i]
         before = self.text[self.spans[i - 1][0]:self.spans[i - 1][1]] if i > 0 else self.previous
         return (self.text[a:start], self.text[end:b], before)
-
-
-def strip_derived(claim: str, context: Sequence[str]) -> str | None:
-    """``claim`` less the results it computes from its context, with their cues
-    (:func:`derived_spans`: "..., so that's £6.70 altogether" goes); None when nothing else is
-    left to check (only result cue words and no other number)."""
-    spans = derived_spans(claim, context)
-    if not spans:
-        return claim
-    parts, pos = [], 0
-    for a, b in spans:
-        parts.append(claim[pos:a])
-        pos = b
-    parts.append(claim[pos:])
-    rest = "".join(parts)
-    if not find_numbers(rest) and not content_words(rest) - RESULT_CUE_WORDS:
-        return None
-    return rest
 
 
 # single-unit verdicts that may come from a claim spread over several units
