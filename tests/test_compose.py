@@ -269,3 +269,60 @@ def test_the_sign_of_a_number_counts(claim, approved):
 def test_one_member_of_a_closed_class_for_another_contradicts(claim, context, approved):
     ok, score = df.CoherenceScorer().review("", claim, context=context)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# a negation in a clause the claim does not speak about is no flip; one in the claim's own clause is
+@pytest.mark.parametrize("answer, approved", [
+    ("Guide dogs are welcome in the gallery and the cafe.", True),
+    ("Guide dogs are welcome in the gallery, the cafe and the sculpture garden.", False),
+    ("The tour runs every Friday at 14:00.", True),
+    ("The tour runs every Friday at 14:00 and booking is required.", False),
+])
+def test_a_negation_is_read_within_its_clause(answer, approved):
+    kb = ["Guide dogs are welcome in the gallery and the cafe but not in the sculpture garden.",
+          "The tour runs every Friday at 14:00, and booking is not required."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review("Tell me about visiting.", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_negation_in_scope():
+    from director_fast.claim_verdict import negation_in_scope
+
+    assert not negation_in_scope("Dogs are welcome in the cafe.", "Dogs are welcome in the cafe but not in the garden.")
+    assert negation_in_scope("Dogs are welcome in the garden.", "Dogs are not welcome in the garden.")
+    assert negation_in_scope("Dogs are not welcome in the cafe.", "Dogs are welcome in the cafe.")
+    assert negation_in_scope("A not-for-profit trust runs it.", "A trust runs it.")  # no negator read: kept
+
+
+def test_owner_and_operator_swapped():
+    kb = ["Larchfield Arena is owned by Dunmore District Council and has been operated since 2015 by "
+          "the Quayside Sports Trust, a charity."]
+    sc = df.CoherenceScorer(knowledge=kb)
+    assert sc.review("Who runs it?", "Larchfield Arena is owned by Dunmore District Council and has been "
+                                     "operated since 2015 by the Quayside Sports Trust.")[0]
+    assert not sc.review("Who runs it?", "Larchfield Arena is owned by the Quayside Sports Trust and has been "
+                                         "operated since 2015 by Dunmore District Council.")[0]
+
+
+OFFICE = ["Employees get 1 TB of personal file storage.",
+          "Contractors get 100 GB of personal file storage instead.",
+          "Each mailbox has a quota of 50 GB, and shared mailboxes have 200 GB.",
+          "Trials can be extended once by 7 days by contacting support."]
+
+
+@pytest.mark.parametrize("answer, approved", [
+    # one passage lacking a number of a joined claim does not refute it
+    ("As a contractor you get 100 GB of personal file storage, and your mailbox quota is 50 GB.", True),
+    ("As a contractor you get 100 GB of personal file storage, and your mailbox quota is 200 GB.", False),
+    ("You can extend a trial once, by 14 days, by contacting support.", False),
+])
+def test_a_number_missing_from_one_passage_of_a_joined_claim(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=OFFICE).review("What do I get?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
+
+
+def test_number_conflict():
+    from director_fast.claim_verdict import number_conflict
+
+    assert number_conflict("Trials can be extended by 14 days.", "Trials can be extended once by 7 days.")
+    assert not number_conflict("Employees get 1 TB of storage.", "Each mailbox has a quota of 50 GB.")

@@ -62,6 +62,7 @@ from director_fast._lru import LRUCache
 from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
+from director_fast.number_alignment import clause_span
 from director_fast.text import content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
@@ -430,6 +431,9 @@ class LexicalJudge:
         # always holds an antonym of something); in one sentence, the contradiction alignment
         close = s.alignment >= (self.close_alignment if premise_sentences > 1 else self.contradict_alignment)
         mismatch = self._mismatch(sig, unit, question, close, documents)
+        if mismatch == "negation" and s.premise_sentence >= 0 and not negation_in_scope(
+                s.text, self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)):
+            mismatch = self._mismatch(sig, unit, question, close, documents, negation=False)
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
@@ -437,8 +441,9 @@ class LexicalJudge:
         return Comparison("supported", float(sig.coverage), "coverage")
 
     @staticmethod
-    def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool, documents: tuple[str, ...]) -> str:
-        if sig.negation_flips and sig.negation_close:
+    def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool, documents: tuple[str, ...],
+                  negation: bool = True) -> str:
+        if negation and sig.negation_flips and sig.negation_close:
             return "negation"
         if sig.antonym_hits and close:
             return "antonym"
@@ -458,7 +463,7 @@ _RELATIONS = frozenset(
     "merge took take takes manage manages managed lead leads led run runs ran replaced replace "
     "replaces work works sold sell sells hired hire employ employs succeeded succeed chair chairs "
     "head heads supervise supervises oversee oversees joined join subsidiary parent owner founder "
-    "boss manager deputy assistant answer answers answered".split())
+    "boss manager deputy assistant answer answers answered operate operates operated".split())
 
 _NOT_NAMES = frozenset(
     "the a an our your their its his her my this that these those yes no sure it they we you he "
@@ -530,6 +535,7 @@ def roles_swapped(claim: str, evidence: str) -> bool:
             if relation and reversed_order == same_voice:
                 return True
     return False
+
 
 
 # ---- job titles ------------------------------------------------------------------------------
@@ -760,6 +766,37 @@ _CONTRAST = re.compile(r"\b(?:although|though|but|however|whereas|while|apart\s+
 def content_stems(text: str) -> set[str]:
     """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one)."""
     return {_core.lexical_stem(w) for w in content_words(text)}
+
+
+def _negated_clauses(text: str) -> list[set[str]]:
+    """Content stems of each clause of ``text`` that holds a negation (clauses as in
+    :func:`director_fast.number_alignment.clause_span`; the negation words themselves dropped)."""
+    out = []
+    for m in _NEGATORS.finditer(text):
+        a, b = clause_span(text, m.start(), m.end())
+        out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
+    return out
+
+
+def negation_in_scope(claim: str, premise: str) -> bool:
+    """Whether a negation that only one of ``claim`` and ``premise`` (one sentence each) holds
+    is about what the claim says: some negated clause of that side shares a content word with
+    the other side, or has no content word of its own. "Assistance dogs are welcome in reception
+    and the poolside viewing area but not in the water." does not negate "Assistance dogs are
+    welcome in reception." (its negated clause is about the water); "Booking is not required."
+    does negate "Booking is required.". True when neither side has a negation word that this
+    module reads (the lexical backend's own negation cues decide then)."""
+    claim, premise = _fold_paraphrases(claim), _fold_paraphrases(premise)
+    for negated, other in ((claim, premise), (premise, claim)):
+        clauses = _negated_clauses(negated)
+        if not clauses:
+            continue
+        words = content_stems(other)
+        if any(not c or c & words for c in clauses):
+            return True
+        if not _negated_clauses(other):
+            return False
+    return True
 
 
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
@@ -1028,6 +1065,22 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
         return None
     return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
+
+
+def number_conflict(claim: str, evidence: str) -> bool:
+    """Whether some number of ``claim`` is about a number of ``evidence`` that states another
+    quantity (:func:`director_fast.number_alignment.align_number`: ``"conflict"``). A claim
+    joining facts of several passages is "contradicted" by one passage that lacks one of its
+    numbers ("1 TB for employees" against a sentence about mailbox quotas); such a contradiction
+    holds only when the passage has a number about the same thing. The numbers are aligned
+    jointly first (:func:`director_fast.number_alignment.align_numbers`)."""
+    from director_fast.number_alignment import align_numbers, evidence_numbers
+    from director_fast.numbers import find_numbers
+
+    mentions = find_numbers(claim)
+    if not mentions:
+        return False
+    return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))
 
 
 def claim_score(decision: ClaimDecision, threshold: float, soft_limit: float,

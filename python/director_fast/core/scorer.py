@@ -52,6 +52,7 @@ from director_fast.claim_verdict import (
     decide,
     flip,
     make_judge,
+    number_conflict,
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
@@ -455,7 +456,8 @@ class CoherenceScorer:
                       view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         def verify() -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
             out = self._judge_claim(claim, question, tenant_id, known, ctx, view)
-            if out[0].verdict == "not_found":
+            if out[0].verdict == "not_found" or (out[0].verdict == "contradicted" and out[0].signal == "number"
+                                                 and out[1] is not None and not number_conflict(claim, out[1].text)):
                 out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out, view) or out
             return out
 
@@ -476,6 +478,10 @@ class CoherenceScorer:
         decision = decide(claim, units, comparisons, question)
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
+        elif decision.signal == "coverage" and number_conflict(claim, units[decision.unit_index].text):
+            # the unit holds the claim's number, but about something else ("shared mailboxes have
+            # 200 GB" for "your mailbox quota is 200 GB")
+            decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index, decision.comparisons)
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
         return decision, unit, retrieved
 
