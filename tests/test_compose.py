@@ -326,3 +326,39 @@ def test_number_conflict():
 
     assert number_conflict("Trials can be extended by 14 days.", "Trials can be extended once by 7 days.")
     assert not number_conflict("Employees get 1 TB of storage.", "Each mailbox has a quota of 50 GB.")
+
+
+def test_a_negation_about_another_part_of_the_sentence():
+    kb = ["Visitors must leave their bags in the lockers, and access to the archive is not permitted after 17:00."]
+    sc = df.CoherenceScorer(knowledge=kb)
+    assert sc.review("Can I keep my bag?", "No, visitors must leave their bags in the lockers.")[0]
+    assert not sc.review("Can I keep my bag?", "Visitors must not leave their bags in the lockers.")[0]
+
+
+def test_a_passive_relation_does_not_set_the_voice_of_another():
+    from director_fast.claim_verdict import roles_swapped
+
+    evidence = "Senior keeper Ana Ruiz runs the Heron Hide and reports to Tom Vale."
+    assert not roles_swapped("Heron Hide is run by senior keeper Ana Ruiz, who reports to Tom Vale.", evidence)
+    assert roles_swapped("Heron Hide is run by Tom Vale, who reports to Ana Ruiz.", evidence)
+    assert roles_swapped("Tom Vale reports to Ana Ruiz.", evidence)
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("Members get a vote at the AGM.", True),
+    ("Members get a vote at the EGM.", False),
+])
+def test_an_acronym_of_words_in_the_evidence(answer, approved):
+    kb = ["Members get one vote at the annual general meeting in March."]
+    assert df.CoherenceScorer(knowledge=kb).review("What do members get?", answer)[0] is approved
+
+
+@pytest.mark.parametrize("question, answer, approved", [
+    ("My son is 9. Can he join the junior club?", "Yes, your 9-year-old can join: the junior club is for ages 8 to 12.", True),
+    ("Is the deposit £50?", "Yes, the deposit is £50.", False),
+    ("Can I book for 12 people?", "Bookings are for up to 12 people.", False),
+])
+def test_the_users_own_numbers(question, answer, approved):
+    kb = ["The junior club is for ages 8 to 12.", "The deposit is £75.", "Bookings are for up to 10 people."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

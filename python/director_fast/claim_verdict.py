@@ -355,8 +355,59 @@ def _given_names(words: Sequence[str], question: str, document: str, documents: 
         return False
     q, d = question.lower(), document.lower()
     docs = [x.lower() for x in documents]
-    return all((q and _has_word(w, q) and _has_word(w, d))
+    return all((q and _has_word(w, q) and _has_word(w, d)) or _spelled_out(w, d)
                or (len(docs) >= 2 and all(_has_word(w, x) for x in docs)) for w in words)
+
+
+# a number about the user's own situation: "your 7-year-old", "your group of 12", "you're 15"
+_USERS_NUMBER = re.compile(r"\b(?:your|you['’]re|you\s+are|you['’]ll\s+be)\s+(?:[a-z]+\s+){0,2}?(?:of\s+)?$",
+                           re.IGNORECASE)
+
+
+def negated_elsewhere(claim: str, premise: str) -> bool:
+    """Whether both sides hold a negation but about different things: every negated clause of
+    ``premise`` is about words the claim does not use, while a negated clause of ``claim`` is
+    about words of the premise ("Visitors must not leave their bags." against "Visitors must
+    leave their bags, and access to the archive is not permitted."): the claim negates what the
+    premise affirms. Clauses and their own words as in :func:`negation_in_scope`."""
+    claim, premise = _fold_paraphrases(claim), _fold_paraphrases(premise)
+    theirs, ours = _negated_clauses(premise), _negated_clauses(claim)
+    if not theirs or not ours:
+        return False
+    claim_words, premise_words = content_stems(claim), content_stems(premise)
+    return all(c and not c & claim_words for c in theirs) and any(c and c & premise_words for c in ours)
+
+
+def _numbers_given(surfaces: Sequence[str], claim: str, question: str) -> bool:
+    """Whether every number a unit lacks (``surfaces`` as the lexical backend reports them)
+    restates the user's own situation from the question: the question states the value, and
+    the claim puts it right after "your" / "you're" ("My kids are 7 and 3." -> "a single for
+    your 7-year-old is half price"). Such a number describes the user, not a fact of the
+    evidence; a number the question gives for anything else ("Is the deposit £50?" -> "The
+    deposit is £50.") is still checked."""
+    from director_fast.numbers import find_numbers
+
+    if not surfaces or not question or not claim:
+        return False
+    given = {round(m.value, 9) for m in find_numbers(question)}
+    users = {round(m.value, 9) for m in find_numbers(claim)
+             if _USERS_NUMBER.search(claim[max(0, m.start - 40):m.start])}
+    for surface in surfaces:
+        values = [round(m.value, 9) for m in find_numbers(surface)]
+        if not values or any(v not in given or v not in users for v in values):
+            return False
+    return True
+
+
+def _spelled_out(word: str, text: str) -> bool:
+    """Whether ``word`` (lower-cased) is an acronym of 2-6 letters whose letters are the
+    initials of consecutive words of ``text`` (lower-cased): "agm" in "one vote at the annual
+    general meeting"."""
+    if not (2 <= len(word) <= 6 and word.isalpha()):
+        return False
+    initials = "".join(w[0] for w in re.findall(r"[a-z]+", text))
+    return word in initials and re.search(
+        r"\b" + r"[a-z]*\W+".join(word) + r"[a-z]*\b", text) is not None
 
 
 def _has_word(word: str, text: str) -> bool:
@@ -430,10 +481,13 @@ class LexicalJudge:
         # an antonym needs a close match in a multi-sentence premise (where some sentence nearly
         # always holds an antonym of something); in one sentence, the contradiction alignment
         close = s.alignment >= (self.close_alignment if premise_sentences > 1 else self.contradict_alignment)
-        mismatch = self._mismatch(sig, unit, question, close, documents)
-        if mismatch == "negation" and s.premise_sentence >= 0 and not negation_in_scope(
-                s.text, self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)):
-            mismatch = self._mismatch(sig, unit, question, close, documents, negation=False)
+        mismatch = self._mismatch(sig, unit, question, close, documents, s.text)
+        if s.premise_sentence >= 0 and (mismatch == "negation" or (not mismatch and close)):
+            sentence = self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)
+            if mismatch == "negation" and not negation_in_scope(s.text, sentence):
+                mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False)
+            elif not mismatch and negated_elsewhere(s.text, sentence):
+                mismatch = "negation"
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
@@ -442,12 +496,12 @@ class LexicalJudge:
 
     @staticmethod
     def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool, documents: tuple[str, ...],
-                  negation: bool = True) -> str:
+                  claim: str = "", negation: bool = True) -> str:
         if negation and sig.negation_flips and sig.negation_close:
             return "negation"
         if sig.antonym_hits and close:
             return "antonym"
-        if sig.numeric_mismatches:
+        if sig.numeric_mismatches and not _numbers_given(sig.missing_numbers, claim, question):
             return "number"
         if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text, documents):
             return "entity"
@@ -530,12 +584,24 @@ def roles_swapped(claim: str, evidence: str) -> bool:
             between_c = claim[b1:a2]
             between_e = evidence[e2[1]:e1[0]] if reversed_order else evidence[e1[1]:e2[0]]
             relation = _relations(between_c) & _relations(between_e)
-            same_voice = (" by " in f" {between_c.lower()} ") == (" by " in f" {between_e.lower()} ")
+            same_voice = _passive(between_c, relation) == _passive(between_e, relation)
             # "B acquired A" for "A acquired B", or "A was acquired by B" for "A acquired B"
             if relation and reversed_order == same_voice:
                 return True
     return False
 
+
+
+def _passive(between: str, relation: set[str]) -> bool:
+    """Whether one of the ``relation`` words of ``between`` (the text between two names) is
+    followed by "by" within three words ("is run by senior mechanic": passive; "runs the
+    workshop and reports to": active, although another relation of the text may be passive)."""
+    words = re.findall(r"[\w'’-]+", between.lower())
+    for i, w in enumerate(words):
+        if _RELATION_SYNONYMS.get(w, w) in relation or _RELATION_SYNONYMS.get(w[:-1], w[:-1]) in relation:
+            if "by" in words[i + 1:i + 4]:
+                return True
+    return False
 
 
 # ---- job titles ------------------------------------------------------------------------------
@@ -769,12 +835,15 @@ def content_stems(text: str) -> set[str]:
 
 
 def _negated_clauses(text: str) -> list[set[str]]:
-    """Content stems of each clause of ``text`` that holds a negation (clauses as in
-    :func:`director_fast.number_alignment.clause_span`; the negation words themselves dropped)."""
+    """Content stems of each clause of ``text`` that holds a negation and that no other clause
+    of ``text`` uses (clauses as in :func:`director_fast.number_alignment.clause_span`; the
+    negation words themselves dropped): what the negation is about ("Passengers must leave their
+    cars, and access to the car deck is not permitted." gives {access, deck, permit})."""
     out = []
     for m in _NEGATORS.finditer(text):
         a, b = clause_span(text, m.start(), m.end())
-        out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
+        rest = content_stems(text[:a] + " " + text[b:])
+        out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]) - rest)
     return out
 
 
