@@ -362,3 +362,39 @@ def test_the_users_own_numbers(question, answer, approved):
     kb = ["The junior club is for ages 8 to 12.", "The deposit is £75.", "Bookings are for up to 10 people."]
     ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("question, answer, approved", [
+    ("Do you take scooters?", "Yes, we accept kick scooters at both sites.", False),
+    ("Do you take scooters?", "No, kick scooters are not accepted.", True),
+    ("Do you take road bikes?", "Yes, we accept donated bikes at both sites.", True),
+])
+def test_an_exception_listing_several_cases(question, answer, approved):
+    kb = ["We accept donated bikes at both sites, except kick scooters and bikes with petrol engines."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_carve_out_stated_as_a_negated_clause():
+    from director_fast.claim_verdict import dropped_exception
+
+    unit = "A claim reduces the bonus by 10 points, but claims under the glass cover do not affect it."
+    assert dropped_exception(unit, "A claim reduces the bonus by 10 points.", "Will a glass cover claim cut my bonus?")
+    assert not dropped_exception(unit, "A claim reduces the bonus by 10 points.", "Will a claim cut my bonus?")
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("Members get printing credit of 100 pages a month.", True),
+    ("Members get printing credit of 100 pages a week.", False),
+])
+def test_an_amount_per_period_with_its_counted_noun(answer, approved):
+    kb = ["Every member gets fast wifi and printing credit of 100 pages a month."]
+    assert df.CoherenceScorer(knowledge=kb).review("How much printing?", answer)[0] is approved
+
+
+def test_a_lease_is_a_relation_with_roles():
+    from director_fast.claim_verdict import roles_swapped
+
+    evidence = "The cafe is run by Tallow Bakery, which leases the space from Quillhouse."
+    assert roles_swapped("Quillhouse leases the space from Tallow Bakery.", evidence)
+    assert not roles_swapped("Tallow Bakery leases the space from Quillhouse.", evidence)

@@ -143,18 +143,25 @@ def _fuse_phone(m: re.Match[str]) -> str:
 
 
 _RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
+# an amount with up to two words saying what it counts, then a period ("100 pages a month")
+_RATE_AFTER = re.compile(r"((?:\s+(?!a\b|an\b|per\b|each\b|every\b)[a-z][a-z-]*){0,2}?)" + _RATE.pattern,
+                         re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8192)  # pure; a claim meets many units and a unit many claims
 def _rates(text: str) -> tuple[tuple[tuple[str, float], str], ...]:
-    """``((base unit, quantity), period)`` of the amounts stated per period ("£10 a month")."""
+    """``((base unit, quantity, counted word), period)`` of the amounts stated per period ("£10
+    a month": ``(("GBP", 10.0, ""), "month")``; "100 pages a week": ``(("", 100.0, "page"),
+    "week")``)."""
     from director_fast.numbers import find_numbers
 
     out = []
     for m in find_numbers(text):
-        r = _RATE.match(text, m.end)
+        r = _RATE_AFTER.match(text, m.end)
         if r is not None:
-            out.append(((m.base_unit, round(m.quantity, 9)), r.group(1).lower()))
+            words = r.group(1).split()
+            noun = _singular(words[-1].lower()) if words else ""
+            out.append(((m.base_unit, round(m.quantity, 9), noun), r.group(2).lower()))
     return tuple(out)
 
 
@@ -517,7 +524,8 @@ _RELATIONS = frozenset(
     "merge took take takes manage manages managed lead leads led run runs ran replaced replace "
     "replaces work works sold sell sells hired hire employ employs succeeded succeed chair chairs "
     "head heads supervise supervises oversee oversees joined join subsidiary parent owner founder "
-    "boss manager deputy assistant answer answers answered operate operates operated".split())
+    "boss manager deputy assistant answer answers answered operate operates operated lease leases leased "
+    "rent rents rented".split())
 
 _NOT_NAMES = frozenset(
     "the a an our your their its his her my this that these those yes no sure it they we you he "
@@ -877,7 +885,7 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     names the excepted case and states the rule for it, with no negation or exception of its own
     ("Gift cards can be returned within 30 days." against "Items can be returned within 30 days,
     except for gift cards."). Paraphrases are folded first ("stolen" / "theft")."""
-    if not _EXCEPTION.search(unit_text):
+    if not _EXCEPTION.search(unit_text) and not _CARVE_OUT.search(unit_text):
         return False
     q = content_stems(_fold_paraphrases(question)) if question else set()
     c = content_stems(_fold_paraphrases(claim))
@@ -886,22 +894,40 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     # or an exception of its own ("Gift cards can be returned within 30 days.")
     applies_rule = not _NEGATORS.search(_fold_paraphrases(claim)) and not _EXCEPTION.search(claim) \
         and not _CONTRAST.search(claim)
-    for m in _EXCEPTION.finditer(unit_text):
+    for m in _exceptions(unit_text):
         # the words that single out the excepted case: those of the exception that the rule
         # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
         rule = content_stems(_fold_paraphrases(unit_text[:m.start()]))
         own = content_stems(_fold_paraphrases(m.group(1)))
-        case = own - rule
-        if not case:
+        # an exception may list several cases ("except balance bikes and bikes with engines")
+        items = [m.group(1)] if _CLAUSE_WORD.search(m.group(1)) else _LIST_JOIN.split(m.group(1))
+        cases = [w - rule for w in (content_stems(_fold_paraphrases(item)) for item in items) if w - rule] \
+            or [own - rule]
+        if not cases[0]:
             continue
-        if case & c:
-            # the claim restates the rule (words only the rule has) for the excepted case
-            if applies_rule and case <= c and c & (rule - own):
+        named = [case for case in cases if case & c]
+        if named:
+            # the claim restates the rule (words only the rule has) for an excepted case
+            if applies_rule and any(case <= c for case in named) and c & (rule - own):
                 return True
             continue
-        if case & q or universal:
+        if any(case & q for case in cases) or universal:
             return True
     return False
+
+
+# the items of an exception's list ("balance bikes and bikes with engines"), unless the exception
+# has a clause of its own ("at Kirkenes, where they close at 18:00"): then it is one case
+_LIST_JOIN = re.compile(r",?\s+(?:and|or)\s+")
+_CLAUSE_WORD = re.compile(r"\b(?:where|which|who|whose|when|while|in\s+which)\b", re.IGNORECASE)
+# "..., but claims under the add-on do not affect it": a carve-out stated as a negated clause
+_CARVE_OUT = re.compile(r"\bbut\s+([^.;]*?)\s+(?:do|does|did|will|is|are|was|were)\s+not\b", re.IGNORECASE)
+
+
+def _exceptions(text: str) -> list[re.Match[str]]:
+    """The exceptions of ``text``: :data:`_EXCEPTION` matches and "but <case> do(es) not ..."
+    carve-outs (group 1: the excepted case), in text order."""
+    return sorted([*_EXCEPTION.finditer(text), *_CARVE_OUT.finditer(text)], key=lambda m: m.start())
 
 
 _CONJUNCT_BREAK = re.compile(r",\s+(?:and|but|while|plus)\s+|;\s+|,\s+(?=[A-Za-z])|\s+(?:and|but)\s+(?=\w)")
@@ -941,7 +967,8 @@ _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
     "couldn't will won't would wouldn't shall should shouldn't may might must have haven't has "
     "hasn't had am".split())
-_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b|n't\b", re.IGNORECASE)
+# ("no-claims discount" holds no negation)
+_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b(?!-)|n't\b", re.IGNORECASE)
 
 
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
