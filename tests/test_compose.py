@@ -329,6 +329,7 @@ def test_number_conflict():
 
 
 def test_a_negation_about_another_part_of_the_sentence():
+    # the claim negates what the premise affirms; the premise's own negation is about the archive
     kb = ["Visitors must leave their bags in the lockers, and access to the archive is not permitted after 17:00."]
     sc = df.CoherenceScorer(knowledge=kb)
     assert sc.review("Can I keep my bag?", "No, visitors must leave their bags in the lockers.")[0]

@@ -843,15 +843,15 @@ def content_stems(text: str) -> set[str]:
 
 
 def _negated_clauses(text: str) -> list[set[str]]:
-    """Content stems of each clause of ``text`` that holds a negation and that no other clause
-    of ``text`` uses (clauses as in :func:`director_fast.number_alignment.clause_span`; the
-    negation words themselves dropped): what the negation is about ("Passengers must leave their
-    cars, and access to the car deck is not permitted." gives {access, deck, permit})."""
+    """Content stems of each clause of ``text`` that holds a negation (clauses as in
+    :func:`director_fast.number_alignment.clause_span`; the negation words themselves dropped):
+    what the negation is about ("Dogs are welcome in the cafe but not in the garden." gives
+    {garden}). (Dropping the words other clauses also use was tried: it excused too many
+    negations in long summary sentences.)"""
     out = []
     for m in _NEGATORS.finditer(text):
         a, b = clause_span(text, m.start(), m.end())
-        rest = content_stems(text[:a] + " " + text[b:])
-        out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]) - rest)
+        out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
     return out
 
 
