@@ -399,3 +399,16 @@ def test_a_lease_is_a_relation_with_roles():
     evidence = "The cafe is run by Tallow Bakery, which leases the space from Quillhouse."
     assert roles_swapped("Quillhouse leases the space from Tallow Bakery.", evidence)
     assert not roles_swapped("Tallow Bakery leases the space from Quillhouse.", evidence)
+
+
+def test_an_exception_stated_with_its_own_numbers():
+    kb = ["Personal file storage is 1 TB per employee, except for contractors, who get 100 GB."]
+    sc = df.CoherenceScorer(knowledge=kb)
+    assert sc.review("I'm a contractor.", "As a contractor you get 100 GB of personal file storage.")[0]
+    assert not sc.review("I'm a contractor.", "As a contractor you get 1 TB of personal file storage.")[0]
+
+
+def test_looks_after_is_not_an_order_in_time():
+    kb = ["Nervous patients can book a free chat with Dr Okonjo before any treatment."]
+    assert df.CoherenceScorer(knowledge=kb).review(
+        "I'm nervous.", "You can book a free chat with Dr Okonjo, who looks after nervous patients.")[0]

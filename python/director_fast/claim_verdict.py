@@ -276,6 +276,8 @@ _PARAPHRASES = (
     (r"acquire|take\s+over", "buy", "acquire take"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
+    # "looks after nervous patients" is care, not an order in time ("after" / "before")
+    (r"look(?:s|ed|ing)?\s+after", "cares for", "after"),
     (r"e-mail", "email", "e-mail"),
     (r"shut(?:s)?", "closes", "shut shuts"),
     (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
@@ -906,6 +908,8 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
         if not cases[0]:
             continue
         named = [case for case in cases if case & c]
+        if named and _states_own_numbers(m.group(1), claim):
+            continue  # the claim states what the exception itself says ("contractors get 100 GB")
         if named:
             # the claim restates the rule (words only the rule has) for an excepted case
             if applies_rule and any(case <= c for case in named) and c & (rule - own):
@@ -922,6 +926,19 @@ _LIST_JOIN = re.compile(r",?\s+(?:and|or)\s+")
 _CLAUSE_WORD = re.compile(r"\b(?:where|which|who|whose|when|while|in\s+which)\b", re.IGNORECASE)
 # "..., but claims under the add-on do not affect it": a carve-out stated as a negated clause
 _CARVE_OUT = re.compile(r"\bbut\s+([^.;]*?)\s+(?:do|does|did|will|is|are|was|were)\s+not\b", re.IGNORECASE)
+
+
+def _states_own_numbers(exception: str, claim: str) -> bool:
+    """Whether ``exception`` states numbers of its own ("except for contractors, who get 100 GB")
+    and ``claim`` holds every one of them (same quantity)."""
+    from director_fast.number_alignment import same_quantity
+    from director_fast.numbers import find_numbers
+
+    own = find_numbers(exception)
+    if not own:
+        return False
+    said = find_numbers(claim)
+    return all(any(same_quantity(o, c) for c in said) for o in own)
 
 
 def _exceptions(text: str) -> list[re.Match[str]]:
