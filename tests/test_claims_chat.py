@@ -1,0 +1,96 @@
+"""split_claims on the reply styles of chat models: closings and wishes, framing lines, suggestions,
+source tags, hedge/attribution openers and markdown labels. Every example is invented here."""
+
+from __future__ import annotations
+
+import pytest
+
+from director_fast.claims import split_claims
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(u.text, u.kind) for u in split_claims(text)]
+
+
+def claims(text: str) -> list[str]:
+    return [u.text for u in split_claims(text) if u.kind == "claim"]
+
+
+# ---- 1. chat units -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,kind", [
+    ("Enjoy the concert, and feel free to ask if you need anything else.", "offer"),
+    ("Enjoy the ride!", "pleasantry"),
+    ("Enjoy, and just shout if anything else comes up!", "offer"),
+    ("Just shout if you get stuck.", "offer"),
+    ("Give us a shout whenever you like.", "offer"),
+    ("Hope we can sort it out quickly — anything else I can help with?", "offer"),
+    ("Hope we can get you back on the road soon!", "pleasantry"),
+    ("No problem at all!", "pleasantry"),
+    ("No trouble at all.", "pleasantry"),
+    ("Thanks so much for supporting the bakery, and have a lovely evening!", "pleasantry"),
+    ("If you're unsure which size fits, I'd suggest contacting the shop.", "offer"),
+    ("For parking details, it would be best to contact the venue directly before your visit.",
+     "offer"),
+    ("In case the form won't load, it's worth asking reception.", "offer"),
+])
+def test_closings_wishes_and_suggestions_are_not_claims(text, kind):
+    assert kinds(text) == [(text, kind)]
+
+
+@pytest.mark.parametrize("text", [
+    # a suggestion that carries a checkable fact stays a claim
+    "You can email desk@plumtree.example; messages are answered within 3 working days.",
+    "It may be worth emailing desk@plumtree.example to ask about the rest.",
+    "Since the kiosk shuts on Sundays, it's best to call ahead.",  # "since" asserts
+    "If you cancel late, you lose the deposit.",
+    "For groups, please contact reception to book the sauna.",
+    "Enjoy the free breakfast in the lounge!",  # an object that asserts something
+    "Enjoy the crossing to Fernholm on the new boat.",
+    "Refunds take a week — anything else I can help with?",
+    "We hope to open the second studio in spring.",
+])
+def test_suggestions_and_wishes_that_state_a_fact_stay_claims(text):
+    assert all(k == "claim" for _, k in kinds(text)) and claims(text)
+
+
+@pytest.mark.parametrize("text,claim", [
+    ("Hope you enjoy it, the spa is closed on Mondays.", "the spa is closed on Mondays."),
+    ("Oh no, the lift is out of order until Friday.", "the lift is out of order until Friday."),
+    ("Enjoy your stay, and the sauna is open late on Thursdays.",
+     "the sauna is open late on Thursdays."),
+    ("Feel free to call, the desk is staffed all day.", "the desk is staffed all day."),
+])
+def test_a_wish_followed_by_a_clause_keeps_the_clause_as_a_claim(text, claim):
+    assert claims(text) == [claim]
+    u = next(u for u in split_claims(text) if u.kind == "claim")
+    assert text[u.start:u.end] == u.text
+
+
+@pytest.mark.parametrize("text", [
+    "Oh no, I'm so sorry to hear that — long queues can be exhausting!",
+    "Oh no, sorry to hear that!",
+    "Hope that helps, and have a great day!",
+])
+def test_sympathy_clauses_stay_chat(text):
+    assert not claims(text)
+
+
+def test_framing_line_above_a_list_is_not_a_claim():
+    text = "Here's how the two plans compare:\n\n- **Lite** – 5 GB of storage.\n- **Pro** – 50 GB."
+    got = kinds(text)
+    assert got[0] == ("Here's how the two plans compare", "pleasantry")
+    assert [k for _, k in got[1:]] == ["claim", "claim"]
+    assert kinds("Joining the club gets you:\n* a locker\n* two guest passes")[0][1] == "pleasantry"
+    assert kinds("The annual pass includes:\n| Pool | Gym |")[0][1] == "pleasantry"
+
+
+@pytest.mark.parametrize("text", [
+    "Joining the club gets you:",                      # no list follows
+    "Dogs are not allowed in:\n- the sauna",           # a negation is content
+    "Here's how booking works with Dr Lowe:\n- call",  # a name is content
+    "The sauna is closed on:\n- Sundays",              # not a lead-in shape
+    "Members get 3 guest passes:\n- weekdays only",    # a digit
+])
+def test_lines_ending_in_a_colon_that_assert_stay_claims(text):
+    assert split_claims(text)[0].kind == "claim"
