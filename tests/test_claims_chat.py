@@ -94,3 +94,100 @@ def test_framing_line_above_a_list_is_not_a_claim():
 ])
 def test_lines_ending_in_a_colon_that_assert_stay_claims(text):
     assert split_claims(text)[0].kind == "claim"
+
+
+# ---- 2. source tags ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("The bakery opened in 1998 (about.md). Ann Lee runs it [team.md].",
+     ["The bakery opened in 1998", "Ann Lee runs it"]),
+    ("Lockers cost £2 a day (source: lockers.md).", ["Lockers cost £2 a day"]),
+    ("The sauna seats 12 [1].", ["The sauna seats 12"]),
+    ("Parking is free after 18:00 [2, 3].", ["Parking is free after 18:00"]),
+    ("Bikes go free【4】.", ["Bikes go free"]),
+    ("[^1] Towels are provided.", ["Towels are provided."]),
+    ("The gym opens at 06:00 [1], and the pool opens at 07:00 [2].",
+     ["The gym opens at 06:00", "the pool opens at 07:00"]),
+])
+def test_source_tags_are_trimmed_from_claims(text, expected):
+    units = [u for u in split_claims(text) if u.kind == "claim"]
+    assert [u.text for u in units] == expected
+    assert all(text[u.start:u.end] == u.text for u in units)
+
+
+def test_a_unit_of_only_source_tags_is_dropped():
+    assert split_claims("(source: fees.md)") == []
+    assert kinds("Lockers cost £2.\n\n[1] [2]") == [("Lockers cost £2.", "claim")]
+    assert kinds("Feel free to call us [2].") == [("Feel free to call us", "offer")]
+
+
+@pytest.mark.parametrize("text", [
+    "The sauna (see below) is open.",   # a parenthesis that is not a source
+    "Room [B] is on the left.",
+    "Opening year [2004] is on the plaque.",  # four digits: not a citation number
+])
+def test_brackets_that_are_not_source_tags_stay(text):
+    assert claims(text) == [text]
+
+
+# ---- 3. hedge and attribution openers ----------------------------------------------------------
+
+@pytest.mark.parametrize("text,claim", [
+    ("As far as I can see, the studio has no lift.", "the studio has no lift."),
+    ("As far as I can tell from our venue notes, there's no cloakroom.", "there's no cloakroom."),
+    ("According to our fees page, a lesson costs £30.", "a lesson costs £30."),
+    ("From what I can find, the café shuts at 16:00.", "the café shuts at 16:00."),
+    ("Based on the information I have, dogs are welcome on the terrace.",
+     "dogs are welcome on the terrace."),
+    ("Yes, as far as I know, the pool is heated.", "the pool is heated."),
+    ("To my knowledge, the hall seats 200.", "the hall seats 200."),
+])
+def test_openers_are_dropped_from_the_claim(text, claim):
+    u = [u for u in split_claims(text) if u.kind == "claim"]
+    assert [x.text for x in u] == [claim] and u[0].start == text.index(claim)
+
+
+@pytest.mark.parametrize("text", [
+    "According to the 2021 survey, most members cycle.",  # the opener holds a number
+    "According to Dr Lowe, the brace takes 9 months.",    # attribution to a named person
+    "Based on weight, parcels cost £4 to £9.",            # not an opener shape
+])
+def test_openers_with_content_stay(text):
+    assert claims(text) == [text]
+
+
+def test_opener_before_an_abstention():
+    assert kinds("As far as I can tell, I don't have any details on that.") == [
+        ("I don't have any details on that.", "abstention")]
+
+
+# ---- 4. markdown labels ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,claim", [
+    ("**Short answer:** the annual plan is cheaper.", "the annual plan is cheaper."),
+    ("**How it works:** members book a slot online.", "members book a slot online."),
+    ("__Note__: the studio is shut in August.", "the studio is shut in August."),
+    ("**Quick answer:** yes, the sauna is mixed.", "the sauna is mixed."),
+    ("- **Storage:** both plans include 10 GB.", "both plans include 10 GB."),
+])
+def test_framing_labels_are_dropped(text, claim):
+    assert claims(text) == [claim]
+
+
+@pytest.mark.parametrize("text", [
+    "**Sunday:** 9:00–13:00",                           # the label is the subject
+    "**Cost for 8 guests:** £90 covers up to 6.",       # the label holds a number
+    "**Pro Plan:** you get unlimited seats.",           # the label names something
+    "**Refund:** when you cancel, it is prorated.",     # no clause of its own follows
+])
+def test_labels_that_carry_content_stay(text):
+    assert claims(text) == [text]
+
+
+def test_source_tags_do_not_count_as_words_of_the_language_check(caplog):
+    text = ("For room bookings, email desk@oakfold.example; facilities lead Nia Brook looks after key cards"
+            " [ops.md].")
+    with caplog.at_level("WARNING", logger="director_fast.claims"):
+        assert claims(text) == ["For room bookings, email desk@oakfold.example",
+                                "facilities lead Nia Brook looks after key cards"]
+    assert not caplog.records

@@ -965,6 +965,85 @@ def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | No
     return None
 
 
+def _skip_close_marks(text: str, i: int, end: int) -> int:
+    """``i`` past a run of emphasis marks that closes a label ("**Short answer:** the ..."):
+    only when whitespace follows the run (an opening mark of the next word stays)."""
+    j = i
+    while j < end and text[j] in "*_":
+        j += 1
+    return _skip_ws(text, j, end) if j > i and (j == end or text[j].isspace()) else i
+
+
+# hedge and attribution openers, up to the comma that ends them: "As far as I can tell from our
+# facilities info, ...", "According to our pricing page, ...", "From what I can find, ...",
+# "Based on the information I have, ..."
+_OPENERS = _Patterns([
+    "as far as {i|we} {can|could} {see|tell|find|gather|make_out|determine|work_out} ~8 $",
+    "as far as {i|we} {know|understand|am_aware|are_aware|recall|remember} ~6 $",
+    "{according_to|going_by|judging_by|judging_from|per} {our|the|my|your|their|what} ~6 $",
+    "from what {i|we} {can|could} {see|tell|find|gather} ~6 $",
+    "from what {i|we} {see|found|know|understand|gather|have|read} ~6 $",
+    "from {our|the|my} {records|notes|info|information|documents|documentation|docs|details|"
+    "website|site|faq|policy|policies|terms|pricing|price_list|guide|handbook|page} ~5 $",
+    "based on {the|what|our|my|your|this|these|that|those} ~8 $",
+    "{looking_at|checking|reading} {our|the|my} ~6 $",
+    "{to_my|to_our|to_the_best_of_my|to_the_best_of_our} knowledge $",
+    "as {i|we} understand it $",
+    "if {i'm|i_am} {reading|understanding} ~6 {right|correctly} $",
+    "{if_i|if_we} {read|understand} ~6 {right|correctly} $",
+    "{it_looks|it_seems|it_appears} like $",
+    "{from|in} {what_i_have|what_i've_got|the_info_i_have|the_information_i_have} $",
+])
+
+
+def _opener(text: str, pos: int, end: int) -> int | None:
+    """The content start after a hedge or attribution opener (:data:`_OPENERS`) that ends at a
+    comma within its first 12 words and holds no digit; None when there is none."""
+    k = text.find(",", pos, min(end, pos + 120))
+    if k == -1 or _DIGIT_RE.search(text, pos, k):
+        return None
+    norms = _norms(text, pos, k)
+    if not norms or len(norms) > 12 or not _any(_OPENERS, norms):
+        return None
+    nxt = _skip_ws(text, k + 1, end)
+    return nxt if nxt < end and _has_alnum(text, nxt, end) else None
+
+
+# a bold label that opens a unit: "**How it works:** ...", "__Note__: ..."
+_LABEL_RE = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)(?::\1|\1[ \t]*:)[ \t]*")
+_FRAMING_LABELS = _phrases("""
+answer|short answer|quick answer|the short answer|the quick answer|long answer|tl;dr|tldr|tl dr
+|summary|in summary|in short|bottom line|the bottom line|note|please note|quick note|tip|top tip
+|heads up|update|good news|bad news|the good news|the bad news|how it works|what it means
+|what this means|why|how|details|the details|key point|key points|important|good to know
+""")
+
+
+def _label(text: str, pos: int, end: int) -> int | None:
+    """The content start after a bold label that only frames what follows (:data:`_LABEL_RE`):
+    a phrase of :data:`_FRAMING_LABELS`, or a label of at most 6 words with no digit and no
+    capitalised word after its first, followed by a clause with its own subject and finite verb
+    ("**How it works:** parties run on Saturdays." -> "parties run on Saturdays."). A label
+    that is the subject of what follows ("**Saturday:** 7:00-18:00", "**Cost for 20
+    children:** ...") stays in the unit."""
+    m = _LABEL_RE.match(text, pos, end)
+    if m is None:
+        return None
+    nxt = m.end()
+    if nxt >= end or not _has_alnum(text, nxt, end):
+        return None
+    toks = _tokens(text, m.start(2), m.end(2))
+    norms = tuple(t.norm for t in toks)
+    if not norms:
+        return None
+    if norms in _FRAMING_LABELS:
+        return nxt
+    if len(norms) > 6 or _DIGIT_RE.search(text, m.start(2), m.end(2)) or any(
+            t.upper and t.norm not in ("i", "i'm") for t in toks[1:]):
+        return None
+    return nxt if _is_clause_start(_iter_norms(text, nxt, end)) else None
+
+
 def _word_at(text: str, i: int, end: int, word: str) -> bool:
     n = len(word)
     return text[i:i + n].lower() == word and (i + n == end or text[i + n].isspace())
@@ -980,7 +1059,7 @@ def _separator(text: str, i: int, end: int, sorry: bool, ai: bool) -> tuple[int,
     c = text[j] if j < end else ""
     if c and (c in ",:" or (not ai and (c in "—–" or (c == "-" and j > i and j + 1 < end
                                                        and text[j + 1].isspace())))):
-        k = _skip_ws(text, j + 1, end)
+        k = _skip_close_marks(text, _skip_ws(text, j + 1, end), end)
         if sorry and _word_at(text, k, end, "but"):
             k = _skip_ws(text, k + 3, end)
         return j + 1, k, False
@@ -1372,15 +1451,49 @@ def _chat_lead(text: str, s: int, e: int) -> tuple[int, int, str] | None:
 # driver
 
 def _emit(text: str, s: int, e: int, kind: str, out: list[ClaimUnit]) -> None:
-    s, e = _trim(text, s, e)
+    s, e = _trim_tags(text, *_trim(text, s, e))
     if s < e:
         out.append(ClaimUnit(text[s:e], s, e, kind))
+
+
+# source tags a RAG answer appends to what it says: "[staff.md]", "(history.md)", "(source:
+# hours.md)", "[Source: price list]", "[1]", "[1, 3]", "[^2]", "【2】", "【4:0†source】"
+_TAG = (r"(?:\[\^?\d{1,3}(?:\s*[,–-]\s*\^?\d{1,3})*\]"
+        r"|【[^】\n]{0,40}】"
+        r"|[\[(]\s*(?:sources?|refs?|cf\.?|see)\s*:\s*[^\[\]()\n]{1,60}[\])]"
+        r"|[\[(][^\[\]()\s]{1,60}\.(?:md|markdown|txt|pdf|html?|docx?|csv|json|ya?ml|xlsx?|rst)[\])])")
+_TAG_RE = re.compile(_TAG, re.IGNORECASE)
+_TAG_END_RE = re.compile(r"(?:" + _TAG + r"[\s.,;:!]*)+$", re.IGNORECASE)
+_TAG_START_RE = re.compile(r"(?:" + _TAG + r"\s*)+", re.IGNORECASE)
+
+
+def _trim_tags(text: str, s: int, e: int) -> tuple[int, int]:
+    """``(s, e)`` less source tags (:data:`_TAG_RE`) at either end, with the punctuation after
+    a closing tag ("... bought it (history.md)." -> "... bought it"); empty when the span is only
+    tags. Tags inside the span stay in its text (offsets are spans of the input) and are left
+    out of :attr:`ClaimUnit.verdict_text`."""
+    if s >= e or not ("[" in text[s:e] or "(" in text[s:e] or "【" in text[s:e]):
+        return s, e
+    s0, e0 = s, e
+    m = _TAG_START_RE.match(text, s, e)
+    if m is not None:
+        s = m.end()
+    m = _TAG_END_RE.search(text, max(s, e - 240), e)  # bounded: linear cost
+    if m is not None:
+        e = m.start()
+    if (s, e) == (s0, e0):
+        return s, e
+    s, e = _trim(text, s, e)
+    while e > s and text[e - 1] in ",;:":
+        e -= 1
+    s, e = _trim(text, s, e)
+    return (s, e) if _has_alnum(text, s, e) else (s, s)
 
 
 def _sentence_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     """Units of one sentence, English rules."""
     for ps, pe in _semicolons(text, s, e):
-        ps, pe = _trim(text, ps, pe)
+        ps, pe = _trim_tags(text, *_trim(text, ps, pe))
         if ps < pe:
             _piece_units(text, ps, pe, out)
 
@@ -1394,7 +1507,13 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     while pos < e:
         m = _particle(text, pos, e)
         if m is None:
-            break
+            # "**How it works:** ..." and "As far as I can see, ..." are dropped like particles
+            nxt = _label(text, pos, e)
+            nxt = _opener(text, pos, e) if nxt is None else nxt
+            if nxt is None:
+                break
+            unit_start = pos = nxt
+            continue
         p_end, nxt, terminal, ai = m
         ai_seen = ai_seen or ai
         if not _has_alnum(text, nxt, e):  # nothing but particles: the whole unit is chat
@@ -1417,7 +1536,7 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
         cs, ce = _trim(text, cs, ce)
         while ce > cs and text[ce - 1] in ",;:":
             ce -= 1
-        cs, ce = _trim(text, cs, ce)
+        cs, ce = _trim_tags(text, *_trim(text, cs, ce))
         if cs < ce:
             if len(clauses) == 1:  # text[pos:e] less a trailing ",;:": known not to be chat
                 _emit(text, cs, ce, _classify_content(text, cs, ce), out)
@@ -1516,7 +1635,8 @@ def split_claims(text: str) -> list[ClaimUnit]:
                 if a < b:
                     # judged per sentence, so a sentence is classified the same whether it
                     # arrives alone (a stream) or inside the whole response
-                    english = _looks_english(text, [(a, b)])
+                    ta, tb = _trim_tags(text, a, b)  # source tags are not words of the text
+                    english = ta >= tb or _looks_english(text, [(ta, tb)])
                     foreign += not english
                     if english:
                         n = len(out)
