@@ -51,7 +51,25 @@ Units
   that is *only* particles (``"Yes."``, ``"No."``, ``"Sure!"``) is a ``pleasantry``: it carries no
   checkable content by itself. (A bare ``"No."`` answering a yes/no question does assert
   something in context; a caller that needs it must pair it with the question itself.)
-  Emphasis marks around a particle belong to it (``"**Yes**, the shop is open."``).
+  Emphasis marks around a particle belong to it (``"**Yes**, the shop is open."``,
+  ``"**Short answer:** the annual plan."``).
+
+  Dropped the same way (``start`` moves forward, nothing is emitted for them):
+
+  - hedge and attribution openers that end at a comma and hold no digit: ``As far as I can
+    see/tell (from ...),`` ``According to our/the ...,`` ``From what I can find,`` ``Based on
+    the information I have,`` ``To my knowledge,`` (``"According to Dr Lowe, ..."`` keeps its
+    opener: a named source is content);
+  - a bold label (``**How it works:**``, ``__Note__:``) that is a framing phrase, or that has at
+    most 6 words, no digit and no capitalised word after its first and is followed by a clause
+    with its own subject and verb; a label that is the subject stays (``**Saturday:** 9-13``);
+  - a chat part ending at a bare comma (``"Enjoy your stay, the pool is closed on Mondays."``
+    -> ``the pool is closed on Mondays.``) when the unit as a whole is not chat.
+
+* Source tags at either end of a unit are trimmed from its span (with the punctuation after a
+  closing tag): ``[staff.md]``, ``(history.md)``, ``(source: hours.md)``, ``[Source: ...]``,
+  ``[1]``, ``[1, 3]``, ``[^2]``, ``【2】``; a unit of only tags is dropped, and tags are not
+  counted as words by the language check. A tag inside a unit stays in its text.
 
 Kinds
 -----
@@ -67,6 +85,14 @@ or a ``claim`` (a phone number, price or date is checkable).
     Whole-unit matching only: ``"Thanks to the new policy, refunds take 5 days."``, ``"Sure
     Foods was founded in 1990."`` and ``"We hope to open in May 2026."`` are claims. A unit with
     no letter and no digit at all (``"😊"``, ``"..."``) is also a pleasantry.
+    Wishes (``"Enjoy the crossing!"``, ``"Hope we can get you back on the road soon!"``) are
+    pleasantries, unless a comma or dash in them is followed by a clause with its own subject
+    and finite verb that does not only commiserate (``"Oh no, the lift is broken."`` is not a
+    wish; ``"Oh no — long queues can be exhausting!"`` is). A line that ends with ``:`` right
+    above a list item or table row and only introduces it (``"Here's how they compare:"``,
+    ``"Membership gets you:"``: at most 10 words, no digit, no name, no negation, opening with
+    ``here`` / ``these`` / ``below`` / ``the following`` or ending with ``you`` / ``includes`` /
+    ``gets`` / ``offers`` / ``covers`` / ``compare`` ...) is a ``pleasantry`` too.
 ``question``
     the unit ends with ``?`` (after closing quotes, brackets and emphasis marks).
 ``self_reference``
@@ -92,6 +118,13 @@ or a ``claim`` (a phone number, price or date is checkable).
     what follows the contact is a short target plus nothing, or a deferral (``for details``,
     ``to confirm``, ``if ...``, ``about ...``): ``"Please contact reception to book a massage."``
     and ``"You can contact reception by email."`` stay claims.
+    Also offers: a wish or pleasantry joined to an offer, even one that ends in ``?`` (``"Hope
+    we can sort it soon — anything else I can help with?"``), ``"Just shout if ..."``, and an
+    offer after a leading condition or purpose phrase (``if``, ``for``, ``to``, ``should``,
+    ``unless``, ``in case``) ending at a comma: ``"If you're not sure, I'd suggest contacting
+    customer services."``, ``"For parking details, it would be best to contact the venue."``
+    (``since`` / ``because`` / ``when`` clauses assert, so they do not qualify). A suggestion
+    with a digit, an e-mail address or a URL stays a claim (the address is checkable).
 ``claim``
     everything else.
 
@@ -1470,8 +1503,7 @@ _TAG_START_RE = re.compile(r"(?:" + _TAG + r"\s*)+", re.IGNORECASE)
 def _trim_tags(text: str, s: int, e: int) -> tuple[int, int]:
     """``(s, e)`` less source tags (:data:`_TAG_RE`) at either end, with the punctuation after
     a closing tag ("... bought it (history.md)." -> "... bought it"); empty when the span is only
-    tags. Tags inside the span stay in its text (offsets are spans of the input) and are left
-    out of :attr:`ClaimUnit.verdict_text`."""
+    tags. A tag inside the span stays in its text (a unit is a span of the input)."""
     if s >= e or not ("[" in text[s:e] or "(" in text[s:e] or "【" in text[s:e]):
         return s, e
     s0, e0 = s, e
