@@ -51,7 +51,25 @@ Units
   that is *only* particles (``"Yes."``, ``"No."``, ``"Sure!"``) is a ``pleasantry``: it carries no
   checkable content by itself. (A bare ``"No."`` answering a yes/no question does assert
   something in context; a caller that needs it must pair it with the question itself.)
-  Emphasis marks around a particle belong to it (``"**Yes**, the shop is open."``).
+  Emphasis marks around a particle belong to it (``"**Yes**, the shop is open."``,
+  ``"**Short answer:** the annual plan."``).
+
+  Dropped the same way (``start`` moves forward, nothing is emitted for them):
+
+  - hedge and attribution openers that end at a comma and hold no digit: ``As far as I can
+    see/tell (from ...),`` ``According to our/the ...,`` ``From what I can find,`` ``Based on
+    the information I have,`` ``To my knowledge,`` (``"According to Dr Lowe, ..."`` keeps its
+    opener: a named source is content);
+  - a bold label (``**How it works:**``, ``__Note__:``) that is a framing phrase, or that has at
+    most 6 words, no digit and no capitalised word after its first and is followed by a clause
+    with its own subject and verb; a label that is the subject stays (``**Saturday:** 9-13``);
+  - a chat part ending at a bare comma (``"Enjoy your stay, the pool is closed on Mondays."``
+    -> ``the pool is closed on Mondays.``) when the unit as a whole is not chat.
+
+* Source tags at either end of a unit are trimmed from its span (with the punctuation after a
+  closing tag): ``[staff.md]``, ``(history.md)``, ``(source: hours.md)``, ``[Source: ...]``,
+  ``[1]``, ``[1, 3]``, ``[^2]``, ``【2】``; a unit of only tags is dropped, and tags are not
+  counted as words by the language check. A tag inside a unit stays in its text.
 
 Kinds
 -----
@@ -67,6 +85,14 @@ or a ``claim`` (a phone number, price or date is checkable).
     Whole-unit matching only: ``"Thanks to the new policy, refunds take 5 days."``, ``"Sure
     Foods was founded in 1990."`` and ``"We hope to open in May 2026."`` are claims. A unit with
     no letter and no digit at all (``"😊"``, ``"..."``) is also a pleasantry.
+    Wishes (``"Enjoy the crossing!"``, ``"Hope we can get you back on the road soon!"``) are
+    pleasantries, unless a comma or dash in them is followed by a clause with its own subject
+    and finite verb that does not only commiserate (``"Oh no, the lift is broken."`` is not a
+    wish; ``"Oh no — long queues can be exhausting!"`` is). A line that ends with ``:`` right
+    above a list item or table row and only introduces it (``"Here's how they compare:"``,
+    ``"Membership gets you:"``: at most 10 words, no digit, no name, no negation, opening with
+    ``here`` / ``these`` / ``below`` / ``the following`` or ending with ``you`` / ``includes`` /
+    ``gets`` / ``offers`` / ``covers`` / ``compare`` ...) is a ``pleasantry`` too.
 ``question``
     the unit ends with ``?`` (after closing quotes, brackets and emphasis marks).
 ``self_reference``
@@ -92,6 +118,13 @@ or a ``claim`` (a phone number, price or date is checkable).
     what follows the contact is a short target plus nothing, or a deferral (``for details``,
     ``to confirm``, ``if ...``, ``about ...``): ``"Please contact reception to book a massage."``
     and ``"You can contact reception by email."`` stay claims.
+    Also offers: a wish or pleasantry joined to an offer, even one that ends in ``?`` (``"Hope
+    we can sort it soon — anything else I can help with?"``), ``"Just shout if ..."``, and an
+    offer after a leading condition or purpose phrase (``if``, ``for``, ``to``, ``should``,
+    ``unless``, ``in case``) ending at a comma: ``"If you're not sure, I'd suggest contacting
+    customer services."``, ``"For parking details, it would be best to contact the venue."``
+    (``since`` / ``because`` / ``when`` clauses assert, so they do not qualify). A suggestion
+    with a digit, an e-mail address or a URL stays a claim (the address is checkable).
 ``claim``
     everything else.
 
@@ -500,6 +533,8 @@ good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy
 |that's really frustrating|that must be frustrating|that sounds frustrating|how frustrating
 |i know how frustrating that is|i understand how frustrating that is|that's annoying
 |that's really annoying|no worries|great news|good news|of course
+|no problem at all|not a problem at all|no trouble at all|no trouble|no bother|no bother at all
+|any time at all|anytime at all
 """)
 
 # wishes and exclamations addressed to the user, matched from the unit's start (a unit with a
@@ -537,11 +572,25 @@ _WISHES = _Patterns([
     "your_patience|your_message|contacting_us|checking|the_question|the_work|all_the_work|"
     "all_you_do|what_you_do|everything_you_do|your_work|your_interest|your_understanding|"
     "flagging|letting_me_know|letting_us_know|sharing|choosing|being|your_kind|the_kind|"
-    "the_details|the_context|the_detail|raising|bringing}",
+    "the_details|the_context|the_detail|raising|bringing|supporting|your_support|your_custom|"
+    "your_business|being_a_member|being_a_customer|visiting|using|donating|your_donation|"
+    "your_feedback|the_feedback|your_loyalty|shopping|dropping_by|stopping_by|coming_in|"
+    "your_enquiry|your_inquiry|your_query|the_heads-up|the_heads_up}",
     "[and] {that's|that_is|what|such} [a|such_a] [really|very|truly] {fair|good|great|excellent|"
     "reasonable|sensible|common|smart|thoughtful|important|helpful|interesting|practical|valid|"
     "lovely|kind} {question|point|thing_to_ask|thing_to_check}",
     "[and] great that you're",
+    # "Enjoy the crossing!": an event noun and nothing after it (a longer object may assert
+    # something: "Enjoy the free breakfast in the lounge")
+    "[and|so] {enjoy|have_fun_on|have_fun_at|have_fun_in} the {crossing|trip|ride|swim|journey|"
+    "flight|visit|stay|show|party|class|lesson|session|course|tour|event|meal|food|breakfast|"
+    "lunch|dinner|coffee|day|weekend|holiday|holidays|break|game|match|concert|film|movie|book|"
+    "festival|sailing|walk|run|workout|workshop|ride_home|evening|night|weather|sunshine} "
+    "[today|tomorrow|tonight|later|everyone|all] $",
+    # "Hope we can get you rolling again soon!": a wish about helping the user
+    "[oh|and|but|so] [i|we] {hope|hoping} {we_can|we_could|we'll|we_will|we_get_to|to} "
+    "{get_you|see_you|help_you|help|sort_you|sort_it|sort_that|sort_this|fix_it|fix_that|"
+    "welcome_you|have_you|get_it|get_that|get_this|get_your|hear_from_you}",
     "[oh|and|but|so] [i|we] [really|do] hope {that|this|it|the_above|all_this|all_of_this} "
     "{clears|helps|answers|explains|covers|sorts|makes|gives|was|is}",
     "[and|so] happy {invoicing|swimming|booking|planning|banking|riding|cycling|flying|baking|"
@@ -745,6 +794,10 @@ _OFFERS = _Patterns([
     "i [can|could|would_be_glad_to|would_be_happy_to] [also|gladly|certainly] {look_into|"
     "check_on|find_out_more|dig_into|dig_deeper}",
     "ask away",
+    # "Just shout if you have any other questions!", "Give us a call whenever you like."
+    "[just|so|and|please|do] {shout|holler|give_us_a_shout|give_me_a_shout|give_us_a_call|"
+    "give_us_a_ring|give_us_a_buzz|drop_us_a_line|drop_me_a_line|drop_us_a_message|"
+    "drop_me_a_message|ping_me|ping_us} {if|whenever|any_time|anytime|when|should|$}",
     # referrals to someone who can answer (a unit with a digit never gets here)
     "~7 {should|would|will|could|might|may|can} be able to {tell|help|confirm|advise|answer|say|"
     "check|give|explain|clarify}",
@@ -945,6 +998,85 @@ def _particle(text: str, pos: int, end: int) -> tuple[int, int, bool, bool] | No
     return None
 
 
+def _skip_close_marks(text: str, i: int, end: int) -> int:
+    """``i`` past a run of emphasis marks that closes a label ("**Short answer:** the ..."):
+    only when whitespace follows the run (an opening mark of the next word stays)."""
+    j = i
+    while j < end and text[j] in "*_":
+        j += 1
+    return _skip_ws(text, j, end) if j > i and (j == end or text[j].isspace()) else i
+
+
+# hedge and attribution openers, up to the comma that ends them: "As far as I can tell from our
+# facilities info, ...", "According to our pricing page, ...", "From what I can find, ...",
+# "Based on the information I have, ..."
+_OPENERS = _Patterns([
+    "as far as {i|we} {can|could} {see|tell|find|gather|make_out|determine|work_out} ~8 $",
+    "as far as {i|we} {know|understand|am_aware|are_aware|recall|remember} ~6 $",
+    "{according_to|going_by|judging_by|judging_from|per} {our|the|my|your|their|what} ~6 $",
+    "from what {i|we} {can|could} {see|tell|find|gather} ~6 $",
+    "from what {i|we} {see|found|know|understand|gather|have|read} ~6 $",
+    "from {our|the|my} {records|notes|info|information|documents|documentation|docs|details|"
+    "website|site|faq|policy|policies|terms|pricing|price_list|guide|handbook|page} ~5 $",
+    "based on {the|what|our|my|your|this|these|that|those} ~8 $",
+    "{looking_at|checking|reading} {our|the|my} ~6 $",
+    "{to_my|to_our|to_the_best_of_my|to_the_best_of_our} knowledge $",
+    "as {i|we} understand it $",
+    "if {i'm|i_am} {reading|understanding} ~6 {right|correctly} $",
+    "{if_i|if_we} {read|understand} ~6 {right|correctly} $",
+    "{it_looks|it_seems|it_appears} like $",
+    "{from|in} {what_i_have|what_i've_got|the_info_i_have|the_information_i_have} $",
+])
+
+
+def _opener(text: str, pos: int, end: int) -> int | None:
+    """The content start after a hedge or attribution opener (:data:`_OPENERS`) that ends at a
+    comma within its first 12 words and holds no digit; None when there is none."""
+    k = text.find(",", pos, min(end, pos + 120))
+    if k == -1 or _DIGIT_RE.search(text, pos, k):
+        return None
+    norms = _norms(text, pos, k)
+    if not norms or len(norms) > 12 or not _any(_OPENERS, norms):
+        return None
+    nxt = _skip_ws(text, k + 1, end)
+    return nxt if nxt < end and _has_alnum(text, nxt, end) else None
+
+
+# a bold label that opens a unit: "**How it works:** ...", "__Note__: ..."
+_LABEL_RE = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)(?::\1|\1[ \t]*:)[ \t]*")
+_FRAMING_LABELS = _phrases("""
+answer|short answer|quick answer|the short answer|the quick answer|long answer|tl;dr|tldr|tl dr
+|summary|in summary|in short|bottom line|the bottom line|note|please note|quick note|tip|top tip
+|heads up|update|good news|bad news|the good news|the bad news|how it works|what it means
+|what this means|why|how|details|the details|key point|key points|important|good to know
+""")
+
+
+def _label(text: str, pos: int, end: int) -> int | None:
+    """The content start after a bold label that only frames what follows (:data:`_LABEL_RE`):
+    a phrase of :data:`_FRAMING_LABELS`, or a label of at most 6 words with no digit and no
+    capitalised word after its first, followed by a clause with its own subject and finite verb
+    ("**How it works:** parties run on Saturdays." -> "parties run on Saturdays."). A label
+    that is the subject of what follows ("**Saturday:** 7:00-18:00", "**Cost for 20
+    children:** ...") stays in the unit."""
+    m = _LABEL_RE.match(text, pos, end)
+    if m is None:
+        return None
+    nxt = m.end()
+    if nxt >= end or not _has_alnum(text, nxt, end):
+        return None
+    toks = _tokens(text, m.start(2), m.end(2))
+    norms = tuple(t.norm for t in toks)
+    if not norms:
+        return None
+    if norms in _FRAMING_LABELS:
+        return nxt
+    if len(norms) > 6 or _DIGIT_RE.search(text, m.start(2), m.end(2)) or any(
+            t.upper and t.norm not in ("i", "i'm") for t in toks[1:]):
+        return None
+    return nxt if _is_clause_start(_iter_norms(text, nxt, end)) else None
+
+
 def _word_at(text: str, i: int, end: int, word: str) -> bool:
     n = len(word)
     return text[i:i + n].lower() == word and (i + n == end or text[i + n].isspace())
@@ -960,7 +1092,7 @@ def _separator(text: str, i: int, end: int, sorry: bool, ai: bool) -> tuple[int,
     c = text[j] if j < end else ""
     if c and (c in ",:" or (not ai and (c in "—–" or (c == "-" and j > i and j + 1 < end
                                                        and text[j + 1].isspace())))):
-        k = _skip_ws(text, j + 1, end)
+        k = _skip_close_marks(text, _skip_ws(text, j + 1, end), end)
         if sorry and _word_at(text, k, end, "but"):
             k = _skip_ws(text, k + 3, end)
         return j + 1, k, False
@@ -1202,6 +1334,25 @@ def _is_offer(norms: Sequence[str], nested: bool = False) -> bool:
     return False
 
 
+# a leading condition or purpose that asserts nothing ("If you're not sure, ...", "For access
+# details, ..."); "since" / "because" / "as" / "when" open clauses that assert, so they are absent
+_CONDITION_HEADS = frozenset("if for to should unless whether".split())
+
+
+def _conditional_offer(text: str, s: int, e: int, norms: Sequence[str]) -> bool:
+    """An offer or referral after a leading condition or purpose phrase that ends at the unit's
+    first comma: "If you're not sure whether weather was the reason, I'd suggest contacting
+    customer services."; "For accessibility details, it would be best to contact customer
+    services directly before you travel." (The caller has ruled out digits and addresses.)"""
+    if not norms or not (norms[0] in _CONDITION_HEADS or tuple(norms[:2]) == ("in", "case")):
+        return False
+    k = text.find(",", s, e)
+    if k == -1:
+        return False
+    rest = _norms(text, k + 1, e)
+    return bool(rest) and _is_offer(rest, True)
+
+
 def _classify(text: str, s: int, e: int, nested: bool = False) -> str:
     if not _has_alnum(text, s, e) or _is_pleasantry(text, s, e):
         return "pleasantry"
@@ -1216,20 +1367,23 @@ def _classify_content(text: str, s: int, e: int, nested: bool = False) -> str:
         norms = _norms(text, s, e)
         if len(norms) <= 2 or (norms[0] in _QUESTION_OPENERS and not _any(_ASSERTING_QUESTIONS, norms)):
             return "question"  # also "Really?!", "Anything else?"
-        return "claim"  # "Acme employs 9,000 people, doesn't it?", "Did you know that ...?"
+        # "Acme employs 9,000 people, doesn't it?", "Did you know that ...?"; a wish joined to
+        # an offer ("Hope we can sort it soon — anything else I can help with?") is chat
+        return "claim" if nested else _compound_chat(text, s, e)
     if _DIGIT_RE.search(text, s, e):
         return "claim"
     norms = _norms(text, s, e)
     # a wish or offer followed by a joined part ("Hope that helps, and ...") is chat only when
     # that part names nothing ("..., and we hope to open in May." is a claim)
     plain = nested or _plain_after_join(text, s, e)
-    if plain and len(norms) <= _WISH_MAX_WORDS and _is_wish(norms):
+    if plain and len(norms) <= _WISH_MAX_WORDS and _is_wish(norms) and not _joined_clause(text, s, e):
         return "pleasantry"
     if not nested and _any(_SELF_REFERENCE, norms):
         return "self_reference"
     if not nested and _is_abstention(text, s, e, norms):
         return "abstention"
-    if plain and not _URLISH_RE.search(text, s, e) and _is_offer(norms):
+    if plain and not _URLISH_RE.search(text, s, e) and (_is_offer(norms) or (
+            not nested and _conditional_offer(text, s, e, norms))):
         return "offer"
     return "claim" if nested else _compound_chat(text, s, e)
 
@@ -1247,6 +1401,30 @@ def _plain_after_join(text: str, s: int, e: int) -> bool:
     tail = text[m.end():e]
     return not _DIGIT_RE.search(tail) and not any(
         w[:1].isupper() and w not in _I_FORMS for w in (t.group(0) for t in _WORD_RE.finditer(tail)))
+
+
+_CLAUSE_JOIN = re.compile(r"(?:,|\s[—–-])\s+(?:(?:and|but|so)\s+)?", re.IGNORECASE)
+
+
+# words of sympathy: a joined clause holding one only commiserates ("— cracked teeth can be
+# miserable!", ", delays are always frustrating")
+_FEELINGS = frozenset("""miserable frustrating annoying stressful painful upsetting worrying scary
+awful horrible rotten tough rough unpleasant nerve-wracking daunting disappointing inconvenient
+exhausting overwhelming sore sorry sad""".split())
+_CLAUSE_END_RE = re.compile(r"[,;:—–]|\s-\s")
+
+
+def _joined_clause(text: str, s: int, e: int) -> bool:
+    """A comma or dash in the unit is followed by a clause with its own subject and finite
+    verb: "Oh no, the pool is closed on Mondays." / "Enjoy your stay, and the spa is open
+    late." carry content after the wish (fail closed). A clause that only commiserates (it
+    holds a word of :data:`_FEELINGS`) does not count."""
+    for m in _CLAUSE_JOIN.finditer(text, s, e):
+        if _is_clause_start(_iter_norms(text, m.end(), e)):
+            stop = _CLAUSE_END_RE.search(text, m.end(), e)
+            if not any(w in _FEELINGS for w in _norms(text, m.end(), stop.start() if stop else e)):
+                return True
+    return False
 
 
 _CHAT_JOIN = re.compile(r",\s+(?:and|but|so)\s+|\s+[—–]\s+|;\s+")
@@ -1276,22 +1454,78 @@ def _classify_part(text: str, s: int, e: int) -> str:
     """The kind of one part of a compound unit (:func:`_compound_chat`): ``pleasantry``,
     ``offer`` or ``claim`` (anything else, a question included)."""
     kind = _classify(text, s, e, nested=True)
+    if kind == "question":  # "..., anything else I can help with?" offers, asserts nothing
+        return "offer" if _is_offer(_norms(text, s, e), True) else "claim"
     return kind if kind in ("pleasantry", "offer") else "claim"
+
+
+def _chat_lead(text: str, s: int, e: int) -> tuple[int, int, str] | None:
+    """A unit opened by a chat part that ends at a bare comma ("Enjoy your stay, the pool is
+    closed on Mondays."; "Feel free to call, the desk is staffed all day."): (end of the chat
+    part, start of the rest, the chat part's kind). The caller drops the part from the unit as
+    it drops an answer particle. Only the first three commas are tried; a
+    comma followed by "and" / "but" / "so" is left to :func:`_compound_chat`."""
+    k = text.find(",", s, e)
+    for _ in range(3):
+        if k == -1:
+            return None
+        nxt = _skip_ws(text, k + 1, e)
+        if nxt > k + 1 and nxt < e and _has_alnum(text, nxt, e) and not _CHAT_JOIN.match(text, k):
+            ls, le = _trim(text, s, k)
+            if ls < le and _has_alnum(text, ls, le):
+                kind = _classify(text, ls, le, nested=True)
+                if kind in ("pleasantry", "offer"):
+                    return k, nxt, kind
+        k = text.find(",", k + 1, e)
+    return None
 
 
 # --------------------------------------------------------------------------------------------
 # driver
 
 def _emit(text: str, s: int, e: int, kind: str, out: list[ClaimUnit]) -> None:
-    s, e = _trim(text, s, e)
+    s, e = _trim_tags(text, *_trim(text, s, e))
     if s < e:
         out.append(ClaimUnit(text[s:e], s, e, kind))
+
+
+# source tags a RAG answer appends to what it says: "[staff.md]", "(history.md)", "(source:
+# hours.md)", "[Source: price list]", "[1]", "[1, 3]", "[^2]", "【2】", "【4:0†source】"
+_TAG = (r"(?:\[\^?\d{1,3}(?:\s*[,–-]\s*\^?\d{1,3})*\]"
+        r"|【[^】\n]{0,40}】"
+        r"|[\[(]\s*(?:sources?|refs?|cf\.?|see)\s*:\s*[^\[\]()\n]{1,60}[\])]"
+        r"|[\[(][^\[\]()\s]{1,60}\.(?:md|markdown|txt|pdf|html?|docx?|csv|json|ya?ml|xlsx?|rst)[\])])")
+_TAG_RE = re.compile(_TAG, re.IGNORECASE)
+_TAG_END_RE = re.compile(r"(?:" + _TAG + r"[\s.,;:!]*)+$", re.IGNORECASE)
+_TAG_START_RE = re.compile(r"(?:" + _TAG + r"\s*)+", re.IGNORECASE)
+
+
+def _trim_tags(text: str, s: int, e: int) -> tuple[int, int]:
+    """``(s, e)`` less source tags (:data:`_TAG_RE`) at either end, with the punctuation after
+    a closing tag ("... bought it (history.md)." -> "... bought it"); empty when the span is only
+    tags. A tag inside the span stays in its text (a unit is a span of the input)."""
+    if s >= e or not ("[" in text[s:e] or "(" in text[s:e] or "【" in text[s:e]):
+        return s, e
+    s0, e0 = s, e
+    m = _TAG_START_RE.match(text, s, e)
+    if m is not None:
+        s = m.end()
+    m = _TAG_END_RE.search(text, max(s, e - 240), e)  # bounded: linear cost
+    if m is not None:
+        e = m.start()
+    if (s, e) == (s0, e0):
+        return s, e
+    s, e = _trim(text, s, e)
+    while e > s and text[e - 1] in ",;:":
+        e -= 1
+    s, e = _trim(text, s, e)
+    return (s, e) if _has_alnum(text, s, e) else (s, s)
 
 
 def _sentence_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     """Units of one sentence, English rules."""
     for ps, pe in _semicolons(text, s, e):
-        ps, pe = _trim(text, ps, pe)
+        ps, pe = _trim_tags(text, *_trim(text, ps, pe))
         if ps < pe:
             _piece_units(text, ps, pe, out)
 
@@ -1305,7 +1539,13 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     while pos < e:
         m = _particle(text, pos, e)
         if m is None:
-            break
+            # "**How it works:** ..." and "As far as I can see, ..." are dropped like particles
+            nxt = _label(text, pos, e)
+            nxt = _opener(text, pos, e) if nxt is None else nxt
+            if nxt is None:
+                break
+            unit_start = pos = nxt
+            continue
         p_end, nxt, terminal, ai = m
         ai_seen = ai_seen or ai
         if not _has_alnum(text, nxt, e):  # nothing but particles: the whole unit is chat
@@ -1318,17 +1558,67 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
     if pos > s and _is_pleasantry(text, pos, e):  # "Yes! Happy to help, Anna!"
         _emit(text, unit_start, e, "pleasantry", out)
         return
+    for _ in range(3):  # a chat lead is dropped like a particle, unless the unit is chat anyway
+        lead = _chat_lead(text, pos, e)
+        if lead is None or _classify_content(text, *_trim(text, pos, e)) != "claim":
+            break
+        pos = lead[1]
     clauses = _split_clauses(text, pos, e)
     for cs, ce in clauses:
         cs, ce = _trim(text, cs, ce)
         while ce > cs and text[ce - 1] in ",;:":
             ce -= 1
-        cs, ce = _trim(text, cs, ce)
+        cs, ce = _trim_tags(text, *_trim(text, cs, ce))
         if cs < ce:
             if len(clauses) == 1:  # text[pos:e] less a trailing ",;:": known not to be chat
                 _emit(text, cs, ce, _classify_content(text, cs, ce), out)
             else:
                 _emit(text, cs, ce, _classify(text, cs, ce), out)
+
+
+_LEAD_FIRST = frozenset("here here's here're these below following".split())
+_LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare
+compares following below""".split())
+_LEAD_NEG = frozenset("not no never without except only nor neither none nothing".split())
+_LIST_LINE_RE = re.compile(r"[ \t>]*(?:[-*+•][ \t]|\d{1,9}[.)][ \t]|\|)")
+
+
+def _is_lead_in(text: str, s: int, e: int) -> bool:
+    """A line such as "Here's how they compare:" or "Being a member gets you:" that only
+    introduces the list below it (checked by the caller): at most 10 words, no digit, no
+    capitalised word but the first (and "I"), no negation, and it opens with ``here`` /
+    ``these`` / ``below`` / ``the following`` or ends with a word whose object is the list
+    (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...)."""
+    if _DIGIT_RE.search(text, s, e):
+        return False
+    toks = _tokens(text, s, e)
+    if not toks or len(toks) > 10:
+        return False
+    if any(t.upper and t.norm not in ("i", "i'm", "i've", "i'd", "i'll") for t in toks[1:]):
+        return False
+    norms = [t.norm for t in toks]
+    if any(w in _LEAD_NEG or w.endswith("n't") for w in norms):
+        return False
+    return norms[0] in _LEAD_FIRST or tuple(norms[:2]) == ("the", "following") \
+        or norms[-1] in _LEAD_LAST
+
+
+def _lead_in_lines(text: str, lines: Sequence[tuple[int, str, int, int]]) -> set[int]:
+    """Indices of text lines that end with ``:`` and are followed (after blank lines) by a
+    list item or table row."""
+    out: set[int] = set()
+    for k, (_, kind, cs, ce) in enumerate(lines):
+        if kind != "text" or not text[cs:ce].rstrip("*_ \t").endswith(":"):
+            continue
+        for j in range(k + 1, len(lines)):
+            ls = lines[j][0]
+            le = lines[j + 1][0] - 1 if j + 1 < len(lines) else len(text)
+            if not text[ls:le].strip():
+                continue
+            if _LIST_LINE_RE.match(text, ls, le):
+                out.add(k)
+            break
+    return out
 
 
 def split_claims(text: str) -> list[ClaimUnit]:
@@ -1358,6 +1648,7 @@ def split_claims(text: str) -> list[ClaimUnit]:
     foreign = 0  # sentences / rows that do not look like English
     sentences = split_sentences(text) if any(k == "text" for _, k, _, _ in lines) else []
     line_starts = [ls for ls, _, _, _ in lines]
+    lead_ins = _lead_in_lines(text, lines)
     out: list[ClaimUnit] = []
     for ls, kind, cs, ce in lines:
         if kind == "table":
@@ -1369,16 +1660,24 @@ def split_claims(text: str) -> list[ClaimUnit]:
         while ss < se:
             nl = text.find("\n", ss, se)
             pe = se if nl == -1 else nl
-            _, kind, cs, ce = lines[bisect_right(line_starts, ss) - 1]
+            li = bisect_right(line_starts, ss) - 1
+            _, kind, cs, ce = lines[li]
             if kind == "text":
                 a, b = _trim(text, max(ss, cs), min(pe, ce))
                 if a < b:
                     # judged per sentence, so a sentence is classified the same whether it
                     # arrives alone (a stream) or inside the whole response
-                    english = _looks_english(text, [(a, b)])
+                    ta, tb = _trim_tags(text, a, b)  # source tags are not words of the text
+                    english = ta >= tb or _looks_english(text, [(ta, tb)])
                     foreign += not english
                     if english:
+                        n = len(out)
                         _sentence_units(text, a, b, out)
+                        if li in lead_ins and len(out) == n + 1 and out[-1].kind == "claim" \
+                                and b == _trim(text, cs, ce)[1] \
+                                and _is_lead_in(text, out[-1].start, out[-1].end):
+                            u = out[-1]  # "Here's how they compare:" above a list
+                            out[-1] = ClaimUnit(u.text, u.start, u.end, "pleasantry")
                     else:
                         _emit(text, a, b, "claim", out)
             ss = pe + 1 if nl != -1 else se
