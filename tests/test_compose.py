@@ -412,3 +412,16 @@ def test_looks_after_is_not_an_order_in_time():
     kb = ["Nervous patients can book a free chat with Dr Okonjo before any treatment."]
     assert df.CoherenceScorer(knowledge=kb).review(
         "I'm nervous.", "You can book a free chat with Dr Okonjo, who looks after nervous patients.")[0]
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("Unfortunately not.", True),
+    ("Generally no.", True),
+    ("Yes, you can.", False),
+])
+def test_a_bare_answer_to_a_question_whose_words_align_loosely(answer, approved):
+    kb = ["On the first Saturday of each month the clinic opens 9:00 to 13:00 for check-ups only; "
+          "no fillings are done on Saturdays."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(
+        "I only have Saturdays free. Could I get a filling done on a Saturday?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -373,6 +373,18 @@ _USERS_NUMBER = re.compile(r"\b(?:your|you['’]re|you\s+are|you['’]ll\s+be)\s
                            re.IGNORECASE)
 
 
+def polarity_flipped(proposition: str, evidence: str) -> bool:
+    """Whether exactly one of ``proposition`` and ``evidence`` holds a negation and it is about
+    what the proposition says (:func:`negation_in_scope`): used for the proposition of a yes / no
+    question, whose polarity is the whole answer ("Could I get a filling on a Saturday?" against
+    "No fillings are done on Saturdays.") even where the question's own words ("could", "get")
+    keep the sentences from aligning closely."""
+    a, b = _fold_paraphrases(proposition), _fold_paraphrases(evidence)
+    if bool(_NEGATORS.search(a)) == bool(_NEGATORS.search(b)):
+        return False
+    return negation_in_scope(a, b)
+
+
 def negated_elsewhere(claim: str, premise: str) -> bool:
     """Whether both sides hold a negation but about different things: every negated clause of
     ``premise`` is about words the claim does not use, while a negated clause of ``claim`` is
@@ -974,6 +986,7 @@ _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
     "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
     "straight away immediately always moment now you she would could should might must shall aren isn "
+    "generally usually normally typically mostly "
     "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
 # a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
 _QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so)|"

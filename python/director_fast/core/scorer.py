@@ -53,6 +53,7 @@ from director_fast.claim_verdict import (
     flip,
     make_judge,
     number_conflict,
+    polarity_flipped,
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
@@ -563,6 +564,10 @@ class CoherenceScorer:
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
             elif bare is not None:  # "Yes." / "It is not.": judged through the question
                 decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx, status)
+                if decision.verdict == "supported" and unit is not None \
+                        and polarity_flipped(bare[0], unit.sentence or unit.premise):
+                    decision = ClaimDecision("contradicted", decision.strength, "negation", decision.unit_index,
+                                             decision.comparisons)
                 decision = decision if bare[1] else flip(decision)
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
