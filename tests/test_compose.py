@@ -425,3 +425,14 @@ def test_a_bare_answer_to_a_question_whose_words_align_loosely(answer, approved)
     ok, score = df.CoherenceScorer(knowledge=kb).review(
         "I only have Saturdays free. Could I get a filling done on a Saturday?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_roles_in_an_object_relative_clause_and_numbered_names():
+    from director_fast.claim_verdict import roles_swapped
+
+    evidence = "Card payments are handled by Fernpay Ltd, which Larkspur acquired in 2021."
+    assert roles_swapped("Fernpay Ltd acquired Larkspur in 2021.", evidence)
+    assert not roles_swapped("Larkspur acquired Fernpay Ltd in 2021.", evidence)
+    evidence = "On Sundays, bus route 7 is replaced by tram T2 between Hale and Dunmore."
+    assert roles_swapped("On Sundays, tram T2 is replaced by bus route 7.", evidence)
+    assert not roles_swapped("On Sundays, bus route 7 is replaced by tram T2.", evidence)

@@ -565,6 +565,23 @@ def _names(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def _role_names(text: str) -> list[tuple[str, int, int]]:
+    """:func:`_names` plus things named by a number ("bus route 14", "platform 3"), in text
+    order: the parties of a relation for :func:`roles_swapped`."""
+    out = _names(text)
+    taken = [(a, b) for _n, a, b in out]
+    for m in _NUMBERED_NAME.finditer(text):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            out.append((m.group(0).lower(), m.start(), m.end()))
+    return sorted(out, key=lambda n: n[1])
+
+
+# things named by a number ("route 14", "platform 3", "aisle 7")
+_NUMBERED_NAME = re.compile(r"\b(?:route|line|platform|gate|bay|aisle|room|unit|terminal|track|stand|pier|"
+                            r"berth|floor|level|zone|ward|building|block|door|exit|lane)\s+\d+[A-Za-z]?\b",
+                            re.IGNORECASE)
+
+
 def capitalised_names(text: str) -> list[tuple[str, int, int]]:
     """The names the lexical judge compares: capitalised word runs of ``text`` as ``(lower-cased
     name, start, end)`` (code points; ``end`` may include a possessive "'s"), a leading function
@@ -589,11 +606,12 @@ def roles_swapped(claim: str, evidence: str) -> bool:
     voice ("A was acquired by B" against "A acquired B"). A passive rewrite with the order
     swapped ("B was acquired by A" for "A acquired B") is the same statement; names joined
     without a relation word ("Tromvik and Bodo") are never a swap."""
-    cn = _names(claim)
+    cn = _role_names(claim)
     if len(cn) < 2:
         return False
+    evidence = _with_object_relatives(evidence)
     en = {}
-    for name, a, b in _names(evidence):
+    for name, a, b in _role_names(evidence):
         en.setdefault(name, (a, b))
     present = [(n, a, b) for n, a, b in cn if n in en]
     for i in range(len(present)):
@@ -612,6 +630,21 @@ def roles_swapped(claim: str, evidence: str) -> bool:
                 return True
     return False
 
+
+
+# "Strivex Payments, which Quillpoint acquired in 2022": the name before "which" is the object
+_OBJECT_RELATIVE = re.compile(r"(" + _NAME.pattern + r"),?\s+(?:which|whom|who|that)\s+(?:the\s+)?("
+                              + _NAME.pattern + r")\s+([a-z]+)")
+
+
+def _with_object_relatives(evidence: str) -> str:
+    """``evidence`` with "B <relation> A." put first for each object relative clause "A, which B
+    <relation>" ("Strivex Payments, which Quillpoint acquired" -> "Quillpoint acquired Strivex
+    Payments."), so that the first place of each name around the relation is the order of its
+    roles."""
+    extra = [f"{m.group(2)} {m.group(3)} {m.group(1)}." for m in _OBJECT_RELATIVE.finditer(evidence)
+             if _relations(m.group(3))]
+    return evidence if not extra else " ".join(extra) + " " + evidence
 
 
 def _passive(between: str, relation: set[str]) -> bool:
