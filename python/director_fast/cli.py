@@ -127,7 +127,7 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 
 def _cmd_stream(a: argparse.Namespace) -> int:
-    from director_fast.jobs import (GuardOptions, _default_scorer_factory, decode_text_file, sample_path,
+    from director_fast.jobs import (GuardOptions, make_scorer_factory, decode_text_file, sample_path,
                                     tokenize_for_stream)
     from director_fast.errors import ValidationError
     from director_fast.stream_guard import stream_guard
@@ -145,7 +145,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
         context, response, question = rec["context"], rec["response"], rec.get("question", "")
         print(f"(bundled sample record {rec.get('orig_id', '')}, labelled hallucinated)")
     opts = GuardOptions(backend=a.backend, threshold=a.threshold)
-    scorer = _default_scorer_factory(opts)(context, opts)
+    scorer = make_scorer_factory(opts)(context, opts)
     sentences: list[tuple[str, float]] = []
     inner = scorer
 
