@@ -250,3 +250,16 @@ def test_local_parquet_reader_checks_rows(tmp_path):
     assert bad == [f"{p}:2: field 'response' is empty"]
     with pytest.raises(ValidationError, match=":2: field 'response' is empty"):
         list(read_parquet_records(p))
+
+
+def test_docs_page_example_runs(cluster, tmp_path, monkeypatch, capsys):
+    import re
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "distributed.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {"__name__": "__docs__"}
+    exec(compile(blocks[0], "distributed.md[0]", "exec"), ns)  # its asserts compare the engines
+    records, approved, bal = capsys.readouterr().out.split()
+    assert records == "40" and 0 < int(approved) < 40 and 0.0 <= float(bal) <= 1.0
