@@ -26,7 +26,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from director_fast.jobs import GuardOptions, GuardSummary
 
 __all__ = ["build_parser", "main"]
 
@@ -83,7 +86,7 @@ def _print_summary(summary: dict, out: str | None) -> None:
         _print_table(title, rows, [key[3:], *cols])
 
 
-def _guard_ray(a: argparse.Namespace, opts: object) -> object:
+def _guard_ray(a: argparse.Namespace, opts: "GuardOptions") -> "GuardSummary":
     """``guard --engine ray``: connect to (or start) a Ray cluster and run guard_dataset."""
     from director_fast.distributed import _ray, guard_dataset, read_dataset
     from director_fast.errors import ConfigError
@@ -137,7 +140,7 @@ def _cmd_guard(a: argparse.Namespace) -> int:
             hint = "nothing was kept (no --out); pass --out FILE to be able to resume"
         print(f"\ndirector-fast: interrupted; {hint}", file=sys.stderr)
         return 130
-    d = summary.to_dict()  # type: ignore[attr-defined]
+    d = summary.to_dict()
     if a.json:
         print(json.dumps(d))
     else:
