@@ -76,7 +76,7 @@ def test_ctrl_c_ends_with_one_line_and_resume_continues(tmp_path, capsys, monkey
     data = tmp_path / "d.jsonl"
     data.write_text("\n".join(_sample_lines(5)) + "\n")
     out = tmp_path / "res.jsonl"
-    real = jobs._guard_one
+    real = jobs.guard_record
     calls = []
 
     def interrupted(*args, **kw):
@@ -85,12 +85,12 @@ def test_ctrl_c_ends_with_one_line_and_resume_continues(tmp_path, capsys, monkey
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    monkeypatch.setattr(jobs, "_guard_one", interrupted)
+    monkeypatch.setattr(jobs, "guard_record", interrupted)
     assert cli.main(["guard", "--data", str(data), "--out", str(out), "--no-progress"]) == 130
     err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
     assert len(err) == 1 and "--resume" in err[0] and str(out) in err[0]
     assert len(out.read_text().splitlines()) == 2
-    monkeypatch.setattr(jobs, "_guard_one", real)
+    monkeypatch.setattr(jobs, "guard_record", real)
     assert cli.main(["guard", "--data", str(data), "--out", str(out), "--resume", "--no-progress",
                      "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -80,7 +80,8 @@ from director_fast.structured import recover_json
 from director_fast.calibration import tune_threshold
 from director_fast.finetune import benchmark_finetuned_model, validate_finetune_data
 from director_fast.core.verification_types import DataQualityReport, FinetuneConfig, FinetuneResult, RegressionReport
-from director_fast.errors import HallucinationError
+from director_fast.errors import HallucinationError, MissingDependencyError
+from director_fast.distributed import guard_dataset, read_dataset, score_dataset
 from director_fast import production as _production
 from director_fast.client_guard import guard, score
 from director_fast.telemetry import PrometheusMetrics, RecordingMetrics, configure_tracing, set_metrics_hook
@@ -192,6 +193,10 @@ __all__ = [
     "DirectorConfig",
     "ProductionGuard",
     "HallucinationError",
+    "MissingDependencyError",
+    "guard_dataset",
+    "read_dataset",
+    "score_dataset",
     "guard",
     "score",
     "LexicalNLI",

@@ -1,7 +1,9 @@
 """Command line: ``director-fast {guard,demo,stream,bench,export-nli}``.
 
 * ``guard --data FILE.jsonl [--out results.jsonl] [--backend lexical|onnx:DIR] [--threshold T]
-  [--stream] [--skip-bad] [--resume | --force]``: the main job (see :mod:`director_fast.jobs`).
+  [--stream] [--knowledge DIR] [--skip-bad] [--resume | --force] [--engine local|ray
+  [--ray-address ADDR] [--concurrency N] [--num-gpus G]]``: the main job (see
+  :mod:`director_fast.jobs`; ``--engine ray``: :mod:`director_fast.distributed`).
 * ``demo``: ``guard --stream`` on the sample shipped with the package.
 * ``stream [--context FILE --response FILE]``: replay one response token by token and show its
   coherence per sentence and exactly where (character) and why it halts; without files, the first
@@ -24,7 +26,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from director_fast.jobs import GuardOptions, GuardSummary
 
 __all__ = ["build_parser", "main"]
 
@@ -81,15 +86,51 @@ def _print_summary(summary: dict, out: str | None) -> None:
         _print_table(title, rows, [key[3:], *cols])
 
 
+def _guard_ray(a: argparse.Namespace, opts: "GuardOptions") -> "GuardSummary":
+    """``guard --engine ray``: connect to (or start) a Ray cluster and run guard_dataset."""
+    from director_fast.distributed import _ray, guard_dataset, read_dataset
+    from director_fast.errors import ConfigError
+
+    if a.resume:
+        raise ConfigError("--resume runs with --engine local (it resumes a results file written by "
+                          "either engine)", field="resume")
+    ray = _ray()
+    started = False
+    if not ray.is_initialized():
+        import logging
+
+        kw: dict = {"address": a.ray_address} if a.ray_address else {"include_dashboard": False}
+        ray.init(logging_level=logging.WARNING, log_to_driver=False, **kw)
+        started = True
+    try:
+        ray.data.DataContext.get_current().enable_progress_bars = not a.no_progress
+        return guard_dataset(read_dataset(a.data), out=a.out, force=getattr(a, "force", False),
+                             options=opts, concurrency=a.concurrency, num_gpus=a.num_gpus)
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def _cmd_guard(a: argparse.Namespace) -> int:
+    from director_fast.errors import ConfigError
     from director_fast.jobs import GuardOptions, run_guard
 
     opts = GuardOptions(backend=a.backend, threshold=a.threshold, stream=a.stream,
-                        tenant_id=a.tenant, skip_bad=a.skip_bad)
+                        tenant_id=a.tenant, skip_bad=a.skip_bad, knowledge=getattr(a, "knowledge", None))
+    engine = getattr(a, "engine", "local")
+    if engine == "local":
+        for flag, val in (("--ray-address", getattr(a, "ray_address", None)),
+                          ("--concurrency", getattr(a, "concurrency", None)),
+                          ("--num-gpus", getattr(a, "num_gpus", 0) or None)):
+            if val is not None:
+                raise ConfigError(f"{flag} needs --engine ray", field=flag[2:].replace("-", "_"))
     try:
-        summary = run_guard(a.data, out=a.out, options=opts, resume=a.resume,
-                            force=getattr(a, "force", False),
-                            progress=None if not a.no_progress else False)
+        if engine == "ray":
+            summary = _guard_ray(a, opts)
+        else:
+            summary = run_guard(a.data, out=a.out, options=opts, resume=a.resume,
+                                force=getattr(a, "force", False),
+                                progress=None if not a.no_progress else False)
     except KeyboardInterrupt:
         if a.out:
             hint = f"finished results are in {a.out}; to continue, run the same command with --resume"
@@ -127,7 +168,7 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 
 def _cmd_stream(a: argparse.Namespace) -> int:
-    from director_fast.jobs import (GuardOptions, _default_scorer_factory, decode_text_file, sample_path,
+    from director_fast.jobs import (GuardOptions, make_scorer_factory, decode_text_file, sample_path,
                                     tokenize_for_stream)
     from director_fast.errors import ValidationError
     from director_fast.stream_guard import stream_guard
@@ -145,7 +186,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
         context, response, question = rec["context"], rec["response"], rec.get("question", "")
         print(f"(bundled sample record {rec.get('orig_id', '')}, labelled hallucinated)")
     opts = GuardOptions(backend=a.backend, threshold=a.threshold)
-    scorer = _default_scorer_factory(opts)(context, opts)
+    scorer = make_scorer_factory(opts)(context, opts)
     sentences: list[tuple[str, float]] = []
     inner = scorer
 
@@ -251,10 +292,23 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Score every record of a JSONL file; print a summary.")
     g.add_argument("--data", required=True, metavar="FILE",
                    help="JSONL input, one object per line: context, response, optional question, "
-                        "hallucinated (bool label) and source (grouped in the summary)")
+                        "hallucinated (bool label) and source (grouped in the summary); or a .parquet "
+                        "file with those columns (needs pyarrow)")
     g.add_argument("--out", metavar="FILE",
-                   help="write one JSON line per record here, flushed as produced; an existing file "
-                        "needs --resume or --force")
+                   help="write one JSON line per record here, flushed as produced (a .parquet name: "
+                        "Parquet); an existing file needs --resume or --force")
+    g.add_argument("--knowledge", metavar="DIR",
+                   help="directory of .txt/.md documents used as evidence for every record, in "
+                        "addition to its context (built once per process or Ray actor)")
+    g.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="local (default): this process; ray: a pool of Ray actors (ray extra), "
+                        "same results and summary")
+    g.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --engine ray: the cluster to join (default: start a local one)")
+    g.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="with --engine ray: scoring actors (default: the cluster's CPUs)")
+    g.add_argument("--num-gpus", type=float, default=0, metavar="G",
+                   help="with --engine ray: GPUs per actor (onnx backend with CUDA; default 0)")
     g.add_argument("--backend", default="lexical", help="lexical (default) or onnx:DIR")
     g.add_argument("--threshold", type=float, default=None,
                    help="approval threshold in [0, 1] (default: the backend's)")

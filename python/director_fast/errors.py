@@ -25,6 +25,9 @@ class                             also a                          raised when
                                                                   ended early (``.kind``, ``.code``)
 ``HallucinationError``            --                              ``guard(client, on_fail="raise")``
                                                                   rejected a response or tool call
+``MissingDependencyError``        ``ImportError``                 an optional dependency is not
+                                                                  installed (``.extra`` names the
+                                                                  pip extra that brings it)
 ================================  ==============================  =====================================
 
 The C++ core raises these through the extension's exception translator; bad input never surfaces
@@ -50,6 +53,7 @@ __all__ = [
     "UpstreamError",
     "FieldTypeError",
     "HallucinationError",
+    "MissingDependencyError",
 ]
 
 
@@ -172,3 +176,12 @@ class HallucinationError(DirectorFastError):
         self.score = score
         self.response = response
         self.tool_reports = dict(tool_reports or {})
+
+
+class MissingDependencyError(DirectorFastError, ImportError):
+    """An optional dependency is not installed; ``.extra`` names the pip extra that installs it
+    (``pip install "director-fast[EXTRA]"``)."""
+
+    def __init__(self, message: str, *, extra: str = "") -> None:
+        super().__init__(message)
+        self.extra = extra

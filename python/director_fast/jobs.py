@@ -16,17 +16,18 @@ import json
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from director_fast._validate import check_text
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 from director_fast.metrics import binary_metrics, percentile
 
-__all__ = ["GuardOptions", "GuardSummary", "decode_text_file", "read_records", "run_guard", "sample_path",
-           "tokenize_for_stream", "utf8_problem"]
+__all__ = ["GuardOptions", "GuardSummary", "KnowledgeDir", "ResultWriter", "decode_text_file", "guard_record", "is_parquet",
+           "make_scorer_factory", "read_parquet_records", "read_records", "record_fingerprint",
+           "run_guard", "sample_path", "tokenize_for_stream", "utf8_problem", "validate_record"]
 
 _TOKEN_RE = re.compile(r"\S+\s*|\s+")
 
@@ -43,16 +44,33 @@ def tokenize_for_stream(text: str) -> list[str]:
 
 @dataclass
 class GuardOptions:
+    """Options of the guard job (local or :mod:`director_fast.distributed`).
+
+    ``knowledge`` is a directory of documents (see :class:`KnowledgeDir`) shared by every record
+    as evidence, in addition to each record's own context; ``knowledge_digest`` is filled in by
+    the job from the directory's contents (it enters :func:`record_fingerprint`) and need not be
+    set by hand. Thread-safety: a plain value object; do not mutate one while a job uses it.
+    """
+
     backend: str = "lexical"            # "lexical" or "onnx:DIR"
     threshold: float | None = None      # None: the backend's default
     stream: bool = False
     tenant_id: str = ""
     skip_bad: bool = False
     top_k: int = 3
+    knowledge: str | None = None        # directory of .txt/.md documents (shared knowledge base)
+    knowledge_digest: str = ""          # set by the job: SHA-256 prefix of the directory's documents
 
 
 @dataclass
 class GuardSummary:
+    """Counts and metric inputs of a guard run; :meth:`add` takes one result, :meth:`to_dict`
+    computes the summary metrics. The local job and :func:`director_fast.distributed.guard_dataset`
+    both feed results through :meth:`add`, so their summaries are computed by the same code.
+
+    Thread-safety: not thread-safe (one writer).
+    """
+
     records: int = 0
     skipped_bad: int = 0
     resumed: int = 0  # records taken from an earlier run's --out (included in every count)
@@ -73,7 +91,16 @@ class GuardSummary:
     by_label: dict[str, list[int]] = field(default_factory=dict)
     elapsed_s: float = 0.0
 
+    def add(self, result: dict[str, Any], record: dict[str, Any]) -> None:
+        """Count one per-record result (a dict as written by the job: ``approved``, ``warning``,
+        ``score``, ``latency_ms``, optional ``no_evidence``, ``halted``, ``halt_reason``,
+        ``halt_index``, ``response_tokens``) of ``record`` (only its ``hallucinated`` label and
+        ``source`` group are read; a missing key means unlabelled / no source)."""
+        _account(self, result, record)
+
     def to_dict(self) -> dict[str, Any]:
+        """The summary: counts, halt reasons, latency percentiles (ms), records per second,
+        ``by_source`` / ``by_label`` groups and, with labels, the review and stream metrics."""
         out: dict[str, Any] = {
             "records": self.records,
             "skipped_bad": self.skipped_bad,
@@ -174,8 +201,37 @@ def _check_strings(value: Any, name: str) -> None:
             stack.extend((item, f"a string inside {name}") for item in v)
 
 
+def validate_record(rec: Any, *, check_surrogates: bool = True) -> None:
+    """Check one decoded record: a dict with string ``context`` (may be empty), non-empty string
+    ``response``, optional string ``question`` and bool ``hallucinated``, and (when
+    ``check_surrogates``) no string anywhere in it holding a lone surrogate.
+
+    Raises:
+        ValueError: naming the field (a :class:`ValidationError` for a lone surrogate); the
+            callers prefix ``PATH:LINE:``.
+    """
+    if not isinstance(rec, dict):
+        raise ValueError("a record must be a JSON object")
+    for key in ("context", "response"):
+        if key not in rec:
+            raise ValueError(f"field {key!r} is missing")
+        if not isinstance(rec[key], str):
+            raise ValueError(f"field {key!r} must be a string, got {type(rec[key]).__name__}")
+    if not rec["response"].strip():
+        raise ValueError("field 'response' is empty")
+    if not isinstance(rec.get("question", ""), str):
+        raise ValueError("field 'question' must be a string")
+    if "hallucinated" in rec and not isinstance(rec["hallucinated"], bool):
+        raise ValueError("field 'hallucinated' must be a boolean")
+    if check_surrogates:
+        for k, v in rec.items():
+            check_text(k, "a field name")
+            _check_strings(v, f"field {k!r}")
+
+
 def read_records(path: str | Path, *, skip_bad: bool = False,
-                 on_bad: Callable[[int, str], None] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+                 on_bad: Callable[[int, str], None] | None = None, start: int = 0,
+                 end: int | None = None, first_line: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, record)`` from a JSONL file (UTF-8; a BOM on the first line is
     dropped; lines end at ``\\n``).
 
@@ -184,10 +240,20 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
     JSON object, a missing or mistyped field, a string anywhere in it holding a lone surrogate
     such as ``"\\ud800"``) raises :class:`ValidationError` whose message starts with
     ``PATH:LINE:`` (or, when ``skip_bad``, that message goes to ``on_bad`` and the line is skipped).
+
+    ``start`` / ``end`` (byte offsets at line starts; ``end`` None: the end of the file) read one
+    slice of the file whose first line is line ``first_line``; the distributed job reads a file
+    as such slices, in parallel, with the same checks and line numbers.
     """
     with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            if lineno == 1 and raw.startswith(_BOM):
+        if start:
+            f.seek(start)
+        pos = start
+        for lineno, raw in enumerate(f, first_line):
+            if end is not None and pos >= end:
+                break
+            pos += len(raw)
+            if pos == len(raw) and raw.startswith(_BOM):  # the file's first line
                 raw = raw[3:]
             if not raw.strip():
                 continue
@@ -197,23 +263,7 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
                 except UnicodeDecodeError as exc:
                     raise ValueError(utf8_problem(raw, exc.start)) from None
                 rec = json.loads(line)
-                if not isinstance(rec, dict):
-                    raise ValueError("a record must be a JSON object")
-                for key in ("context", "response"):
-                    if key not in rec:
-                        raise ValueError(f"field {key!r} is missing")
-                    if not isinstance(rec[key], str):
-                        raise ValueError(f"field {key!r} must be a string, got {type(rec[key]).__name__}")
-                if not rec["response"].strip():
-                    raise ValueError("field 'response' is empty")
-                if not isinstance(rec.get("question", ""), str):
-                    raise ValueError("field 'question' must be a string")
-                if "hallucinated" in rec and not isinstance(rec["hallucinated"], bool):
-                    raise ValueError("field 'hallucinated' must be a boolean")
-                if "\\u" in line:  # a lone surrogate can only come from a \\uD8xx escape
-                    for k, v in rec.items():
-                        check_text(k, "a field name")
-                        _check_strings(v, f"field {k!r}")
+                validate_record(rec, check_surrogates="\\u" in line)  # a lone surrogate needs a \\uD8xx escape
             except (ValueError, RecursionError) as e:  # JSONDecodeError, ValidationError: ValueErrors
                 if isinstance(e, RecursionError):
                     e = ValueError("JSON nested too deeply")
@@ -226,9 +276,112 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
             yield lineno, rec
 
 
+def read_parquet_records(path: str | Path, *, skip_bad: bool = False,
+                         on_bad: Callable[[int, str], None] | None = None,
+                         row_groups: Sequence[int] | None = None,
+                         first_line: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(row_number, record)`` from a Parquet file (needs ``pyarrow``), one row group at a
+    time; rows are numbered from 1 and play the part of JSONL line numbers.
+
+    A null column value counts as absent (so a file whose ``hallucinated`` column is null for some
+    rows mixes labelled and unlabelled records); each record is then checked as
+    :func:`validate_record` checks a JSONL line (bad rows: :class:`ValidationError` ``PATH:ROW:
+    ...``, or ``on_bad`` and skipped when ``skip_bad``). ``row_groups`` reads only those row
+    groups, the first of them numbered ``first_line`` (the distributed job's slices).
+
+    Raises:
+        MissingDependencyError: pyarrow is not installed.
+        ValidationError: a bad row (see above).
+        OSError: the file cannot be read.
+    """
+    pq = _pyarrow_parquet()
+    pf = pq.ParquetFile(str(path))
+    lineno = first_line - 1
+    groups = range(pf.num_row_groups) if row_groups is None else row_groups
+    for g in groups:
+        for row in pf.read_row_group(g).to_pylist():
+            lineno += 1
+            rec = {k: v for k, v in row.items() if v is not None}
+            try:
+                validate_record(rec)
+            except ValueError as e:
+                msg = f"{path}:{lineno}: {e}"
+                if skip_bad:
+                    if on_bad is not None:
+                        on_bad(lineno, msg)
+                    continue
+                raise ValidationError(msg) from None
+            yield lineno, rec
+
+
+def _pyarrow_parquet() -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        from director_fast.errors import MissingDependencyError
+
+        raise MissingDependencyError('Parquet input and output need pyarrow: pip install pyarrow '
+                                     '(or "director-fast[ray]", which brings it)', extra="ray") from None
+    return pq
+
+
+def is_parquet(path: str | Path) -> bool:
+    """True when ``path`` names a Parquet file by its suffix (``.parquet`` or ``.pq``)."""
+    return Path(path).suffix.lower() in (".parquet", ".pq")
+
+
+class KnowledgeDir:
+    """The documents of a knowledge directory, read once: every ``*.txt`` and ``*.md`` file under
+    ``path`` (recursively, UTF-8), in sorted order of their relative paths, each added to a
+    :class:`~director_fast.knowledge.KnowledgeBase` as one document whose ``source`` is that
+    relative path (POSIX form).
+
+    Attributes:
+        documents: ``[(source, text), ...]`` (plain strings: picklable, so a distributed job ships
+            them to its workers, which need not see the directory).
+        digest: SHA-256 prefix (16 hex digits) of the sources and texts; it enters
+            :func:`record_fingerprint`, so a changed directory re-scores on ``--resume``.
+
+    Raises:
+        ConfigError: ``path`` is not a directory or holds no such document (``field="knowledge"``).
+        ValidationError: a document is not valid UTF-8.
+
+    Thread-safety: immutable after construction; :meth:`build` makes a new knowledge base per call.
+    """
+
+    SUFFIXES = (".txt", ".md")
+
+    def __init__(self, path: str | Path) -> None:
+        root = Path(path)
+        if not root.is_dir():
+            raise ConfigError(f"--knowledge {path}: not a directory", field="knowledge")
+        files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in self.SUFFIXES),
+                       key=lambda p: p.relative_to(root).as_posix())
+        self.documents: list[tuple[str, str]] = [(p.relative_to(root).as_posix(), decode_text_file(p))
+                                                 for p in files]
+        if not self.documents:
+            raise ConfigError(f"--knowledge {path}: no .txt or .md document in it", field="knowledge")
+        h = hashlib.sha256()
+        for src, text in self.documents:
+            h.update(src.encode("utf-8", "surrogatepass") + b"\x00" + text.encode("utf-8", "surrogatepass") + b"\x00")
+        self.digest = h.hexdigest()[:16]
+
+    @staticmethod
+    def build(documents: Sequence[tuple[str, str]], tenant_id: str = "") -> Any:
+        """A new :class:`~director_fast.knowledge.KnowledgeBase` holding ``documents`` (as in
+        :attr:`documents`) under ``tenant_id``, added in order (so every build is the same)."""
+        from director_fast.knowledge import KnowledgeBase
+
+        kb = KnowledgeBase()
+        for src, text in documents:
+            kb.add(text, source=src, tenant=tenant_id)
+        return kb
+
+
 def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None) -> str:
     """SHA-256 (first 16 hex digits) of the record's context, question and response and of the
-    options that change a result (backend, threshold, stream, tenant, top_k): a result line is
+    options that change a result (backend, threshold, stream, tenant, top_k and, with a knowledge
+    directory, its ``knowledge_digest``): a result line is
     reused on --resume only when both its line number and this fingerprint match, so resuming
     with other options scores again instead of reporting the earlier run's results."""
     h = hashlib.sha256()
@@ -237,7 +390,10 @@ def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None)
         h.update(b"\x00")
     if options is not None:
         o = options
-        h.update(repr((o.backend, o.threshold, o.stream, o.tenant_id, o.top_k)).encode("utf-8", "surrogatepass"))
+        key: tuple[Any, ...] = (o.backend, o.threshold, o.stream, o.tenant_id, o.top_k)
+        if o.knowledge:  # only then: fingerprints of runs without a knowledge directory are unchanged
+            key += (o.knowledge_digest,)
+        h.update(repr(key).encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:16]
 
 
@@ -358,7 +514,6 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
 
     A ``KeyboardInterrupt`` leaves every finished result in ``out`` (run again with ``resume``).
     """
-    from director_fast.stream_guard import stream_guard
 
     opts = options or GuardOptions()
     log = sys.stderr if log is None else log
@@ -372,7 +527,13 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
         raise ConfigError(f"--out {out_path} exists: pass --resume to continue it or --force to "
                           "overwrite it", field="out")
     open(data, "rb").close()  # a missing input raises here (OSError naming it), before --out is touched
-    make = make_scorer or _default_scorer_factory(opts)
+    kdocs = None
+    if opts.knowledge:
+        kdir = KnowledgeDir(opts.knowledge)
+        opts, kdocs = replace(opts, knowledge_digest=kdir.digest), kdir.documents
+    make = make_scorer or make_scorer_factory(opts, knowledge=kdocs)
+    if out_path is not None and resume and is_parquet(out_path):
+        raise ConfigError("--resume needs JSONL --out (a Parquet file is written whole)", field="resume")
     summary = GuardSummary()
 
     def bad(lineno: int, msg: str) -> None:
@@ -383,7 +544,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
 
     done, old_lines, old_size = _done_lines(out_path) if (out_path is not None and resume) else ({}, 0, 0)
     reused: set[int] = set()  # byte offsets of the result lines reused from the earlier run
-    fout = open(out_path, "a" if resume else "w", encoding="utf-8") if out_path is not None else None
+    fout = ResultWriter(out_path, append=resume) if out_path is not None else None
     bar = None
     if progress is None:
         progress = hasattr(log, "isatty") and log.isatty()
@@ -396,28 +557,28 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
             bar = None
     t_start = time.perf_counter()
     try:
-        for lineno, rec in read_records(data, skip_bad=opts.skip_bad, on_bad=bad):
+        reader = read_parquet_records if is_parquet(data) else read_records
+        for lineno, rec in reader(data, skip_bad=opts.skip_bad, on_bad=bad):
             prev = done.pop(lineno, None)
             if prev is not None and prev.get("fingerprint") == record_fingerprint(rec, opts):
                 # counted in the summary like a fresh result (the summary covers the whole file)
                 summary.resumed += 1
                 reused.add(prev["_offset"])
-                _account(summary, prev, rec)
+                summary.add(prev, rec)
                 if bar is not None:
                     bar.update(1)
                 continue
             try:
-                result = _guard_one(lineno, rec, make, opts, stream_guard)
+                result = guard_record(lineno, rec, make, opts)
             except (ValidationError, InputTypeError) as e:  # the record's content, as the scorer judged it
                 msg = f"{data}:{lineno}: {e}"
                 if not opts.skip_bad:
                     raise ValidationError(msg) from e
                 bad(lineno, msg)
                 continue
-            _account(summary, result, rec)
+            summary.add(result, rec)
             if fout is not None:
-                fout.write(json.dumps(result, ensure_ascii=False) + "\n")
-                fout.flush()
+                fout.write(result)
             if bar is not None:
                 bar.update(1)
     finally:
@@ -469,8 +630,26 @@ def _account(summary: GuardSummary, result: dict[str, Any], rec: dict[str, Any])
             summary.halted.append(bool(result["halted"]))
 
 
-def _guard_one(lineno: int, rec: dict[str, Any], make: Callable[..., Any], opts: GuardOptions,
-               stream_guard: Any) -> dict[str, Any]:
+def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., Any],
+                 opts: GuardOptions) -> dict[str, Any]:
+    """Score one record as the guard job does and return its result line (a dict; the fields are
+    listed in the CLI documentation): ``review`` of the response with the record's context as
+    evidence, plus the token-by-token stream replay when ``opts.stream``.
+
+    Args:
+        lineno: the record's input line (row) number, copied to ``line``.
+        rec: a record that passed :func:`validate_record`.
+        make: ``make(context, opts)`` returns the scorer (see :func:`make_scorer_factory`).
+        opts: the job's options (``opts.knowledge_digest`` set when ``opts.knowledge`` is).
+
+    Raises:
+        ValidationError, InputTypeError: the scorer rejected the record's text (the job prefixes
+            ``PATH:LINE:``).
+
+    Thread-safety: as safe as the scorer ``make`` returns (the default one is thread-safe).
+    """
+    from director_fast.stream_guard import stream_guard
+
     t0 = time.perf_counter()
     scorer = make(rec["context"], opts)
     question = rec.get("question", "") or ""
@@ -522,7 +701,16 @@ def _accepts(fn: Any, name: str) -> bool:
         return False
 
 
-def _default_scorer_factory(opts: GuardOptions) -> Callable[..., Any]:
+def make_scorer_factory(opts: GuardOptions, knowledge: Sequence[tuple[str, str]] | None = None) -> Callable[..., Any]:
+    """The job's default scorer factory: one shared :class:`CoherenceScorer` with ``opts.backend``
+    (``"lexical"`` or ``"onnx:DIR"``, the model loaded here, once) and ``opts.threshold``, and, when
+    ``knowledge`` (:attr:`KnowledgeDir.documents`) is given, a knowledge base built from it here,
+    once, under ``opts.tenant_id``. Returns ``make(context, opts) -> scorer`` (the context is passed
+    per call, so the same scorer serves every record).
+
+    Raises:
+        ValidationError: a bad backend string.
+    """
     from director_fast.core.scorer import CoherenceScorer
 
     nli = None
@@ -541,9 +729,80 @@ def _default_scorer_factory(opts: GuardOptions) -> Callable[..., Any]:
         kw["nli"] = nli
     if opts.threshold is not None:
         kw["threshold"] = opts.threshold
+    if knowledge is not None:
+        kw["knowledge"] = KnowledgeDir.build(knowledge, opts.tenant_id)
     shared = CoherenceScorer(**kw)  # the record's context is passed per call (context=)
 
     def make(context: str, o: GuardOptions) -> Any:
         return shared
 
     return make
+
+
+_PARQUET_ROWS = 4096  # rows per Parquet row group written
+
+
+def _result_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("line", pa.int64()), ("id", pa.string()), ("fingerprint", pa.string()), ("score", pa.float64()),
+        ("approved", pa.bool_()), ("warning", pa.bool_()), ("h_logical", pa.float64()),
+        ("h_factual", pa.float64()), ("backend", pa.string()), ("no_evidence", pa.bool_()),
+        ("top_evidence", pa.struct([("text", pa.string()), ("distance", pa.float64()), ("source", pa.string())])),
+        ("halted", pa.bool_()), ("halt_index", pa.int64()), ("halt_reason", pa.string()),
+        ("halt_char", pa.int64()), ("response_tokens", pa.int64()), ("hallucinated", pa.bool_()),
+        ("latency_ms", pa.float64()),
+    ])
+
+
+class ResultWriter:
+    """Writes result lines to ``path``: JSON Lines (one ``json.dumps(result, ensure_ascii=False)``
+    per line, flushed per line) or, for a ``.parquet`` / ``.pq`` path, Parquet (needs pyarrow; a
+    fixed schema with the result fields, the stream fields null without ``--stream``, ``id`` as
+    text (a non-string ``orig_id`` JSON-encoded); written a row group at a time, so an interrupted
+    run leaves no readable file).
+
+    Thread-safety: not thread-safe (one writer).
+    """
+
+    def __init__(self, path: str | Path, *, append: bool = False) -> None:
+        self.path = Path(path)
+        self._parquet = is_parquet(self.path)
+        self._rows: list[dict[str, Any]] = []
+        if self._parquet:
+            pq = _pyarrow_parquet()
+            self._schema = _result_schema()
+            self._pq = pq.ParquetWriter(str(self.path), self._schema)
+        else:
+            self._f: TextIO = open(self.path, "a" if append else "w", encoding="utf-8")
+
+    def write(self, result: dict[str, Any], text: str | None = None) -> None:
+        """Append one result; ``text`` is its JSON line when already encoded (a JSONL output
+        writes it as is)."""
+        if not self._parquet:
+            self._f.write((text if text is not None else json.dumps(result, ensure_ascii=False)) + "\n")
+            self._f.flush()
+            return
+        row = dict(result)
+        if not isinstance(row.get("id"), str):
+            row["id"] = json.dumps(row.get("id"))
+        self._rows.append(row)
+        if len(self._rows) >= _PARQUET_ROWS:
+            self._flush_rows()
+
+    def _flush_rows(self) -> None:
+        import pyarrow as pa
+
+        if self._rows:
+            cols = {name: [r.get(name) for r in self._rows] for name in self._schema.names}
+            self._pq.write_table(pa.table(cols, schema=self._schema))
+            self._rows = []
+
+    def close(self) -> None:
+        """Write what is buffered and close the file."""
+        if self._parquet:
+            self._flush_rows()
+            self._pq.close()
+        else:
+            self._f.close()
