@@ -104,6 +104,23 @@ TABLE = [
     ("Tickets €10–20", [("€10", 10, "eur"), ("20", 20, "eur")]),
     ("It lasts 10 to 20 days.", [("10", 10, "day"), ("20 days", 20, "day")]),
     ("From 08:30-17:30", [("08:30", 510, "time"), ("17:30", 1050, "time")]),
+    # a time range with one meridiem: the marked side fixes the half-day of the other side (an
+    # unmarked start is the last such time before the end, an unmarked end the first after the start)
+    ("The bar serves from 7:15 to 10 pm.", [("7:15", 1155, "time"), ("10 pm", 1320, "time")]),
+    ("Drop-in is 10 to 1 pm, then 2-4pm.", [("10", 600, "time"), ("1 pm", 780, "time"), ("2", 840, "time"),
+                                          ("4pm", 960, "time")]),
+    ("Choir runs 7.45 - 9.15pm and between 4 and 5 p.m.",
+     [("7.45", 1185, "time"), ("9.15pm", 1275, "time"), ("4", 960, "time"), ("5 p.m.", 1020, "time")]),
+    ("Staffed 8am to 4:45, late desk 10 pm until 1", [("8am", 480, "time"), ("4:45", 1005, "time"),
+                                                     ("10 pm", 1320, "time"), ("1", 60, "time")]),
+    ("Kitchen 11 till midnight; lunch 12 to 2 pm", [("11", 1380, "time"), ("midnight", 0, "time"),
+                                                    ("12", 720, "time"), ("2 pm", 840, "time")]),
+    # no meridiem, or one far away: the numbers keep their readings
+    ("Doors 8 to 4:30; ages 4 to 11; 7:30 to 22:00 and 3 to 5 pm",
+     [("8", 8, ""), ("4:30", 270, "time"), ("4", 4, ""), ("11", 11, ""), ("7:30", 450, "time"),
+      ("22:00", 1320, "time"), ("3", 900, "time"), ("5 pm", 1020, "time")]),
+    ("Room 6 is free at 9pm, 3 to 4 guests, 2.5 to 3pm", [("6", 6, ""), ("9pm", 1260, "time"), ("3", 3, ""),
+                                                         ("4", 4, ""), ("2.5", 2.5, ""), ("3pm", 900, "time")]),
     # digits inside words are not numbers; an attached suffix belongs to the number
     ("covid19, A4 paper and mp3 files", []),
     ("The 1st, the 3D film, the 1990s", [("1st", 1, ""), ("3D", 3, ""), ("1990s", 1990, "")]),

@@ -408,6 +408,13 @@ struct Raw {
   const char* unit = "";
   bool written = false;
   bool prefix = false;         // the unit is a currency written before the number
+  // Clock readings for time ranges (share_ranges): `marked` for a time with its half-day known
+  // (am / pm, noon, midnight); clock_h >= 0 for a reading whose half-day is open: an unmarked
+  // "6:30" (hour 1..12 without a leading zero), or, only next to a marked time, a bare "6" or a
+  // "6.30" (hour clock_h, minutes clock_m).
+  bool marked = false;
+  int clock_h = -1;
+  double clock_m = 0.0;
 };
 
 double to_double(std::string_view digits) {
@@ -623,6 +630,7 @@ class Parser {
           r.mantissa = 12.0;
           r.unit = "time";
           r.written = true;
+          r.marked = true;
           emit(r);
           return r.lb;
         }
@@ -733,6 +741,10 @@ class Parser {
       if (meridiem(end, &e2, &pm)) {
         if (h >= 1 && h <= 12) h = to_24h(h, pm);  // "17:30 pm": the marker is redundant
         end = e2;
+        r.marked = true;
+      } else if (h >= 1 && h <= 12 && text(i)[0] != '0') {  // "6:30": am or pm is open
+        r.clock_h = h;
+        r.clock_m = minutes;
       }
       if (h > 24 || (h == 24 && minutes > 0)) return false;
       if (h == 24) h = 0;  // "24:00" is midnight, like "midnight" and "12 am"
@@ -741,11 +753,14 @@ class Parser {
       if (m > 59 || h < 1 || h > 12 || !meridiem(i + 3, &end, &pm)) return false;
       minutes = m;
       h = to_24h(h, pm);
+      r.marked = true;
     } else if (h >= 1 && h <= 12 && meridiem(i + 1, &end, &pm)) {
       h = to_24h(h, pm);
+      r.marked = true;
     } else if (h == 12 && is(i + 1, K::Space) && (low(i + 2) == "noon" || low(i + 2) == "midnight")) {
       h = low(i + 2) == "noon" ? 12 : 0;
       end = i + 3;
+      r.marked = true;
     } else {
       return false;
     }
@@ -767,11 +782,20 @@ class Parser {
         j += 2;
       }
     }
+    int clock_h = -1;
+    double clock_m = 0.0;
+    if (len(i) <= 2 && j == i + 1 && text(i)[0] != '0') clock_h = small_int(i);
     if (punct(j, '.') && is(j + 1, K::Num)) {
+      if (clock_h >= 0 && len(j + 1) == 2 && small_int(j + 1) <= 59) {  // "6.30"
+        clock_m = small_int(j + 1);
+      } else {
+        clock_h = -1;
+      }
       d += '.';
       d += text(j + 1);
       j += 2;
     }
+    const std::size_t number_end = j;
     r.la = i;
     r.value = r.mantissa = to_double(d);
     if (is(j, K::Word)) {  // an attached suffix, whatever it is, belongs to the number
@@ -798,6 +822,10 @@ class Parser {
       j = scale(j, r, false);
     }
     r.lb = j;
+    if (units && j == number_end && clock_h >= 1 && clock_h <= 12) {  // a bare "6" or "6.30"
+      r.clock_h = clock_h;
+      r.clock_m = clock_m;
+    }
   }
 
   // "m²", "ft²", "km²": the word at j and the superscript two after it. Returns the lexeme after
@@ -1106,6 +1134,7 @@ class Parser {
     for (std::size_t k = 0; k + 1 < raw_.size(); ++k) {
       Raw& a = raw_[k];
       Raw& b = raw_[k + 1];
+      if ((a.marked || b.marked) && time_range_gap(a, b)) share_half_day(a, b);
       if (!range_gap(a.end, b.start)) continue;
       const std::string_view ua = a.unit, ub = b.unit;
       if (ua == "time" || ub == "time") continue;
@@ -1116,6 +1145,55 @@ class Parser {
         a.scale = b.scale;
       }
     }
+  }
+
+  // A time range with one meridiem: the marked side fixes the half-day of the other side, a
+  // clock reading with its half-day open (an unmarked "6:30", a bare "6" or a "6.30"). An
+  // unmarked start is the last time with its reading before the end ("6:30 to 9 pm": 18:30; "11
+  // to 2 pm": 11:00; "9 to midnight": 21:00); an unmarked end is the first time with its reading
+  // after the start ("9 am to 5:30": 17:30; "10 pm to 2": 02:00). A range whose two sides are
+  // both unmarked keeps its values ("9 to 5:30": 9 and 05:30).
+  static void share_half_day(Raw& a, Raw& b) {
+    auto open_reading = [](const Raw& r) {  // an unmarked time, or a bare positive number
+      const std::string_view u = r.unit;
+      return !r.marked && r.clock_h >= 1 && (u == "time" || (u.empty() && r.value > 0));
+    };
+    const bool start_open = open_reading(a) && b.marked;
+    const bool end_open = a.marked && open_reading(b);
+    if (!start_open && !end_open) return;
+    Raw& open = start_open ? a : b;
+    const double anchor = start_open ? b.value : a.value;
+    const double c1 = (open.clock_h % 12) * 60.0 + open.clock_m;  // the am reading
+    const double c2 = c1 + 720.0;                                  // the pm reading
+    auto gap = [&](double c) {  // minutes from start to end, in (0, 1440]
+      double g = start_open ? anchor - c : c - anchor;
+      while (g <= 0) g += 1440.0;
+      return g;
+    };
+    open.value = gap(c1) <= gap(c2) ? c1 : c2;
+    open.mantissa = open.clock_h;
+    open.unit = "time";
+    open.scale = 1.0;
+    open.marked = true;
+  }
+
+  // Is the text between two mentions a connector of a time range: a range connector
+  // (range_gap), " until ", " till " or " and " after "between" ("between 6 and 9 pm")?
+  bool time_range_gap(const Raw& x, const Raw& y) const {
+    const std::size_t a = x.end, b = y.start;
+    if (range_gap(a, b)) return true;
+    if (b <= a || b - a > 9) return false;
+    std::size_t p = a, q = b;
+    while (p < q && s_[p] == ' ') ++p;
+    while (q > p && s_[q - 1] == ' ') --q;
+    if (p == a || q == b) return false;
+    std::string w;
+    for (std::size_t k = p; k < q; ++k) w += static_cast<char>(s_[k] | 0x20);
+    if (w == "until" || w == "till" || w == "til") return true;
+    if (w != "and") return false;
+    std::size_t k = x.start;
+    while (k > 0 && s_[k - 1] == ' ') --k;
+    return k < x.start && ascii_word_before(k, "between");
   }
 
   // Is the text between two mentions a range connector: "-", " - ", " to " (any dash, any
