@@ -28,8 +28,16 @@ Recognised (each mention is one contiguous span of the text):
 * article and fraction forms: ``"an hour"``, ``"a day"``, ``"a week"``, ``"a fortnight"`` (value 1;
   not after a number, ``"once"`` or ``"times"``: ``"$20 an hour"``, ``"twice a day"``, ``"7 days a
   week"`` are rates), ``"an hour and a half"`` (1.5 ``"h"``), ``"half an hour"`` (0.5 ``"h"``),
-  ``"half a kilo"``, ``"half a dozen"`` (6), ``"half a million"``, ``"a quarter of an hour"``
-  (0.25 ``"h"``), ``"a quarter of a mile"``;
+  ``"half a kilo"``, ``"half a dozen"`` (6), ``"half a million"``, ``"a quarter of an hour"`` and
+  ``"quarter of an hour"`` (0.25 ``"h"``), ``"three-quarters of an hour"`` (0.75 ``"h"``),
+  ``"a quarter of a mile"``; a whole number and a fraction before a unit or scale word:
+  ``"two and a half hours"`` (2.5 ``"h"``), ``"2 and a quarter miles"``, ``"one and three-quarter
+  hours"``, ``"two and a half million"`` (``"4 and a half"`` alone is two mentions);
+  ``"a day and a half"``, ``"a year and a half"``, ``"a month and a half"`` (1.5);
+* compound durations, one mention in the smaller unit: ``"1 hour 30 minutes"`` (90 ``"min"``),
+  ``"an hour and 15 minutes"`` (75 ``"min"``), ``"2 weeks and 3 days"`` (17 ``"day"``), when the
+  second part is less than one of the first part's unit; nights, months and years are never
+  joined, nor unit words used as adjectives (``"a 2 hour and 30 minute slot"``: two mentions);
 * times of day as minutes since midnight with unit ``"time"``: ``"08:30"`` (510), ``"17:30"`` and
   ``"5:30 pm"`` (both 1050), ``"5.30pm"``, ``"9 am"``, ``"9am"``, ``"9 a.m."`` (540), ``"noon"``,
   ``"midday"``, ``"12 pm"`` (720), ``"midnight"``, ``"12 am"``, ``"24:00"`` (0). A time range

@@ -21,7 +21,14 @@
 //   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
 //     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
 //     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
-//     "half a million", "a quarter of an hour" (0.25 h), "a quarter of a mile";
+//     "half a million", "a quarter of an hour" (0.25 h), "quarter of an hour", "three-quarters of
+//     an hour" (0.75 h), "a quarter of a mile"; "two and a half hours" (2.5 h), "2 and a quarter
+//     miles", "one and three-quarter hours", "two and a half million" (a unit or scale word must
+//     follow), "a day and a half", "a year and a half", "a month and a half";
+//   - compound durations: "1 hour 30 minutes", "an hour and 15 minutes", "2 weeks and 3 days" are
+//     one mention in the smaller unit (90 "min", 75 "min", 17 "day") when the second part is less
+//     than one of the first's unit; nights, months and years are never joined, nor adjectives ("a
+//     2 hour and 30 minute slot");
 //   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
 //     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
 //     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
