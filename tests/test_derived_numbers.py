@@ -93,6 +93,10 @@ def test_only_the_right_sum_is_derived(a, b, delta):
     ("The hall is booked 13:30-16:00, so the session lasts two and a half hours.", [],
      ["so the session lasts two and a half hours"]),
     ("Choir meets from 7:15 to 9 pm, so you get two hours of singing.", [], []),
+    # "so ... is" with no number between
+    ("The gym shuts at 10 pm and the sauna an hour earlier, so the last sauna session is 9 pm.", [],
+     ["so the last sauna session is 9 pm"]),
+    ("The gym shuts at 10 pm and the sauna an hour earlier, so the last sauna session is 8 pm.", [], []),
 ])
 def test_more_derivations(claim, context, derived):
     got = [claim[a:b] for a, b in derived_spans(claim, context)]

@@ -8,7 +8,7 @@ A number counts as derived only when all of these hold:
 
 * a result cue stands right before it ("so", "that's", "which makes", "bringing it down to",
   "comes to", "works out at", "adds up to", "saves you", "a total of", "=", up to three words
-  before the number) or right after it ("in total", "altogether", "overall", "combined"); or it is
+  before the number; or "so ... is" with no number between: "so the last entry is 9 pm") or right after it ("in total", "altogether", "overall", "combined"); or it is
   set against an earlier result of the same claim that was derived ("that's £5.70 with the card
   versus £7.60 with the student discount": "versus", "vs", "compared with", "against", "whereas",
   "while", "instead of", "rather than");
@@ -53,7 +53,8 @@ _CUE_BEFORE = re.compile(
     r"making|makes|(?:bringing|brings?)\s+(?:it|that|this|the\s+total|the\s+price|the\s+cost|the\s+fee)(?:\s+(?:down|up))?"
     r"\s+to|comes?\s+to|came\s+to|works?\s+out\s+(?:at|to)|a\s+total\s+of|total\s+of|total\s+is|totall?ing|"
     r"in\s+total|altogether|overall|giving|adds?\s+up\s+to|added\s+up\s+to|sav(?:es|ing)|you\s+save|"
-    r"a\s+difference\s+of)|=)[\s*:,]*(?:[\w'’]+[\s*:,]+){0,3}$",
+    r"a\s+difference\s+of)|=|\bso\b[^\d.;!?]{0,50}?\b(?:is|are|was|would\s+be|will\s+be|becomes?))"
+    r"[\s*:,]*(?:[\w'’]+[\s*:,]+){0,3}$",
     re.IGNORECASE)
 _CUE_AFTER = re.compile(r"[\s*]*(?:in\s+total|altogether|overall|combined|all\s+in)\b", re.IGNORECASE)
 # a second result set against a first one ("that's £5.70 with the card versus £7.60 with the
