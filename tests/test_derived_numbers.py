@@ -103,6 +103,13 @@ def test_more_derivations(claim, context, derived):
     assert got == derived
 
 
+def test_one_mention_is_one_operand():
+    # "one of four ... one of two": no 1 * 2 + 2 (the "two" used twice) nor 1 * 1
+    claim = "The band won the prize, making it one of four awards for the label, and one of two for the studio."
+    assert derived_spans(claim) == []
+    assert strip_derived(claim, ()) == claim
+
+
 def test_two_wrong_results_never_excuse_each_other():
     # the second result is right arithmetic on the first, wrong one; the first stays to be checked
     claim = "Paying £4 a month adds up to £50 over a year, so the £40 yearly plan saves you £10."

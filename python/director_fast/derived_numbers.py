@@ -8,14 +8,16 @@ A number counts as derived only when all of these hold:
 
 * a result cue stands right before it ("so", "that's", "which makes", "bringing it down to",
   "comes to", "works out at", "adds up to", "saves you", "a total of", "=", up to three words
-  before the number; or "so ... is" with no number between: "so the last entry is 9 pm") or right after it ("in total", "altogether", "overall", "combined"); or it is
+  before the number and after the number before it; or "so ... is": "so the last entry is 9
+  pm") or right after it ("in total", "altogether", "overall", "combined"); or it is
   set against an earlier result of the same claim that was derived ("that's £5.70 with the card
   versus £7.60 with the student discount": "versus", "vs", "compared with", "against", "whereas",
-  "while", "instead of", "rather than");
+  "while", "instead of", "rather than"); "one" (as often a pronoun) and a number without a unit
+  before "of" ("making it one of six", "3 of the rooms") are never results;
 * it equals, within half a cent (0.005 plus 1e-9 relative), one of these over the operands: a + b,
   a - b, a + b + c, a * f, a * k, a * k + b, a * (1 - p/100), a * (1 + p/100), a * p/100,
-  a * (1 - p/100) * k, where a, b, c are quantities of the result's kind (same base unit), f a
-  fraction ("half": "£4.75 (half of the £9.50 single)"), k a count (a whole number from 1 to 1,000
+  a * (1 - p/100) * k, each operand a different number of the text, where a, b, c are
+  quantities of the result's kind (same base unit), f a fraction ("half": "£4.75 (half of the £9.50 single)"), k a count (a whole number from 1 to 1,000
   without a unit or with a period unit: "twelve months", "3 nights"; or 12, 52 or 7 when the
   texts name both periods: "£3 a month adds up to £36 over a year") and p a percentage; for a time
   of day, t + d or t - d with d a duration ("closes at 9:30 pm ... half an hour before that, so
@@ -102,8 +104,9 @@ def _is_count(m: NumberMention) -> bool:
 def _derivable(result: NumberMention, operands: Sequence[NumberMention],
                implicit: Sequence[float] = ()) -> list[NumberMention] | None:
     """The count operands of a formula of the module docstring over ``operands`` that equals
-    ``result`` (``[]`` when one without a stated count does), or None when none does.
-    ``implicit``: period counts the texts name (:func:`_implicit_counts`)."""
+    ``result`` (``[]`` when one without a stated count does), or None when none does. Each
+    mention is used once per formula ("one of three" is no 1 * 3 + 3). ``implicit``: period
+    counts the texts name (:func:`_implicit_counts`)."""
     v = result.quantity
     if result.base_unit == "time":
         times = [m.quantity for m in operands if m.base_unit == "time"]
@@ -114,37 +117,48 @@ def _derivable(result: NumberMention, operands: Sequence[NumberMention],
         times = [m.quantity for m in operands if m.base_unit == "time"]
         if any(_close((b - a) % 1440, v) for a, b in itertools.permutations(times, 2)):
             return []
-    same = [m.quantity for m in operands if m.base_unit == result.base_unit]
-    fractions = [m.value for m in operands if m.unit == "" and 0 < m.value < 1]  # "half of the £9.50"
-    rates = [m.value for m in operands if m.unit == "%"]
-    for a in same:
-        if any(_close(a * f, v) for f in fractions):
+    same = [(m.quantity, k) for k, m in enumerate(operands) if m.base_unit == result.base_unit]
+    fractions = [(m.value, k) for k, m in enumerate(operands) if m.unit == "" and 0 < m.value < 1]
+    rates = [(m.value, k) for k, m in enumerate(operands) if m.unit == "%"]
+    for a, i in same:
+        if any(_close(a * f, v) for f, j in fractions if j != i):  # "half of the £9.50"
             return []
-        for p in rates:
-            if _close(a * (1 - p / 100), v) or _close(a * (1 + p / 100), v) or _close(a * p / 100, v):
+        for p, j in rates:
+            if j != i and (_close(a * (1 - p / 100), v) or _close(a * (1 + p / 100), v) or _close(a * p / 100, v)):
                 return []
-    for a, b in itertools.permutations(same, 2):
+    for (a, _i), (b, _j) in itertools.permutations(same, 2):
         if _close(a + b, v) or _close(a - b, v):
             return []
-    for a, b, c in itertools.combinations(same, 3):
+    for (a, _i), (b, _j), (c, _k) in itertools.combinations(same, 3):
         if _close(a + b + c, v):
             return []
-    counts: list[tuple[float, list[NumberMention]]] = [(m.value, [m]) for m in operands if _is_count(m)]
-    counts += [(k, []) for k in implicit]
-    for k, used in counts:
-        for a in same:
-            if _close(a * k, v) or any(_close(a * (1 - p / 100) * k, v) for p in rates):
+    counts: list[tuple[float, int]] = [(m.value, k) for k, m in enumerate(operands) if _is_count(m)]
+    counts += [(k, -1) for k in implicit]
+    for k, n in counts:
+        used = [operands[n]] if n >= 0 else []
+        for a, i in same:
+            if i == n:
+                continue
+            if _close(a * k, v) or any(_close(a * (1 - p / 100) * k, v) for p, j in rates if j not in (i, n)):
                 return used
-        for a, b in itertools.permutations(same, 2):
-            if _close(a * k + b, v):
+        for (a, i), (b, j) in itertools.permutations(same, 2):
+            if n not in (i, j) and _close(a * k + b, v):
                 return used
     return None
 
 
-def _result_span(text: str, mention: NumberMention) -> tuple[int, int] | None:
+_PARTITIVE = re.compile(r"\s+of\b", re.IGNORECASE)
+
+
+def _result_span(text: str, mention: NumberMention, previous_end: int = 0) -> tuple[int, int] | None:
     """The span of the result cue and the number ("so that's £6.70 altogether"), or None when no
-    cue stands right before or after the number."""
-    lo = max(0, mention.start - _LOOK_BEHIND)
+    cue stands right before or after the number. A cue is read after the previous number only
+    (``previous_end``: "making it one of six" cues the "one", not the "six"); "one" (as often a
+    pronoun) and a number without a unit before "of" ("one of six", "3 of the rooms") are never
+    results."""
+    if mention.surface.lower() == "one" or (mention.unit == "" and _PARTITIVE.match(text, mention.end)):
+        return None
+    lo = max(0, previous_end, mention.start - _LOOK_BEHIND)
     before = _CUE_BEFORE.search(text[lo:mention.start])
     after = _CUE_AFTER.match(text, mention.end)
     if before is None and after is None:
@@ -179,19 +193,20 @@ def _derivations(claim: str, context: Sequence[str]) -> list[tuple[tuple[int, in
     mentions = find_numbers(claim)
     if not mentions:
         return []
-    cued = {k: span for k, m in enumerate(mentions) if (span := _result_span(claim, m)) is not None}
+    ends = [0] + [m.end for m in mentions]
+    cued = {k: span for k, m in enumerate(mentions) if (span := _result_span(claim, m, ends[k])) is not None}
     if not cued:
         return []
     first = min(cued)
     for k in range(first + 1, len(mentions)):  # "... versus £7.60": set against an earlier result
-        if k not in cued and (span := _chained_span(claim, mentions[k])) is not None:
+        if k not in cued and (span := _chained_span(claim, mentions[k], ends[k])) is not None:
             cued[k] = span
     pool: list[Any] = [m for text in context for m in find_numbers(text)]
     implicit = _implicit_counts([claim, *context])
     out: list[tuple[tuple[int, int], list[NumberMention]]] = []
     for k in sorted(cued):
         m = mentions[k]
-        if _result_span(claim, m) is None and not out:  # "versus" after no derived result
+        if _result_span(claim, m, ends[k]) is None and not out:  # "versus" after no derived result
             continue
         operands = [x for j, x in enumerate(mentions) if j < k or (j > k and j not in cued)]
         used = _derivable(m, operands + pool, implicit)
@@ -201,9 +216,9 @@ def _derivations(claim: str, context: Sequence[str]) -> list[tuple[tuple[int, in
     return out
 
 
-def _chained_span(text: str, mention: NumberMention) -> tuple[int, int] | None:
+def _chained_span(text: str, mention: NumberMention, previous_end: int) -> tuple[int, int] | None:
     """The span of a "versus" cue and the number ("versus £7.60"), or None."""
-    lo = max(0, mention.start - _LOOK_BEHIND)
+    lo = max(0, previous_end, mention.start - _LOOK_BEHIND)
     before = _CUE_CHAINED.search(text[lo:mention.start])
     return None if before is None else (lo + before.start(), mention.end)
 
