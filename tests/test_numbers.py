@@ -104,6 +104,23 @@ TABLE = [
     ("Tickets €10–20", [("€10", 10, "eur"), ("20", 20, "eur")]),
     ("It lasts 10 to 20 days.", [("10", 10, "day"), ("20 days", 20, "day")]),
     ("From 08:30-17:30", [("08:30", 510, "time"), ("17:30", 1050, "time")]),
+    # a time range with one meridiem: the marked side fixes the half-day of the other side (an
+    # unmarked start is the last such time before the end, an unmarked end the first after the start)
+    ("The bar serves from 7:15 to 10 pm.", [("7:15", 1155, "time"), ("10 pm", 1320, "time")]),
+    ("Drop-in is 10 to 1 pm, then 2-4pm.", [("10", 600, "time"), ("1 pm", 780, "time"), ("2", 840, "time"),
+                                          ("4pm", 960, "time")]),
+    ("Choir runs 7.45 - 9.15pm and between 4 and 5 p.m.",
+     [("7.45", 1185, "time"), ("9.15pm", 1275, "time"), ("4", 960, "time"), ("5 p.m.", 1020, "time")]),
+    ("Staffed 8am to 4:45, late desk 10 pm until 1", [("8am", 480, "time"), ("4:45", 1005, "time"),
+                                                     ("10 pm", 1320, "time"), ("1", 60, "time")]),
+    ("Kitchen 11 till midnight; lunch 12 to 2 pm", [("11", 1380, "time"), ("midnight", 0, "time"),
+                                                    ("12", 720, "time"), ("2 pm", 840, "time")]),
+    # no meridiem, or one far away: the numbers keep their readings
+    ("Doors 8 to 4:30; ages 4 to 11; 7:30 to 22:00 and 3 to 5 pm",
+     [("8", 8, ""), ("4:30", 270, "time"), ("4", 4, ""), ("11", 11, ""), ("7:30", 450, "time"),
+      ("22:00", 1320, "time"), ("3", 900, "time"), ("5 pm", 1020, "time")]),
+    ("Room 6 is free at 9pm, 3 to 4 guests, 2.5 to 3pm", [("6", 6, ""), ("9pm", 1260, "time"), ("3", 3, ""),
+                                                         ("4", 4, ""), ("2.5", 2.5, ""), ("3pm", 900, "time")]),
     # digits inside words are not numbers; an attached suffix belongs to the number
     ("covid19, A4 paper and mp3 files", []),
     ("The 1st, the 3D film, the 1990s", [("1st", 1, ""), ("3D", 3, ""), ("1990s", 1990, "")]),
@@ -121,6 +138,24 @@ TABLE = [
     ("half a kilo, half a million euros, a quarter of a mile",
      [("half a kilo", 0.5, "kg"), ("half a million euros", 5e5, "eur"), ("a quarter of a mile", 0.25, "mile")]),
     ("half, a quarter past, a daily fee, a weekly plan", [("half", 0.5, "")]),
+    # fractions of a unit and compound durations
+    ("Boil it for three-quarters of an hour, or three quarters of an hour, stirring every quarter of an hour.",
+     [("three-quarters of an hour", 0.75, "h"), ("three quarters of an hour", 0.75, "h"),
+      ("quarter of an hour", 0.25, "h")]),
+    ("The hike is two and a half hours, 3 and a quarter miles, one and three-quarter hours back.",
+     [("two and a half hours", 2.5, "h"), ("3 and a quarter miles", 3.25, "mile"),
+      ("one and three-quarter hours", 1.75, "h")]),
+    ("It took a day and a half, then a year and a half, and a month and a half more.",
+     [("a day and a half", 1.5, "day"), ("a year and a half", 1.5, "year"), ("a month and a half", 1.5, "month")]),
+    ("two and a half thousand seeds; 4 and a half; two and a half-hour naps",
+     [("two and a half thousand", 2500, ""), ("4", 4, ""), ("half", 0.5, ""), ("two", 2, ""),
+      ("half-hour", 0.5, "h")]),
+    ("Bake 1 hour 20 minutes, rest an hour and 5 minutes, chill 2 weeks and 4 days.",
+     [("1 hour 20 minutes", 80, "min"), ("an hour and 5 minutes", 65, "min"), ("2 weeks and 4 days", 18, "day")]),
+    # not compounds: a larger second part, nights, adjectives, a second part of a whole unit or more
+    ("2 hours 90 minutes; 3 days and 2 nights; a 4 hour and 15 minute slot; 1 hour and 60 minutes",
+     [("2 hours", 2, "h"), ("90 minutes", 90, "min"), ("3 days", 3, "day"), ("2 nights", 2, "night"),
+      ("4 hour", 4, "h"), ("15 minute", 15, "min"), ("1 hour", 1, "h"), ("60 minutes", 60, "min")]),
     # rates are not durations: "a day" after a number, "once" or "times" is no mention
     ("$20 an hour, twice a day, 7 days a week, once a week, several times a day",
      [("$20", 20, "usd"), ("twice", 2, ""), ("7 days", 7, "day")]),
@@ -153,6 +188,9 @@ QUANTITIES = [
                                                      ("3 miles", 3, "mile")]),
     ("a dozen, $12, 25%, 5:30 pm", [("a dozen", 12, ""), ("$12", 12, "usd"), ("25%", 25, "%"),
                                     ("5:30 pm", 1050, "time")]),
+    ("three-quarters of an hour, 45 minutes, two and a half hours, 1 hour 30 minutes, an hour and a half",
+     [("three-quarters of an hour", 45, "min"), ("45 minutes", 45, "min"), ("two and a half hours", 150, "min"),
+      ("1 hour 30 minutes", 90, "min"), ("an hour and a half", 90, "min")]),
 ]
 
 
@@ -281,7 +319,7 @@ pieces = st.sampled_from(
     "8 kg 2,500 1,234.5 12.05.2020 08:30 5:30 pm 9am a.m. p.m noon midnight twenty-five twenty five "
     "hundred and thousand a an million bn 3bn $ € £ ¥ EUR NOK US$ 12 0 99 % percent per cent sq ft "
     "m² ° C - – to / : . , ' ’ covid19 v1.2.3 é 中 😀 \u00a0 \u2009 \n one two half dozen hour day week "
-    "fortnight quarter of once times g m l L kg".split(" "))
+    "fortnight quarter quarters three of once times g m l L kg until till between 6.30 minutes hours".split(" "))
 seps = st.sampled_from(["", " ", "  ", "-", ".", ",", ":", "\n", "\u00a0"])
 number_texts = st.lists(st.tuples(pieces, seps), max_size=25).map(lambda xs: "".join(a + b for a, b in xs))
 any_text = st.text(max_size=120)

@@ -240,7 +240,7 @@ class StartWords {
  public:
   StartWords() {
     for (const char* w : {"usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd",
-                          "inr", "us", "a", "au", "c", "ca", "nz", "noon", "midday", "midnight", "an"})
+                          "inr", "us", "a", "au", "c", "ca", "nz", "noon", "midday", "midnight", "an", "quarter"})
       add(word_hash(w));
     for (const auto& kv : written_words().items()) add(word_hash(kv.first));
   }
@@ -408,6 +408,13 @@ struct Raw {
   const char* unit = "";
   bool written = false;
   bool prefix = false;         // the unit is a currency written before the number
+  // Clock readings for time ranges (share_ranges): `marked` for a time with its half-day known
+  // (am / pm, noon, midnight); clock_h >= 0 for a reading whose half-day is open: an unmarked
+  // "6:30" (hour 1..12 without a leading zero), or, only next to a marked time, a bare "6" or a
+  // "6.30" (hour clock_h, minutes clock_m).
+  bool marked = false;
+  int clock_h = -1;
+  double clock_m = 0.0;
 };
 
 double to_double(std::string_view digits) {
@@ -481,6 +488,7 @@ class Parser {
       }
     }
     share_ranges();
+    join_durations();
     std::vector<NumberMention> out;
     out.reserve(raw_.size());
     for (const Raw& r : raw_) {
@@ -623,6 +631,7 @@ class Parser {
           r.mantissa = 12.0;
           r.unit = "time";
           r.written = true;
+          r.marked = true;
           emit(r);
           return r.lb;
         }
@@ -733,6 +742,10 @@ class Parser {
       if (meridiem(end, &e2, &pm)) {
         if (h >= 1 && h <= 12) h = to_24h(h, pm);  // "17:30 pm": the marker is redundant
         end = e2;
+        r.marked = true;
+      } else if (h >= 1 && h <= 12 && text(i)[0] != '0') {  // "6:30": am or pm is open
+        r.clock_h = h;
+        r.clock_m = minutes;
       }
       if (h > 24 || (h == 24 && minutes > 0)) return false;
       if (h == 24) h = 0;  // "24:00" is midnight, like "midnight" and "12 am"
@@ -741,11 +754,14 @@ class Parser {
       if (m > 59 || h < 1 || h > 12 || !meridiem(i + 3, &end, &pm)) return false;
       minutes = m;
       h = to_24h(h, pm);
+      r.marked = true;
     } else if (h >= 1 && h <= 12 && meridiem(i + 1, &end, &pm)) {
       h = to_24h(h, pm);
+      r.marked = true;
     } else if (h == 12 && is(i + 1, K::Space) && (low(i + 2) == "noon" || low(i + 2) == "midnight")) {
       h = low(i + 2) == "noon" ? 12 : 0;
       end = i + 3;
+      r.marked = true;
     } else {
       return false;
     }
@@ -767,13 +783,30 @@ class Parser {
         j += 2;
       }
     }
+    int clock_h = -1;
+    double clock_m = 0.0;
+    if (len(i) <= 2 && j == i + 1 && text(i)[0] != '0') clock_h = small_int(i);
     if (punct(j, '.') && is(j + 1, K::Num)) {
+      if (clock_h >= 0 && len(j + 1) == 2 && small_int(j + 1) <= 59) {  // "6.30"
+        clock_m = small_int(j + 1);
+      } else {
+        clock_h = -1;
+      }
       d += '.';
       d += text(j + 1);
       j += 2;
     }
+    const std::size_t number_end = j;
     r.la = i;
     r.value = r.mantissa = to_double(d);
+    double frac = 0.0;
+    if (units) {
+      if (const std::size_t e = and_fraction(j, &frac)) {  // "2 and a half hours"
+        r.value += frac;
+        r.mantissa = r.value;
+        j = e;
+      }
+    }
     if (is(j, K::Word)) {  // an attached suffix, whatever it is, belongs to the number
       const Low w = low(j);
       if (const std::size_t e = square(j, r)) {  // "50m²"
@@ -798,6 +831,10 @@ class Parser {
       j = scale(j, r, false);
     }
     r.lb = j;
+    if (units && j == number_end && clock_h >= 1 && clock_h <= 12) {  // a bare "6" or "6.30"
+      r.clock_h = clock_h;
+      r.clock_m = clock_m;
+    }
   }
 
   // "m²", "ft²", "km²": the word at j and the superscript two after it. Returns the lexeme after
@@ -991,6 +1028,38 @@ class Parser {
     return w == "a" || w == "an";
   }
 
+  // " and a half", " and a quarter", " and three quarters" / " and three-quarters" from lexeme j
+  // (a space), when a unit word or a scale word follows after one space ("two and a half hours",
+  // "2 and a quarter miles", "two and a half million"). Returns the lexeme after the fraction
+  // (the space before the unit) and sets *frac; 0 when there is none.
+  std::size_t and_fraction(std::size_t j, double* frac) const {
+    if (!(is(j, K::Space) && low(j + 1) == "and" && is(j + 2, K::Space))) return 0;
+    std::size_t e = 0;
+    if (low(j + 3) == "a" && is(j + 4, K::Space) && (low(j + 5) == "half" || low(j + 5) == "quarter")) {
+      *frac = low(j + 5) == "half" ? 0.5 : 0.25;
+      e = j + 6;
+    } else if (low(j + 3) == "three" && (is(j + 4, K::Space) || punct(j + 4, '-')) &&
+               (low(j + 5) == "quarters" || low(j + 5) == "quarter")) {
+      *frac = 0.75;
+      e = j + 6;
+    } else {
+      return 0;
+    }
+    if (!is(e, K::Space)) return 0;
+    return measure_unit(e + 1) != nullptr || scale_word(low(e + 1)) > 0 ? e : 0;
+  }
+
+  // "quarters of a(n) <unit>" / "quarter of a(n) <unit>" at lexeme j: the unit, and the lexeme
+  // after it in *end; nullptr when the words are not there.
+  const UnitWord* quarters_of(std::size_t j, std::size_t* end) const {
+    if (!(is(j + 1, K::Space) && low(j + 2) == "of" && is(j + 3, K::Space) && article(j + 4) &&
+          is(j + 5, K::Space)))
+      return nullptr;
+    const UnitWord* u = measure_unit(j + 6);
+    if (u != nullptr) *end = j + 7;
+    return u;
+  }
+
   // A unit word at j that may follow "half a" / "a quarter of a" ("hour", "kilo", "mile").
   const UnitWord* measure_unit(std::size_t j) const {
     const Low w = low(j);
@@ -1040,6 +1109,12 @@ class Parser {
         r.value = r.mantissa = 0.25;
         r.unit = u->key;
         j = i + 9;
+      } else if ((v == "year" || v == "month" || v == "minute") && is(i + 3, K::Space) &&
+                 low(i + 4) == "and" && is(i + 5, K::Space) && low(i + 6) == "a" && is(i + 7, K::Space) &&
+                 low(i + 8) == "half" && !after_rate_word(L_[i].a)) {  // "a year and a half"
+        r.value = r.mantissa = 1.5;
+        r.unit = v == "year" ? "year" : v == "month" ? "month" : "min";
+        j = i + 9;
       } else if (const char* key = article_unit(v)) {  // "an hour", "a day", "a week", "a fortnight"
         if (after_rate_word(L_[i].a)) return false;  // "$20 an hour", "twice a day": a rate
         r.value = r.mantissa = 1.0;
@@ -1053,6 +1128,11 @@ class Parser {
       } else {
         return false;
       }
+    } else if (w == "quarter") {  // "quarter of an hour" (without "a": "every quarter of an hour")
+      const UnitWord* u = quarters_of(i, &j);
+      if (u == nullptr) return false;
+      r.value = r.mantissa = 0.25;
+      r.unit = u->key;
     } else if (w == "half" && is(i + 1, K::Space) && article(i + 2) && is(i + 3, K::Space) &&
                (measure_unit(i + 4) || low(i + 4) == "dozen" || scale_word(low(i + 4)) > 0)) {
       // "half an hour", "half a kilo", "half a dozen" (6), "half a million"
@@ -1069,10 +1149,27 @@ class Parser {
       const Written* found = written_words().find(w);
       if (found == nullptr) return false;
       const Written& x = *found;
+      if (x.kind == WrittenKind::Digit && x.value >= 1 && x.value <= 3 && (is(i + 1, K::Space) || punct(i + 1, '-')) &&
+          low(i + 2) == (x.value == 1 ? "quarter" : "quarters")) {  // "three-quarters of an hour"
+        std::size_t e = 0;
+        if (const UnitWord* u = quarters_of(i + 2, &e)) {
+          r.value = r.mantissa = x.value * 0.25;
+          r.unit = u->key;
+          r.la = i;
+          r.lb = e;
+          r.written = true;
+          return true;
+        }
+      }
       if (x.kind == WrittenKind::Tens || x.kind == WrittenKind::Teen ||
           (x.kind == WrittenKind::Digit && x.value >= 1)) {
         below_hundred(i, r);
         j = r.lb;
+        double frac = 0.0;
+        if (const std::size_t e = and_fraction(j, &frac)) {  // "two and a half hours"
+          r.value += frac;
+          j = e;
+        }
       } else {
         r.value = x.value;
         j = i + 1;
@@ -1106,6 +1203,7 @@ class Parser {
     for (std::size_t k = 0; k + 1 < raw_.size(); ++k) {
       Raw& a = raw_[k];
       Raw& b = raw_[k + 1];
+      if ((a.marked || b.marked) && time_range_gap(a, b)) share_half_day(a, b);
       if (!range_gap(a.end, b.start)) continue;
       const std::string_view ua = a.unit, ub = b.unit;
       if (ua == "time" || ub == "time") continue;
@@ -1116,6 +1214,96 @@ class Parser {
         a.scale = b.scale;
       }
     }
+  }
+
+  // A time range with one meridiem: the marked side fixes the half-day of the other side, a
+  // clock reading with its half-day open (an unmarked "6:30", a bare "6" or a "6.30"). An
+  // unmarked start is the last time with its reading before the end ("6:30 to 9 pm": 18:30; "11
+  // to 2 pm": 11:00; "9 to midnight": 21:00); an unmarked end is the first time with its reading
+  // after the start ("9 am to 5:30": 17:30; "10 pm to 2": 02:00). A range whose two sides are
+  // both unmarked keeps its values ("9 to 5:30": 9 and 05:30).
+  static void share_half_day(Raw& a, Raw& b) {
+    auto open_reading = [](const Raw& r) {  // an unmarked time, or a bare positive number
+      const std::string_view u = r.unit;
+      return !r.marked && r.clock_h >= 1 && (u == "time" || (u.empty() && r.value > 0));
+    };
+    const bool start_open = open_reading(a) && b.marked;
+    const bool end_open = a.marked && open_reading(b);
+    if (!start_open && !end_open) return;
+    Raw& open = start_open ? a : b;
+    const double anchor = start_open ? b.value : a.value;
+    const double c1 = (open.clock_h % 12) * 60.0 + open.clock_m;  // the am reading
+    const double c2 = c1 + 720.0;                                  // the pm reading
+    auto gap = [&](double c) {  // minutes from start to end, in (0, 1440]
+      double g = start_open ? anchor - c : c - anchor;
+      while (g <= 0) g += 1440.0;
+      return g;
+    };
+    open.value = gap(c1) <= gap(c2) ? c1 : c2;
+    open.mantissa = open.clock_h;
+    open.unit = "time";
+    open.scale = 1.0;
+    open.marked = true;
+  }
+
+  // Is the text between two mentions a connector of a time range: a range connector
+  // (range_gap), " until ", " till " or " and " after "between" ("between 6 and 9 pm")?
+  bool time_range_gap(const Raw& x, const Raw& y) const {
+    const std::size_t a = x.end, b = y.start;
+    if (range_gap(a, b)) return true;
+    if (b <= a || b - a > 9) return false;
+    std::size_t p = a, q = b;
+    while (p < q && s_[p] == ' ') ++p;
+    while (q > p && s_[q - 1] == ' ') --q;
+    if (p == a || q == b) return false;
+    std::string w;
+    for (std::size_t k = p; k < q; ++k) w += static_cast<char>(s_[k] | 0x20);
+    if (w == "until" || w == "till" || w == "til") return true;
+    if (w != "and") return false;
+    std::size_t k = x.start;
+    while (k > 0 && s_[k - 1] == ' ') --k;
+    return k < x.start && ascii_word_before(k, "between");
+  }
+
+  // Compound durations: a duration followed, after one space or " and ", by a smaller one that is
+  // less than one of its unit ("1 hour 30 minutes": 90 min; "an hour and 15 minutes": 75 min; "2
+  // weeks and 3 days": 17 days); one mention in the smaller unit (exact for whole and half
+  // amounts). Nights, months and years are not joined, nor adjectives ("a 2 hour and 30 minute
+  // slot").
+  void join_durations() {
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < raw_.size(); ++k) {
+      if (w > 0 && joinable(raw_[w - 1], raw_[k])) {
+        Raw& a = raw_[w - 1];
+        const Base ba = base_of(a.unit), bb = base_of(raw_[k].unit);
+        a.value = a.value * ((ba.mul * bb.div) / (ba.div * bb.mul)) + raw_[k].value;
+        a.mantissa = a.value;
+        a.unit = raw_[k].unit;
+        a.end = raw_[k].end;
+        a.written = a.written && raw_[k].written;
+        continue;
+      }
+      raw_[w++] = raw_[k];
+    }
+    raw_.resize(w);
+  }
+
+  bool joinable(const Raw& a, const Raw& b) const {
+    const Base ba = base_of(a.unit), bb = base_of(b.unit);
+    if (std::strcmp(ba.key, "min") != 0 || std::strcmp(bb.key, "min") != 0) return false;
+    if (!(a.value > 0) || !(b.value > 0) || a.scale != 1.0 || b.scale != 1.0) return false;
+    const double unit_a = ba.mul / ba.div, unit_b = bb.mul / bb.div;
+    if (!(unit_b < unit_a) || !(b.value * unit_b < unit_a)) return false;
+    if (b.start <= a.end || b.start - a.end > 7) return false;
+    // an amount above one in a singular unit word is an adjective: "the 2 hour and 30 minute slots"
+    auto adjective = [&](const Raw& r) { return r.value > 1 && (s_[r.end - 1] | 0x20) != 's'; };
+    if (adjective(a) || adjective(b)) return false;
+    std::size_t p = a.end, q = b.start;
+    while (p < q && s_[p] == ' ') ++p;
+    if (p == q) return true;  // one run of spaces
+    while (q > p && s_[q - 1] == ' ') --q;
+    if (p == a.end || q == b.start) return false;
+    return q - p == 3 && (s_[p] | 0x20) == 'a' && (s_[p + 1] | 0x20) == 'n' && (s_[p + 2] | 0x20) == 'd';
   }
 
   // Is the text between two mentions a range connector: "-", " - ", " to " (any dash, any

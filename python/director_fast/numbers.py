@@ -28,11 +28,25 @@ Recognised (each mention is one contiguous span of the text):
 * article and fraction forms: ``"an hour"``, ``"a day"``, ``"a week"``, ``"a fortnight"`` (value 1;
   not after a number, ``"once"`` or ``"times"``: ``"$20 an hour"``, ``"twice a day"``, ``"7 days a
   week"`` are rates), ``"an hour and a half"`` (1.5 ``"h"``), ``"half an hour"`` (0.5 ``"h"``),
-  ``"half a kilo"``, ``"half a dozen"`` (6), ``"half a million"``, ``"a quarter of an hour"``
-  (0.25 ``"h"``), ``"a quarter of a mile"``;
+  ``"half a kilo"``, ``"half a dozen"`` (6), ``"half a million"``, ``"a quarter of an hour"`` and
+  ``"quarter of an hour"`` (0.25 ``"h"``), ``"three-quarters of an hour"`` (0.75 ``"h"``),
+  ``"a quarter of a mile"``; a whole number and a fraction before a unit or scale word:
+  ``"two and a half hours"`` (2.5 ``"h"``), ``"2 and a quarter miles"``, ``"one and three-quarter
+  hours"``, ``"two and a half million"`` (``"4 and a half"`` alone is two mentions);
+  ``"a day and a half"``, ``"a year and a half"``, ``"a month and a half"`` (1.5);
+* compound durations, one mention in the smaller unit: ``"1 hour 30 minutes"`` (90 ``"min"``),
+  ``"an hour and 15 minutes"`` (75 ``"min"``), ``"2 weeks and 3 days"`` (17 ``"day"``), when the
+  second part is less than one of the first part's unit; nights, months and years are never
+  joined, nor unit words used as adjectives (``"a 2 hour and 30 minute slot"``: two mentions);
 * times of day as minutes since midnight with unit ``"time"``: ``"08:30"`` (510), ``"17:30"`` and
   ``"5:30 pm"`` (both 1050), ``"5.30pm"``, ``"9 am"``, ``"9am"``, ``"9 a.m."`` (540), ``"noon"``,
-  ``"midday"``, ``"12 pm"`` (720), ``"midnight"``, ``"12 am"``, ``"24:00"`` (0);
+  ``"midday"``, ``"12 pm"`` (720), ``"midnight"``, ``"12 am"``, ``"24:00"`` (0). A time range
+  with one meridiem (joined by ``-``, ``to``, ``until``, ``till`` or ``between ... and``) gives the
+  other side its half-day when that side is an unmarked ``"6:30"``, a bare ``"6"`` or a ``"6.30"``:
+  an unmarked start is the last such time before the end (``"6:30 to 9 pm"``: 1110 and 1260;
+  ``"11 to 2 pm"``: 660 and 840; ``"9 to midnight"``: 1260 and 0), an unmarked end the first such
+  time after the start (``"9 am to 5:30"``: 540 and 1050). Without a meridiem nothing is inferred
+  (``"9 to 5:30"``: 9 and 330), and a 24-hour reading (``"08:30"``, ``"17:30"``) is never an anchor;
 * ranges and dates split into their numbers: ``"1990-1995"``, ``"2023-05-12"``,
   ``"12/05/2020"``, ``"12.05.2020"`` (a dotted run of three or more parts is never a decimal). In a
   range joined by ``-``, ``–`` or ``to`` a unit or multiplier written once is shared:

@@ -21,11 +21,22 @@
 //   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
 //     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
 //     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
-//     "half a million", "a quarter of an hour" (0.25 h), "a quarter of a mile";
+//     "half a million", "a quarter of an hour" (0.25 h), "quarter of an hour", "three-quarters of
+//     an hour" (0.75 h), "a quarter of a mile"; "two and a half hours" (2.5 h), "2 and a quarter
+//     miles", "one and three-quarter hours", "two and a half million" (a unit or scale word must
+//     follow), "a day and a half", "a year and a half", "a month and a half";
+//   - compound durations: "1 hour 30 minutes", "an hour and 15 minutes", "2 weeks and 3 days" are
+//     one mention in the smaller unit (90 "min", 75 "min", 17 "day") when the second part is less
+//     than one of the first's unit; nights, months and years are never joined, nor adjectives ("a
+//     2 hour and 30 minute slot");
 //   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
 //     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
 //     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
-//     720);
+//     720); in a range joined by "-", "to", "until", "till" or "between ... and" with one meridiem,
+//     the marked side fixes the half-day of an unmarked "6:30", a bare "6" or a "6.30" on the other
+//     side: an unmarked start is the last such time before the end ("6:30 to 9 pm": 18:30, "11 to
+//     2 pm": 11:00), an unmarked end the first after the start ("9 am to 5:30": 17:30); "9 to 5:30"
+//     (no meridiem) and "08:30" / "17:30" (24-hour readings) keep their values;
 //   - ranges and dates are split into their numbers ("1990-1995", "2023-05-12", "12/05/2020",
 //     "12.05.2020"; a dotted run of three or more parts is never a decimal); in a range joined by
 //     "-", "–" or "to" the unit and multiplier of one side are shared ("5-10 minutes": 5 min and
