@@ -1,0 +1,158 @@
+"""The C++ BM25 index behind knowledge.BM25: identical ranking and scores to a plain Python
+reference, its errors, and concurrent use."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from director_fast.errors import ConfigError, InputTypeError, ValidationError
+from director_fast.knowledge import BM25
+from director_fast.text import normalize_terms
+
+
+class RefBM25:
+    """Okapi BM25 written out loop by loop: the reference the C++ index must reproduce."""
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.docs: list[tuple[int, list[str]]] = []
+
+    def add(self, doc_id: int, terms: list[str]) -> None:
+        self.docs.append((doc_id, list(terms)))
+
+    def top(self, query: list[str], k: int) -> list[tuple[int, float]]:
+        n = len(self.docs)
+        if n == 0 or k <= 0:
+            return []
+        total = sum(len(t) for _, t in self.docs)
+        avgdl = total / n if total else 1.0
+        qtf: dict[str, int] = {}
+        for t in query:  # first-occurrence order, as the index sums them
+            qtf[t] = qtf.get(t, 0) + 1
+        scores = [0.0] * n
+        for t, q in qtf.items():
+            df = sum(1 for _, d in self.docs if t in d)
+            if df == 0:
+                continue
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            for i, (_, d) in enumerate(self.docs):
+                tf = d.count(t)
+                if tf:
+                    scores[i] += q * idf * tf * (self.k1 + 1.0) / (tf + self.k1 * (1.0 - self.b + self.b * len(d) / avgdl))
+        ranked = sorted((i for i in range(n) if scores[i] > 0.0),
+                        key=lambda i: (-scores[i], self.docs[i][0], i))
+        return [(self.docs[i][0], scores[i]) for i in ranked[:k]]
+
+
+_TERMS = st.sampled_from(["a", "b", "c", "d", "e", "ünï", "数据", "x_1", "42", "e"])
+_DOC = st.lists(_TERMS, min_size=0, max_size=10)
+_OPS = st.lists(st.tuples(st.integers(-3, 40), _DOC, st.booleans()), min_size=1, max_size=40)
+
+
+def _same(got, want):
+    assert [d for d, _ in got] == [d for d, _ in want]
+    for (_, s), (_, r) in zip(got, want):
+        assert abs(s - r) <= 1e-9
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=_OPS, query=st.lists(_TERMS, min_size=0, max_size=6), k=st.integers(-1, 50),
+       k1=st.sampled_from([0.0, 0.5, 1.2, 2.0]), b=st.sampled_from([0.0, 0.3, 0.75, 1.0]))
+def test_matches_reference_on_random_corpora(ops, query, k, k1, b):
+    bm, ref = BM25(k1, b), RefBM25(k1, b)
+    for doc_id, terms, probe in ops:  # ids repeat and go negative; empty documents occur
+        bm.add(doc_id, terms)
+        ref.add(doc_id, terms)
+        if probe:  # queried between adds: later adds must be visible
+            _same(bm.top(query, k), ref.top(query, k))
+    _same(bm.top(query, k), ref.top(query, k))
+    assert len(bm) == len(ops)
+    assert bm.total_len == sum(len(t) for _, t, _ in ops)
+    assert bm.postings_size == sum(len(set(t)) for _, t, _ in ops)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=st.lists(st.text(max_size=40), min_size=1, max_size=15), query=st.text(max_size=40),
+       k=st.integers(0, 20))
+def test_top_text_is_top_of_normalized_terms(docs, query, k):
+    bm = BM25()
+    for i, d in enumerate(docs):
+        bm.add(i, normalize_terms(d))
+    assert bm.top_text(query, k) == bm.top(normalize_terms(query), k)
+
+
+def test_ties_by_doc_id_then_insertion_order():
+    bm = BM25()
+    for doc_id in (9, 3, 7, 3):
+        bm.add(doc_id, ["same", "words"])
+    got = bm.top(["same"], 3)
+    assert [d for d, _ in got] == [3, 3, 7]
+    assert len({s for _, s in got}) == 1
+
+
+def test_errors_name_the_argument():
+    bm = BM25()
+    with pytest.raises(ConfigError) as e:
+        BM25(k1=-0.1)
+    assert e.value.field == "k1"
+    with pytest.raises(ConfigError) as e:
+        BM25(b=1.5)
+    assert e.value.field == "b"
+    with pytest.raises(ConfigError):
+        BM25(k1=float("nan"))
+    with pytest.raises(InputTypeError, match="terms"):
+        bm.add(0, "a single string")
+    with pytest.raises(InputTypeError, match=r"terms\[1\]"):
+        bm.add(0, ["ok", 3])
+    with pytest.raises(InputTypeError, match="doc_id"):
+        bm.add("0", ["a"])
+    with pytest.raises(InputTypeError, match="k"):
+        bm.top(["a"], 1.5)
+    with pytest.raises(ValidationError, match=r"terms\[0\]"):
+        bm.add(1, ["\ud800"])
+    with pytest.raises(InputTypeError, match="query"):
+        bm.top_text(b"bytes", 3)
+    assert len(bm) == 0  # nothing was added by the failed calls
+    bm.add(0, iter(["a", "b"]))  # any iterable of str is accepted
+    assert bm.top(("a",), 5) == bm.top(["a"], 5) != []
+
+
+def test_concurrent_adds_and_queries():
+    bm, ref = BM25(), RefBM25()
+    docs = [[f"t{(i * j) % 13}" for j in range(1, 6)] for i in range(400)]
+    errors: list[BaseException] = []
+
+    def writer(lo: int) -> None:
+        try:
+            for i in range(lo, 400, 2):
+                bm.add(i, docs[i])
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def reader() -> None:
+        try:
+            for _ in range(300):
+                for d, s in bm.top(["t3", "t7"], 10):
+                    assert 0 <= d < 400 and s > 0
+        except BaseException as e:  # pragma: no cover
+            errors.append(e)
+
+    ts = [threading.Thread(target=writer, args=(0,)), threading.Thread(target=writer, args=(1,)),
+          threading.Thread(target=reader), threading.Thread(target=reader)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    order = sorted(range(400))  # ranking does not depend on insertion order except equal ids
+    for i in order:
+        ref.add(i, docs[i])
+    got = bm.top(["t3", "t7", "t3"], 25)
+    want = ref.top(["t3", "t7", "t3"], 25)
+    assert [d for d, _ in got] == [d for d, _ in want]
+    assert all(abs(a - b) <= 1e-9 for (_, a), (_, b) in zip(got, want))
