@@ -156,3 +156,66 @@ def test_concurrent_adds_and_queries():
     want = ref.top(["t3", "t7", "t3"], 25)
     assert [d for d, _ in got] == [d for d, _ in want]
     assert all(abs(a - b) <= 1e-9 for (_, a), (_, b) in zip(got, want))
+
+
+def _fused_reference(kb, query, k, tenant):
+    """KnowledgeBase's hybrid ranking recomputed from public parts: EvidenceIndex.search (with
+    metadata) and the Python reference BM25 over the tenant's chunks."""
+    import numpy as np
+
+    depth = max(kb.candidates, k)
+    qv = np.ascontiguousarray(kb.embedder.embed_batch([query]), dtype=np.float32)
+    hits = kb.index.search(qv, depth, tenant=tenant)[0]
+    ref = RefBM25()
+    for i in kb.index.ids(tenant):
+        ref.add(i, normalize_terms(kb._texts[i]))
+    fused: dict[int, float] = {}
+    for rank, h in enumerate(hits, 1):
+        fused[h.id] = fused.get(h.id, 0.0) + kb.dense_weight / (kb.rrf_k + rank)
+    for rank, (d, _s) in enumerate(ref.top(normalize_terms(query), depth), 1):
+        fused[d] = fused.get(d, 0.0) + 1.0 / (kb.rrf_k + rank)
+    fmax = (1.0 + kb.dense_weight) / (kb.rrf_k + 1)
+    best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    return [(d, kb._texts[d], max(0.0, 1.0 - s / fmax)) for d, s in best]
+
+
+def test_knowledge_base_ranking_is_unchanged():
+    from director_fast import KnowledgeBase
+
+    kb = KnowledgeBase(dim=64, candidates=20)
+    for t in ("", "acme"):
+        kb.add_facts([f"Product {i} of {t or 'main'} costs {i * 3} euros and weighs {i % 7} kg." for i in range(60)],
+                     tenant=t)
+    for q in ("What does product 12 cost?", "weighs 3 kg", "euros", "nothing matches zzz", "Product 5 acme"):
+        for tenant in ("", "acme", None):
+            got = [(d, c.text, c.distance) for d, c in kb.retrieve_with_ids(q, 7, tenant)]
+            want = _fused_reference(kb, q, 7, tenant) if tenant is not None else None
+            if want is not None:
+                assert [g[:2] for g in got] == [w[:2] for w in want]
+                assert all(abs(g[2] - w[2]) <= 1e-12 for g, w in zip(got, want))
+            else:
+                assert len(got) == 7
+
+
+def test_evidence_search_ids_matches_search():
+    import numpy as np
+
+    from director_fast.evidence import EvidenceIndex
+
+    rng = np.random.default_rng(0)
+    idx = EvidenceIndex(16)
+    vecs = rng.standard_normal((50, 16)).astype(np.float32)
+    idx.add(vecs, [i if i % 3 else f"s{i}" for i in range(50)], texts=[f"t{i}" for i in range(50)],
+            tenants=["a" if i % 2 else "b" for i in range(50)])
+    q = rng.standard_normal((3, 16)).astype(np.float32)
+    for tenant in (None, "a", "zzz"):
+        for k in (0, 5, 80):
+            ids, dists = idx.search_ids(q, k, tenant=tenant)
+            hits = idx.search(q, k, tenant=tenant)
+            assert ids == [[h.id for h in row] for row in hits]
+            for i, row in enumerate(hits):
+                assert dists[i, :len(row)].tolist() == [h.distance for h in row]
+    with pytest.raises(InputTypeError):
+        idx.search_ids(q.astype(np.float64), 3)
+    with pytest.raises(ConfigError):
+        idx.search_ids(q, -1)

@@ -303,15 +303,18 @@ class KnowledgeBase:
         depth = max(self.candidates, k)
         qv = np.ascontiguousarray(self.embedder.embed_batch([query]), dtype=np.float32)
         with self._lock:
-            hits = self.index.search(qv, depth if self.hybrid else k, tenant=tenant)[0]
+            # ids and distances only: the chunk texts and sources are this object's own maps
+            rows, dists = self.index.search_ids(qv, depth if self.hybrid else k, tenant=tenant)
+            hits = rows[0]
             if not self.hybrid:
-                return [(int(h.id), EvidenceChunk(h.text, float(min(max(h.distance, 0.0), 2.0)), h.source))
-                        for h in hits]
+                drow = dists[0].tolist()
+                return [(d, EvidenceChunk(self._texts[d], min(max(drow[j], 0.0), 2.0), self._sources[d]))
+                        for j, d in enumerate(hits)]
             bm = self._bm25.get(tenant)
             lex = bm.top_text(query, depth) if bm is not None else []
             fused: dict[int, float] = {}
-            for rank, h in enumerate(hits, 1):
-                fused[int(h.id)] = fused.get(int(h.id), 0.0) + self.dense_weight / (self.rrf_k + rank)
+            for rank, d in enumerate(hits, 1):
+                fused[d] = fused.get(d, 0.0) + self.dense_weight / (self.rrf_k + rank)
             for rank, (d, _s) in enumerate(lex, 1):
                 fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
