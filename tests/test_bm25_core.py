@@ -219,3 +219,30 @@ def test_evidence_search_ids_matches_search():
         idx.search_ids(q.astype(np.float64), 3)
     with pytest.raises(ConfigError):
         idx.search_ids(q, -1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=_OPS, query=st.lists(_TERMS, min_size=0, max_size=6),
+       dense=st.lists(st.integers(-3, 45), max_size=20), depth=st.integers(0, 30), k=st.integers(0, 30),
+       weight=st.sampled_from([0.0, 0.5, 1.0, 2.5]), rrf_k=st.sampled_from([0, 1, 60]))
+def test_fusion_matches_reference(ops, query, dense, depth, k, weight, rrf_k):
+    bm, ref = BM25(), RefBM25()
+    for doc_id, terms, _ in ops:
+        bm.add(doc_id, terms)
+        ref.add(doc_id, terms)
+    fused: dict[int, float] = {}
+    for rank, d in enumerate(dense, 1):
+        fused[d] = fused.get(d, 0.0) + weight / (rrf_k + rank)
+    for rank, (d, _s) in enumerate(ref.top(query, depth), 1):
+        fused[d] = fused.get(d, 0.0) + 1.0 / (rrf_k + rank)
+    want = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    _same(bm.fuse_top_text(dense, weight, rrf_k, " ".join(query), depth, k), want)
+
+
+def test_fusion_errors():
+    bm = BM25()
+    with pytest.raises(InputTypeError, match=r"dense_ids\[1\]"):
+        bm.fuse_top_text([1, "2"], 0.5, 60, "q", 5, 3)
+    with pytest.raises(InputTypeError, match="query"):
+        bm.fuse_top_text([1], 0.5, 60, None, 5, 3)
+    assert bm.fuse_top_text((4, 2, 4), 1.0, 0, "nothing", 5, 2) == [(4, 1.0 + 1.0 / 3), (2, 0.5)]

@@ -58,6 +58,29 @@ py::list hits_to_list(const std::vector<std::pair<int64_t, double>>& hits) {
   return out;
 }
 
+// A list or tuple of ints (int64) as a vector; InputTypeError / ValidationError name `what`.
+std::vector<int64_t> id_list(const py::handle& obj, const char* what) {
+  if (!(PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()))) {
+    raise_python("InputTypeError", std::string(what) + " must be a list or tuple of int, got " +
+                                       std::string(py::str(obj.get_type().attr("__name__"))));
+  }
+  const auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(obj.ptr()));
+  PyObject** items = PySequence_Fast_ITEMS(obj.ptr());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* it = items[i];
+    if (!PyLong_Check(it) || PyBool_Check(it)) {
+      raise_python("InputTypeError", std::string(what) + "[" + std::to_string(i) + "] must be an int, got " +
+                                         std::string(Py_TYPE(it)->tp_name));
+    }
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(it, &overflow);
+    if (overflow != 0) raise_python("ValidationError", std::string(what) + "[" + std::to_string(i) + "] is outside int64");
+    out[i] = static_cast<int64_t>(v);
+  }
+  return out;
+}
+
 constexpr int64_t kMaxK = std::numeric_limits<int64_t>::max();
 
 // `k` as a count: any int (a negative one asks for nothing, as in the Python class).
@@ -119,7 +142,29 @@ void bind_bm25(py::module_& m) {
             }
             return hits_to_list(hits);
           },
-          py::arg("query"), py::arg("k"));
+          py::arg("query"), py::arg("k"))
+      .def(
+          "fuse_top_text",
+          [](const Bm25Index& idx, const py::handle& dense_ids, double dense_weight, double rrf_k,
+             const py::handle& query, const IntArg& depth, const IntArg& k) {
+            // Reciprocal rank fusion of a dense ranking with top_text(query, depth), in one call.
+            std::vector<int64_t> dense = id_list(dense_ids, "dense_ids");
+            const size_t d = k_arg(depth);
+            const size_t kk = k_arg(k);
+            std::u32string q = to_u32(query, "query");
+            std::vector<std::pair<int64_t, double>> hits;
+            {
+              py::gil_scoped_release release;
+              std::vector<std::u32string> terms32 = normalize_terms(q);
+              std::vector<std::string> terms;
+              terms.reserve(terms32.size());
+              for (const auto& t : terms32) terms.push_back(utf8_encode(t));
+              hits = idx.fuse_top(dense, dense_weight, rrf_k, terms, d, kk);
+            }
+            return hits_to_list(hits);
+          },
+          py::arg("dense_ids"), py::arg("dense_weight"), py::arg("rrf_k"), py::arg("query"), py::arg("depth"),
+          py::arg("k"));
 }
 
 }  // namespace director_fast::bindings

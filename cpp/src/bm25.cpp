@@ -64,6 +64,22 @@ void Bm25Index::add(int64_t doc_id, const std::vector<std::string>& terms) {
   }
 }
 
+const std::vector<double>& Bm25Index::norms() const {
+  // Caller holds mu_ shared: the document count cannot change, and the first reader to get here
+  // brings the cache up to date; later readers of this generation only read it.
+  std::lock_guard<std::mutex> g(norm_mu_);
+  const size_t n = lengths_.size();
+  if (norm_.size() != n) {
+    const double avgdl = total_len_ ? static_cast<double>(total_len_) / static_cast<double>(n) : 1.0;
+    norm_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double dl = static_cast<double>(lengths_[i]);
+      norm_[i] = k1_ * (1.0 - b_ + b_ * dl / avgdl);
+    }
+  }
+  return norm_;
+}
+
 namespace {
 
 struct Scratch {
@@ -94,8 +110,8 @@ std::vector<std::pair<int64_t, double>> Bm25Index::top(const std::vector<std::st
   if (query.empty()) return out;
 
   const double nd = static_cast<double>(n);
-  const double avgdl = total_len_ ? static_cast<double>(total_len_) / nd : 1.0;
-  const double k1 = k1_, b = b_;
+  const double k1 = k1_;
+  const std::vector<double>& norm = norms();
 
   // Every contribution is > 0 (k1 >= 0, 0 <= b <= 1, tf >= 1, idf > 0), so an accumulator that
   // is exactly 0.0 has not been touched by this query. The scratch keeps its size between
@@ -111,9 +127,9 @@ std::vector<std::pair<int64_t, double>> Bm25Index::top(const std::vector<std::st
     const double w = qtf * idf;
     for (const Posting& p : post) {
       const double tf = static_cast<double>(p.tf);
-      const double dl = static_cast<double>(lengths_[p.doc]);
-      // Same operation order as the Python reference: w * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
-      const double c = w * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl));
+      // Same operations in the same order as w * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)),
+      // the last factor taken from the per-document cache (bit-identical).
+      const double c = w * tf * (k1 + 1.0) / (tf + norm[p.doc]);
       double& acc = s.score[p.doc];
       if (acc == 0.0) s.touched.push_back(p.doc);
       acc += c;
@@ -143,6 +159,36 @@ std::vector<std::pair<int64_t, double>> Bm25Index::top(const std::vector<std::st
   out.reserve(take);
   for (size_t i = 0; i < take; ++i) out.emplace_back(cands[i].id, cands[i].score);
   return out;
+}
+
+}  // namespace director_fast
+
+namespace director_fast {
+
+std::vector<std::pair<int64_t, double>> Bm25Index::fuse_top(const std::vector<int64_t>& dense, double dense_weight,
+                                                            double rrf_k, const std::vector<std::string>& terms,
+                                                            size_t depth, size_t k) const {
+  std::vector<std::pair<int64_t, double>> lex = top(terms, depth);
+  // (id, fused) in first-seen order: dense ranks first, then BM25 ranks, as the Python fusion did.
+  std::vector<std::pair<int64_t, double>> fused;
+  fused.reserve(dense.size() + lex.size());
+  std::unordered_map<int64_t, size_t> where;
+  where.reserve(2 * (dense.size() + lex.size()));
+  auto bump = [&](int64_t id, double v) {
+    auto [it, fresh] = where.emplace(id, fused.size());
+    if (fresh) fused.emplace_back(id, 0.0 + v);
+    else fused[it->second].second += v;
+  };
+  for (size_t r = 0; r < dense.size(); ++r) bump(dense[r], dense_weight / (rrf_k + static_cast<double>(r + 1)));
+  for (size_t r = 0; r < lex.size(); ++r) bump(lex[r].first, 1.0 / (rrf_k + static_cast<double>(r + 1)));
+  const size_t take = std::min(k, fused.size());
+  std::partial_sort(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(take), fused.end(),
+                    [](const auto& a, const auto& c) {
+                      if (a.second != c.second) return a.second > c.second;
+                      return a.first < c.first;
+                    });
+  fused.resize(take);
+  return fused;
 }
 
 }  // namespace director_fast

@@ -107,6 +107,18 @@ class BM25:
         objects). Raises InputTypeError for a non-str ``query``."""
         return self._idx.top_text(query, k)
 
+    def fuse_top_text(self, dense_ids: Sequence[int], dense_weight: float, rrf_k: float, query: str,
+                      depth: int, k: int) -> list[tuple[int, float]]:
+        """Weighted reciprocal rank fusion (Cormack, Clarke & Büttcher 2009) of a dense ranking
+        ``dense_ids`` (best first) with :meth:`top_text` ``(query, depth)``:
+        ``fused(d) = dense_weight / (rrf_k + rank_dense(d)) + 1 / (rrf_k + rank_bm25(d))`` (ranks
+        from 1; a missing ranking adds nothing). Returns the ``k`` best ``(doc_id, fused)``,
+        fused descending, ties by doc id. Raises InputTypeError when ``dense_ids`` is not a list
+        or tuple of int or ``query`` is not a str."""
+        if not isinstance(dense_ids, (list, tuple)):
+            dense_ids = list(dense_ids)
+        return self._idx.fuse_top_text(dense_ids, float(dense_weight), float(rrf_k), query, depth, k)
+
 
 class KnowledgeBase:
     """Documents and facts, chunked, embedded and indexed, retrieved as ``EvidenceChunk``.
@@ -167,6 +179,7 @@ class KnowledgeBase:
         self._texts: dict[int, str] = {}
         self._sources: dict[int, str] = {}
         self._bm25: dict[str | None, BM25] = {None: BM25(bm25_k1, bm25_b)}
+        self._no_bm25 = BM25(bm25_k1, bm25_b)  # stays empty: a tenant without documents
         self._next_id = 0
         self._version = 0
         self._tenant_sizes: Counter[str] = Counter()
@@ -310,14 +323,9 @@ class KnowledgeBase:
                 drow = dists[0].tolist()
                 return [(d, EvidenceChunk(self._texts[d], min(max(drow[j], 0.0), 2.0), self._sources[d]))
                         for j, d in enumerate(hits)]
-            bm = self._bm25.get(tenant)
-            lex = bm.top_text(query, depth) if bm is not None else []
-            fused: dict[int, float] = {}
-            for rank, d in enumerate(hits, 1):
-                fused[d] = fused.get(d, 0.0) + self.dense_weight / (self.rrf_k + rank)
-            for rank, (d, _s) in enumerate(lex, 1):
-                fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
-            best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+            # BM25 ranking and the fusion in one C++ call (an unknown tenant: an empty index)
+            bm = self._bm25.get(tenant, self._no_bm25)
+            best = bm.fuse_top_text(hits, self.dense_weight, self.rrf_k, query, depth, k)
             fmax = (1.0 + self.dense_weight) / (self.rrf_k + 1)
             return [(d, EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d]))
                     for d, s in best]

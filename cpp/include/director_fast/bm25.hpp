@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -50,6 +51,15 @@ class Bm25Index {
   // index is empty or no query term is known.
   std::vector<std::pair<int64_t, double>> top(const std::vector<std::string>& terms, size_t k) const;
 
+  // Weighted reciprocal rank fusion (Cormack et al. 2009) of a dense ranking and this index's
+  // ranking of `terms` (its top `depth`): fused(d) = dense_weight / (rrf_k + rank_dense(d)) +
+  // 1 / (rrf_k + rank_bm25(d)), ranks from 1, the dense term added first. Returns the k best
+  // (doc_id, fused) by fused descending, ties by doc id. A doc id repeated in `dense` gets each
+  // of its ranks' terms.
+  std::vector<std::pair<int64_t, double>> fuse_top(const std::vector<int64_t>& dense, double dense_weight,
+                                                   double rrf_k, const std::vector<std::string>& terms,
+                                                   size_t depth, size_t k) const;
+
  private:
   struct Posting {
     uint32_t doc;  // local index
@@ -65,6 +75,13 @@ class Bm25Index {
   std::vector<int64_t> doc_ids_;                // by local index
   uint64_t total_len_ = 0;
   size_t n_postings_ = 0;
+
+  // k1 * (1 - b + b * dl / avgdl) by local index, for the current document count (rebuilt
+  // lazily by the first query after an add; under norm_mu_, then read-only until the next add,
+  // which needs the exclusive lock).
+  mutable std::mutex norm_mu_;
+  mutable std::vector<double> norm_;
+  const std::vector<double>& norms() const;
 };
 
 }  // namespace director_fast
