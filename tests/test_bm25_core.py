@@ -246,3 +246,13 @@ def test_fusion_errors():
     with pytest.raises(InputTypeError, match="query"):
         bm.fuse_top_text([1], 0.5, 60, None, 5, 3)
     assert bm.fuse_top_text((4, 2, 4), 1.0, 0, "nothing", 5, 2) == [(4, 1.0 + 1.0 / 3), (2, 0.5)]
+
+
+def test_docs_example_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "evidence.md").read_text(encoding="utf-8")
+    section = text[text.index("## BM25 index"):]
+    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    exec(compile(block, "evidence.md[BM25]", "exec"), {"__name__": "__docs__"})
