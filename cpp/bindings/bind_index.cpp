@@ -217,6 +217,34 @@ void bind_index(py::module_& m) {
              return py::make_tuple(labels, dists, hit_rows(hits, lp, nq, k));
            },
            py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"))
+      .def("search_ids",
+           [](const EvidenceIndex& idx, const py::handle& queries, size_t k, const py::object& tenant, bool exact,
+              int num_threads) {
+             // Ids and distances only (no text/source/tenant copies), from one shared lock: rows of
+             // ids per query (a row stops at the first missing hit) and distances (nq, k) float32.
+             auto q = require_2d_f32(queries, "queries", idx.config().dim);
+             const auto nq = static_cast<size_t>(q.shape(0));
+             std::vector<int64_t> labels(nq * k);
+             py::array_t<float> dists({static_cast<py::ssize_t>(nq), static_cast<py::ssize_t>(k)});
+             std::string t;
+             const std::string* tp = opt_tenant(tenant, &t) ? &t : nullptr;
+             float* dp = dists.mutable_data();
+             std::vector<ItemKey> keys;
+             {
+               py::gil_scoped_release release;
+               idx.search_with_keys(q.data(), nq, k, tp, exact, num_threads, labels.data(), dp, &keys);
+             }
+             py::list rows(nq);
+             for (size_t i = 0; i < nq; ++i) {
+               size_t n = 0;
+               while (n < k && labels[i * k + n] >= 0) ++n;
+               py::list row(n);
+               for (size_t j = 0; j < n; ++j) row[j] = from_key(keys[i * k + j]);
+               rows[i] = row;
+             }
+             return py::make_tuple(rows, dists);
+           },
+           py::arg("queries"), py::arg("k"), py::arg("tenant"), py::arg("exact"), py::arg("num_threads"))
       .def("records",
            [](const EvidenceIndex& idx, const py::handle& labels_obj) {
              // labels (nq, k) int64 -> list of lists of (id, text, source, tenant); -1 ends a row.

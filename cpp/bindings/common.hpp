@@ -80,6 +80,7 @@ void bind_temporal(py::module_& m);
 void bind_lexical(py::module_& m);
 void bind_safety(py::module_& m);
 void bind_numbers(py::module_& m);
+void bind_bm25(py::module_& m);
 
 }  // namespace director_fast::bindings
 

@@ -70,4 +70,5 @@ PYBIND11_MODULE(_core, m) {
   director_fast::bindings::bind_lexical(m);
   director_fast::bindings::bind_safety(m);
   director_fast::bindings::bind_numbers(m);
+  director_fast::bindings::bind_bm25(m);
 }

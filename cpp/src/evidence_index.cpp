@@ -954,6 +954,19 @@ void EvidenceIndex::search_with_hits(const float* queries, size_t nq, size_t k, 
   }
 }
 
+void EvidenceIndex::search_with_keys(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                                     bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                                     std::vector<ItemKey>* keys_out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  search_locked(queries, nq, k, tenant, exact, num_threads, labels_out, distances_out, false);
+  keys_out->assign(nq * k, ItemKey{});
+  for (size_t i = 0; i < nq * k; ++i) {
+    const int64_t l = labels_out[i];
+    if (l < 0 || static_cast<size_t>(l) >= meta_.size()) continue;
+    (*keys_out)[i] = meta_[static_cast<size_t>(l)].key;
+  }
+}
+
 void EvidenceIndex::search_locked(const float* queries, size_t nq, size_t k, const std::string* tenant,
                                   bool exact, int num_threads, int64_t* labels_out, float* distances_out,
                                   bool reference_search) const {

@@ -279,6 +279,19 @@ class EvidenceIndex:
         reads hits and metadata under one lock and never mixes versions."""
         return self._idx.records(labels)
 
+    def search_ids(self, queries: np.ndarray, k: int = 10, *, tenant: str | None = None,
+                   exact: bool = False) -> tuple[list[list[ItemId]], np.ndarray]:
+        """:meth:`search` without the metadata: ``(ids, distances)``, where ``ids[i]`` lists
+        query ``i``'s hits' ids nearest first (as many as qualify, at most ``k``) and
+        ``distances`` is float32 (nq, k') with k' = min(k, len(index)) (``distances[i, j]``
+        belongs to ``ids[i][j]``; +inf past the end of a row). Ids and distances come from one
+        lock, like :meth:`search`; no text is copied, so this is the cheap call when the caller
+        keeps its own id -> text map. Same arguments and errors as :meth:`search`."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ConfigError(f"k must be a non-negative int, got {k!r}", field="k")
+        q = _as_matrix(queries, self.dim, "queries")
+        return self._idx.search_ids(q, min(int(k), len(self)), tenant, bool(exact), int(self.num_threads))
+
     def search(self, queries: np.ndarray, k: int = 10, *, tenant: str | None = None,
                exact: bool = False) -> list[list[EvidenceHit]]:
         """Batched k-NN search.
@@ -299,11 +312,9 @@ class EvidenceIndex:
         # one call, one lock: labels, distances and metadata of the same index state
         _, dists, recs = self._idx.search_hits(q, min(int(k), len(self)), tenant, bool(exact),
                                                int(self.num_threads))
-        out: list[list[EvidenceHit]] = []
-        for i, row in enumerate(recs):
-            drow = dists[i]
-            out.append([EvidenceHit(r[0], float(drow[j]), r[1], r[2], r[3]) for j, r in enumerate(row)])
-        return out
+        dl = dists.tolist()  # Python floats once (float32 -> float is exact), not a numpy scalar per hit
+        return [[EvidenceHit(r[0], drow[j], r[1], r[2], r[3]) for j, r in enumerate(row)]
+                for row, drow in zip(recs, dl)]
 
     # ---- persistence ----
     def save(self, path: str | os.PathLike[str]) -> None:

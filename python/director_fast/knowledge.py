@@ -16,7 +16,6 @@ tenant's documents never influence another's scores).
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -24,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from director_fast import _core
 from director_fast.citation_status import SourceStatusFeed
 from director_fast.core.types import EvidenceChunk
 from director_fast.core.verification_types import CitationStatusVerdict
@@ -35,79 +35,89 @@ __all__ = ["KnowledgeBase", "BM25"]
 
 
 class BM25:
-    """Incremental Okapi BM25 over pre-tokenised documents (ids are ints).
+    """Incremental Okapi BM25 over pre-tokenised documents (ids are ints), in the C++ core.
 
-    Documents get dense local indices in insertion order. Each term's postings are kept as a
-    dict (cheap to extend) and, once queried, as numpy arrays (local indices, term frequencies,
-    document lengths) rebuilt only after that term gains a document; a query accumulates the
-    per-term contributions with one ``bincount`` over the local indices, so its cost is the
-    postings of its terms plus one pass over the documents, with no Python loop per posting.
+    ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``; a document's score is the sum over the
+    distinct query terms (each weighted by its count in the query, ``qtf``) of
+    ``qtf * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))`` (``dl``: the document's
+    length in terms, ``avgdl``: the mean length). Terms are interned to integer ids and each
+    term's postings are one compact array of (document, term frequency), about 8 bytes per
+    posting; a query reads only its terms' postings, so its cost does not grow with documents
+    that share none of its terms.
 
-    Thread-safety: not thread-safe; :class:`KnowledgeBase` guards it with its lock.
+    Args:
+        k1: term-frequency saturation, finite and >= 0.
+        b: length normalisation, in [0, 1].
+
+    Raises:
+        ConfigError: ``k1`` or ``b`` out of range (the error's ``field`` names it).
+
+    Thread-safety: safe to share between threads (``add`` is exclusive, ``top`` calls run
+    concurrently, both release the GIL); :class:`KnowledgeBase` also guards its indexes with its
+    own lock so that a retrieval sees each of its writes completely or not at all.
     """
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1 = float(k1)
-        self.b = float(b)
-        self.postings: dict[str, dict[int, int]] = {}  # term -> {local index: tf}
-        self.lengths: list[int] = []  # by local index
-        self.doc_ids: list[int] = []  # local index -> doc id
-        self.total_len = 0
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._idx = _core.Bm25Index(float(k1), float(b))
+
+    @property
+    def k1(self) -> float:
+        return self._idx.k1
+
+    @property
+    def b(self) -> float:
+        return self._idx.b
+
+    @property
+    def total_len(self) -> int:
+        """Sum of the documents' lengths, in terms."""
+        return self._idx.total_length
+
+    @property
+    def vocabulary_size(self) -> int:
+        """Number of distinct terms indexed."""
+        return self._idx.vocabulary_size
+
+    @property
+    def postings_size(self) -> int:
+        """Number of (term, document) postings (memory is about 8 bytes each)."""
+        return self._idx.postings_size
 
     def __len__(self) -> int:
-        return len(self.lengths)
+        """Number of documents added (an id added twice counts as two documents)."""
+        return len(self._idx)
 
     def add(self, doc_id: int, terms: Sequence[str]) -> None:
-        local = len(self.doc_ids)
-        self.doc_ids.append(int(doc_id))
-        self.lengths.append(len(terms))
-        self.total_len += len(terms)
-        for t, c in Counter(terms).items():
-            self.postings.setdefault(t, {})[local] = c
-            self._arrays.pop(t, None)
-
-    def _term_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        arr = self._arrays.get(term)
-        if arr is None:
-            post = self.postings.get(term)
-            if not post:
-                return None
-            idx = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
-            tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
-            dl = np.fromiter((self.lengths[i] for i in post), dtype=np.float64, count=len(post))
-            arr = self._arrays[term] = (idx, tf, dl)
-        return arr
+        """Append a document: ``doc_id`` an int in the int64 range, ``terms`` a list or tuple of
+        str (repeats counted as term frequency). Raises InputTypeError for other types."""
+        if not isinstance(terms, (list, tuple)) and not isinstance(terms, str):
+            terms = list(terms)
+        self._idx.add(doc_id, terms)
 
     def top(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_id, score)`` for the query terms, best first (score > 0; ties
-        by doc id)."""
-        n = len(self.lengths)
-        if n == 0 or k <= 0:
-            return []
-        avgdl = self.total_len / n if self.total_len else 1.0
-        k1, b = self.k1, self.b
-        scores = np.zeros(n, dtype=np.float64)
-        hit = False
-        for t, qtf in Counter(terms).items():
-            arr = self._term_arrays(t)
-            if arr is None:
-                continue
-            idx, tf, dl = arr
-            df = len(idx)
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            scores += np.bincount(idx, weights=qtf * idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)),
-                                  minlength=n)
-            hit = True
-        if not hit:
-            return []
-        cand = np.nonzero(scores > 0.0)[0]
-        if len(cand) > k:
-            cut = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
-            cand = cand[scores[cand] >= cut]  # every doc tied with the k-th, for id tie-breaks
-        ids = np.asarray(self.doc_ids, dtype=np.int64)[cand] if len(cand) else cand
-        order = np.lexsort((ids, -scores[cand]))[:k]  # score desc, then doc id asc
-        return [(int(ids[i]), float(scores[cand[i]])) for i in order]
+        by doc id, then by insertion order). Empty for ``k <= 0``, an empty index or no known
+        term. Raises InputTypeError when ``terms`` is not a sequence of str or ``k`` not an int."""
+        if not isinstance(terms, (list, tuple)) and not isinstance(terms, str):
+            terms = list(terms)
+        return self._idx.top(terms, k)
+
+    def top_text(self, query: str, k: int) -> list[tuple[int, float]]:
+        """``top(normalize_terms(query), k)`` in one call (the terms never become Python
+        objects). Raises InputTypeError for a non-str ``query``."""
+        return self._idx.top_text(query, k)
+
+    def fuse_top_text(self, dense_ids: Sequence[int], dense_weight: float, rrf_k: float, query: str,
+                      depth: int, k: int) -> list[tuple[int, float]]:
+        """Weighted reciprocal rank fusion (Cormack, Clarke & Büttcher 2009) of a dense ranking
+        ``dense_ids`` (best first) with :meth:`top_text` ``(query, depth)``:
+        ``fused(d) = dense_weight / (rrf_k + rank_dense(d)) + 1 / (rrf_k + rank_bm25(d))`` (ranks
+        from 1; a missing ranking adds nothing). Returns the ``k`` best ``(doc_id, fused)``,
+        fused descending, ties by doc id. Raises InputTypeError when ``dense_ids`` is not a list
+        or tuple of int or ``query`` is not a str."""
+        if not isinstance(dense_ids, (list, tuple)):
+            dense_ids = list(dense_ids)
+        return self._idx.fuse_top_text(dense_ids, float(dense_weight), float(rrf_k), query, depth, k)
 
 
 class KnowledgeBase:
@@ -169,6 +179,7 @@ class KnowledgeBase:
         self._texts: dict[int, str] = {}
         self._sources: dict[int, str] = {}
         self._bm25: dict[str | None, BM25] = {None: BM25(bm25_k1, bm25_b)}
+        self._no_bm25 = BM25(bm25_k1, bm25_b)  # stays empty: a tenant without documents
         self._next_id = 0
         self._version = 0
         self._tenant_sizes: Counter[str] = Counter()
@@ -305,18 +316,16 @@ class KnowledgeBase:
         depth = max(self.candidates, k)
         qv = np.ascontiguousarray(self.embedder.embed_batch([query]), dtype=np.float32)
         with self._lock:
-            hits = self.index.search(qv, depth if self.hybrid else k, tenant=tenant)[0]
+            # ids and distances only: the chunk texts and sources are this object's own maps
+            rows, dists = self.index.search_ids(qv, depth if self.hybrid else k, tenant=tenant)
+            hits = rows[0]
             if not self.hybrid:
-                return [(int(h.id), EvidenceChunk(h.text, float(min(max(h.distance, 0.0), 2.0)), h.source))
-                        for h in hits]
-            bm = self._bm25.get(tenant)
-            lex = bm.top(normalize_terms(query), depth) if bm is not None else []
-            fused: dict[int, float] = {}
-            for rank, h in enumerate(hits, 1):
-                fused[int(h.id)] = fused.get(int(h.id), 0.0) + self.dense_weight / (self.rrf_k + rank)
-            for rank, (d, _s) in enumerate(lex, 1):
-                fused[d] = fused.get(d, 0.0) + 1.0 / (self.rrf_k + rank)
-            best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+                drow = dists[0].tolist()
+                return [(d, EvidenceChunk(self._texts[d], min(max(drow[j], 0.0), 2.0), self._sources[d]))
+                        for j, d in enumerate(hits)]
+            # BM25 ranking and the fusion in one C++ call (an unknown tenant: an empty index)
+            bm = self._bm25.get(tenant, self._no_bm25)
+            best = bm.fuse_top_text(hits, self.dense_weight, self.rrf_k, query, depth, k)
             fmax = (1.0 + self.dense_weight) / (self.rrf_k + 1)
             return [(d, EvidenceChunk(self._texts[d], float(max(0.0, 1.0 - s / fmax)), self._sources[d]))
                     for d, s in best]

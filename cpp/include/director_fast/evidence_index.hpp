@@ -102,6 +102,11 @@ class EvidenceIndex {
   void search_with_hits(const float* queries, size_t nq, size_t k, const std::string* tenant,
                         bool exact, int num_threads, int64_t* labels_out, float* distances_out,
                         std::vector<SearchHit>* hits_out) const;
+  // search() plus each hit's id only (no metadata copies), under one lock; keys_out gets
+  // nq * k entries (empty keys where labels_out is -1).
+  void search_with_keys(const float* queries, size_t nq, size_t k, const std::string* tenant,
+                        bool exact, int num_threads, int64_t* labels_out, float* distances_out,
+                        std::vector<ItemKey>* keys_out) const;
   // By label from search: a copy taken under the index's lock (a reference could dangle when a
   // concurrent add grows the metadata vector).
   ItemMeta meta(int64_t label) const;
