@@ -194,7 +194,7 @@ SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
 
 def new_safety_event_id() -> str:
     """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits (128 bits from the kernel
-    CSPRNG, ``getrandom(2)``)."""
+    CSPRNG: ``getrandom(2)`` on Linux, ``arc4random_buf(3)`` on macOS and the BSDs)."""
     return _core._safety_new_id("sevt_")
 
 

@@ -150,7 +150,7 @@ DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA: dict[str, Any] = {
 
 def new_director_safety_signal_id() -> str:
     """Opaque, unguessable signal id: ``dsp_`` + 32 random hex digits (128 bits from the kernel
-    CSPRNG, ``getrandom(2)``)."""
+    CSPRNG: ``getrandom(2)`` on Linux, ``arc4random_buf(3)`` on macOS and the BSDs)."""
     return _core._safety_new_id("dsp_")
 
 
