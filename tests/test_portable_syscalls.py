@@ -80,3 +80,50 @@ def test_portable_random_and_sync(tmp_path, forced):
         assert (source, sync) == ("getrandom", "fdatasync")
     elif sys.platform == "darwin":
         assert (source, sync) == ("arc4random_buf", "F_FULLFSYNC")
+
+
+PARSE_DRIVER = r"""
+#include "director_fast/portable.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <locale>
+#include <string>
+
+int main(int argc, char** argv) {
+  // a process locale with a decimal comma must not change the parse
+  std::setlocale(LC_ALL, argc > 1 ? argv[1] : "C");
+  const std::string cases[] = {"0", "42", "3.25", "0.1", "1234567.891", "9007199254740993",
+                               "17976931348623157" + std::string(292, '0'),  // DBL_MAX, written out
+                               "1" + std::string(400, '0')};
+  for (const auto& c : cases) {
+    double v = -1.0;
+    const bool ok = director_fast::portable::decimal_to_double(c, &v);
+    std::printf("%d %.17g\n", ok ? 1 : 0, v);
+  }
+  return 0;
+}
+"""
+
+
+def test_decimal_parse_fallback_matches_from_chars(tmp_path):
+    """The istream fallback (Apple's libc++ has no from_chars for double) parses exactly as
+    std::from_chars: correctly rounded, overflow reported, independent of the C locale."""
+    src = tmp_path / "parse.cpp"
+    src.write_text(PARSE_DRIVER, encoding="utf-8")
+    outs = []
+    for forced in (False, True):
+        exe = tmp_path / f"parse{int(forced)}"
+        cmd = [_compiler(), "-std=c++17", "-O1", f"-I{HEADER_DIR}", str(src), "-o", str(exe)]
+        if forced:
+            cmd.insert(1, "-DDIRECTOR_FAST_FORCE_FALLBACKS=1")
+        built = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert built.returncode == 0, built.stderr[-3000:]
+        ran = subprocess.run([str(exe), "de_DE.UTF-8"], capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 0, ran.stderr
+        outs.append(ran.stdout.splitlines())
+    assert outs[0] == outs[1]
+    assert outs[0][:6] == ["1 0", "1 42", "1 3.25", "1 0.10000000000000001", "1 1234567.8910000001",
+                           "1 9007199254740992"]
+    assert outs[0][6] == "1 1.7976931348623157e+308"
+    assert outs[0][7] == "0 -1"  # 1e400: out of range, value left alone

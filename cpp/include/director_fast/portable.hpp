@@ -1,12 +1,12 @@
-// Portable wrappers for the few system calls whose availability differs between Linux, macOS and
-// the BSDs: kernel random bytes and flushing a file's data to stable storage.
+// Portable wrappers for what differs between Linux, macOS and the BSDs: kernel random bytes,
+// flushing a file to stable storage, and std::from_chars for double (missing in Apple's libc++).
 //
-// The implementation is chosen at compile time. CMake probes the symbols (check_cxx_symbol_exists)
-// and defines DIRECTOR_FAST_HAVE_GETRANDOM, DIRECTOR_FAST_HAVE_ARC4RANDOM_BUF and
-// DIRECTOR_FAST_HAVE_FDATASYNC to 0 or 1; a build that does not come through CMake derives them
-// from __has_include and platform macros below. DIRECTOR_FAST_FORCE_FALLBACKS=1 (the CMake option
-// DIRECTOR_FAST_FORCE_FALLBACKS) turns every probe off, so the last-resort branches -- reading
-// /dev/urandom and plain fsync -- can be compiled and tested on Linux too.
+// The implementation is chosen at compile time. CMake probes the platform (check_cxx_symbol_exists,
+// check_cxx_source_compiles) and defines DIRECTOR_FAST_HAVE_GETRANDOM, _ARC4RANDOM_BUF, _FDATASYNC
+// and _FROM_CHARS_DOUBLE to 0 or 1; a build that does not come through CMake derives them from
+// __has_include, library feature macros and platform macros below. DIRECTOR_FAST_FORCE_FALLBACKS=1
+// (the CMake option of that name) turns every probe off, so the last-resort branches -- reading
+// /dev/urandom, plain fsync, istream parsing -- can be compiled and tested on Linux too.
 //
 //   random bytes:  getrandom(2) (Linux, glibc >= 2.25; FreeBSD >= 12)
 //                  else arc4random_buf(3) (macOS, the BSDs; never fails)
@@ -15,6 +15,8 @@
 //                  else fcntl(F_FULLFSYNC) on macOS (fsync there leaves data in the drive's cache),
 //                       falling back to fsync(2) where the file system does not support it
 //                  else fsync(2)
+//   decimal parse: std::from_chars(double) where the C++ library has it (not Apple's libc++),
+//                  else std::istream >> double in the classic locale
 //   file sync:     fcntl(F_FULLFSYNC) on macOS (then fsync(2) where unsupported), else fsync(2)
 //
 // Thread-safety: all functions are safe to call from any thread (no shared state).
@@ -35,6 +37,8 @@
 #define DIRECTOR_FAST_HAVE_ARC4RANDOM_BUF 0
 #define DIRECTOR_FAST_HAVE_FDATASYNC 0
 #define DIRECTOR_FAST_HAVE_FULLFSYNC 0
+#undef DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE
+#define DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE 0
 #endif
 
 // Defaults for builds outside CMake.
@@ -74,8 +78,27 @@
 #endif
 #endif
 
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+// std::from_chars for double: libstdc++ >= 11 and LLVM libc++ >= 20 have it; Apple's libc++
+// (Xcode 16) does not. Without it, an istringstream in the classic "C" locale parses instead.
+#ifndef DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+#define DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE 1
+#else
+#define DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE 0
+#endif
+#endif
+
 #if DIRECTOR_FAST_HAVE_GETRANDOM
 #include <sys/random.h>
+#endif
+#if !DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE
+#include <locale>
+#include <sstream>
+#include <string>
 #endif
 
 namespace director_fast::portable {
@@ -156,6 +179,28 @@ inline int sync_data(int fd) {
   return ::fsync(fd);  // file systems without F_FULLFSYNC (network mounts, FAT)
 #else
   return ::fsync(fd);
+#endif
+}
+
+// Parses an ASCII decimal number ("42", "3.25"; no sign, exponent or locale) into *out, correctly
+// rounded. Returns false when the value lies outside the range of double (overflow or underflow),
+// leaving *out unchanged, as std::from_chars reports std::errc::result_out_of_range; the parse
+// itself never fails for such input.
+inline bool decimal_to_double(std::string_view digits, double* out) {
+#if DIRECTOR_FAST_HAVE_FROM_CHARS_DOUBLE
+  double v = 0.0;
+  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (r.ec == std::errc::result_out_of_range) return false;
+  *out = v;
+  return true;
+#else
+  std::istringstream in{std::string(digits)};
+  in.imbue(std::locale::classic());
+  double v = 0.0;
+  in >> v;
+  if (in.fail()) return false;  // num_get sets failbit on ERANGE from strtod
+  *out = v;
+  return true;
 #endif
 }
 
