@@ -19,6 +19,8 @@ import pytest
 import director_fast
 
 ROOT = Path(__file__).resolve().parent.parent
+# the package as imported: the installed copy (a wheel), or python/director_fast (editable)
+PKG = Path(director_fast.__file__).resolve().parent
 DIST = "director-fast"
 LICENSE_EXPRESSION = "Apache-2.0 AND BSD-3-Clause AND MIT AND Unicode-3.0"
 SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
@@ -112,7 +114,7 @@ def _imported_modules() -> set[str]:
     import ast
 
     mods: set[str] = set()
-    for path in (ROOT / "python" / "director_fast").rglob("*.py"):
+    for path in PKG.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 mods.update(a.name.split(".")[0] for a in node.names)
@@ -168,7 +170,7 @@ _INTERNAL_REFS = re.compile(
 
 def _user_docs() -> list[Path]:
     return sorted((ROOT / "docs").glob("*.md")) + [
-        ROOT / "README.md", ROOT / "python" / "director_fast" / "data" / "SAMPLE_PROVENANCE.md"]
+        ROOT / "README.md", ROOT / "CHANGELOG.md", PKG / "data" / "SAMPLE_PROVENANCE.md"]
 
 
 def test_user_docs_have_no_internal_references():
@@ -178,6 +180,51 @@ def test_user_docs_have_no_internal_references():
             if _INTERNAL_REFS.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not hits, "internal references in user docs:\n" + "\n".join(hits)
+
+
+def _package_texts():
+    """(where, text) for every docstring, string constant and ``#`` comment of the imported
+    package's modules and stub, and every docstring of the compiled extension."""
+    import ast
+
+    import director_fast._core as core
+
+    for path in sorted([*PKG.rglob("*.py"), *PKG.rglob("*.pyi")]):
+        src = path.read_text(encoding="utf-8")
+        rel = path.relative_to(PKG).as_posix()
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield f"{rel}:{node.lineno}", node.value
+        for n, line in enumerate(src.splitlines(), start=1):
+            if line.lstrip().startswith("#"):
+                yield f"{rel}:{n}", line
+    seen = set()
+    stack = [("_core", core)]
+    while stack:
+        name, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        yield f"{name}.__doc__", getattr(obj, "__doc__", None) or ""
+        if isinstance(obj, type) or obj is core:
+            for attr, value in vars(obj).items():
+                if callable(value) or isinstance(value, (type, property)):
+                    stack.append((f"{name}.{attr}", value))
+
+
+def test_package_docstrings_and_messages_have_no_internal_references():
+    """What a user of the installed package can read -- docstrings (``help()``), error messages,
+    the stub file, the extension's docstrings -- explains itself instead of citing planning files."""
+    hits = [f"{where}: {_INTERNAL_REFS.search(text).group(0)!r}"
+            for where, text in _package_texts() if _INTERNAL_REFS.search(text)]
+    assert not hits, "internal references in the package:\n" + "\n".join(hits)
+
+
+def test_package_text_scan_sees_docstrings_and_extension():
+    texts = dict(_package_texts())
+    assert any(w.startswith("__init__.py:") for w in texts)
+    assert any(w.startswith("core/halt.py:") and "StreamingKernel" in t for w, t in texts.items())
+    assert any(w.startswith("_core.") and "kernel CSPRNG" in t for w, t in texts.items())
 
 
 @pytest.mark.parametrize("line", [

@@ -1474,7 +1474,7 @@ PyMethodDef kFromPolicyDef = {
     "tenant_safe_explanation, request_id='', tenant_id='', threshold=None, observed_score=None, "
     "latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None, "
     "timestamp=None)\n--\n\n"
-    "Build an event from a hook's policy decision (seed 001 example). Same errors as the "
+    "Build an event from a hook's policy decision (as a hook reports it). Same errors as the "
     "constructor: ValidationError / FieldTypeError / TenantSafetyError naming the field.\n\n"
     "The inputs are validated once, in C++, and the event is built directly; event_id / timestamp "
     "None or '' are generated (sevt_ + 128 random bits; the current UTC time). Every call the "
