@@ -317,12 +317,44 @@ def test_offline_build_uses_hnswlib_include_dir(tmp_path):
         pytest.skip("no hnswlib >= 0.7 headers on this machine to point the build at")
     headers = tmp_path / "headers"
     shutil.copytree(sources[0].parent, headers / "hnswlib")
-    env = {k: v for k, v in os.environ.items() if k != "CMAKE_ARGS"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CMAKE_ARGS", "PIP_FIND_LINKS")}
     env["HNSWLIB_INCLUDE_DIR"] = str(headers)
+    # no network: pip (the only thing the build would fetch with) gets an unreachable index and no
+    # local links, and CMake's FetchContent is disconnected
+    env.update(PIP_NO_INDEX="1", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_CONFIG_FILE=os.devnull,
+               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+    out = subprocess.run(
+        [cmake, "-S", str(ROOT), "-B", str(tmp_path / "b"), f"-DPython_EXECUTABLE={sys.executable}",
+         f"-Dpybind11_DIR={pybind11.get_cmake_dir()}", "-DFETCHCONTENT_FULLY_DISCONNECTED=ON"],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert f"hnswlib headers: {headers}" in out.stdout
+    assert "Could not fetch" not in out.stderr and ".tar.gz" not in out.stdout + out.stderr
+    assert not (tmp_path / "b" / "_deps").exists()  # nothing fetched
+    configure_log = (tmp_path / "b" / "CMakeFiles" / "CMakeConfigureLog.yaml")
+    if configure_log.is_file():
+        assert "pip download" not in configure_log.read_text(errors="replace")
+
+
+def test_offline_configure_without_headers_fails_cleanly(tmp_path):
+    """The control for the test above: with no headers given and pip cut off, the configure step
+    does try PyPI and fails with a message naming HNSWLIB_INCLUDE_DIR (so the test above would
+    notice a fetch)."""
+    import shutil
+
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH")
+    pybind11 = pytest.importorskip("pybind11")
+    if Path("/usr/include/hnswlib/hnswlib.h").is_file():
+        pytest.skip("a system hnswlib would be used instead of PyPI")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CMAKE_ARGS", "PIP_FIND_LINKS", "HNSWLIB_INCLUDE_DIR")}
+    env.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS=str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
     out = subprocess.run(
         [cmake, "-S", str(ROOT), "-B", str(tmp_path / "b"), f"-DPython_EXECUTABLE={sys.executable}",
          f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"],
         env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert f"hnswlib headers: {headers}" in out.stdout
-    assert not (tmp_path / "b" / "_deps").exists()  # nothing fetched
+    assert out.returncode != 0
+    assert "Could not fetch hnswlib==" in out.stderr and "HNSWLIB_INCLUDE_DIR" in out.stderr
