@@ -19,6 +19,8 @@ import pytest
 import director_fast
 
 ROOT = Path(__file__).resolve().parent.parent
+# the package as imported: the installed copy (a wheel), or python/director_fast (editable)
+PKG = Path(director_fast.__file__).resolve().parent
 DIST = "director-fast"
 LICENSE_EXPRESSION = "Apache-2.0 AND BSD-3-Clause AND MIT AND Unicode-3.0"
 SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
@@ -112,7 +114,7 @@ def _imported_modules() -> set[str]:
     import ast
 
     mods: set[str] = set()
-    for path in (ROOT / "python" / "director_fast").rglob("*.py"):
+    for path in PKG.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 mods.update(a.name.split(".")[0] for a in node.names)
@@ -168,7 +170,7 @@ _INTERNAL_REFS = re.compile(
 
 def _user_docs() -> list[Path]:
     return sorted((ROOT / "docs").glob("*.md")) + [
-        ROOT / "README.md", ROOT / "python" / "director_fast" / "data" / "SAMPLE_PROVENANCE.md"]
+        ROOT / "README.md", ROOT / "CHANGELOG.md", PKG / "data" / "SAMPLE_PROVENANCE.md"]
 
 
 def test_user_docs_have_no_internal_references():
@@ -178,6 +180,51 @@ def test_user_docs_have_no_internal_references():
             if _INTERNAL_REFS.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not hits, "internal references in user docs:\n" + "\n".join(hits)
+
+
+def _package_texts():
+    """(where, text) for every docstring, string constant and ``#`` comment of the imported
+    package's modules and stub, and every docstring of the compiled extension."""
+    import ast
+
+    import director_fast._core as core
+
+    for path in sorted([*PKG.rglob("*.py"), *PKG.rglob("*.pyi")]):
+        src = path.read_text(encoding="utf-8")
+        rel = path.relative_to(PKG).as_posix()
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield f"{rel}:{node.lineno}", node.value
+        for n, line in enumerate(src.splitlines(), start=1):
+            if line.lstrip().startswith("#"):
+                yield f"{rel}:{n}", line
+    seen = set()
+    stack = [("_core", core)]
+    while stack:
+        name, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        yield f"{name}.__doc__", getattr(obj, "__doc__", None) or ""
+        if isinstance(obj, type) or obj is core:
+            for attr, value in vars(obj).items():
+                if callable(value) or isinstance(value, (type, property)):
+                    stack.append((f"{name}.{attr}", value))
+
+
+def test_package_docstrings_and_messages_have_no_internal_references():
+    """What a user of the installed package can read -- docstrings (``help()``), error messages,
+    the stub file, the extension's docstrings -- explains itself instead of citing planning files."""
+    hits = [f"{where}: {_INTERNAL_REFS.search(text).group(0)!r}"
+            for where, text in _package_texts() if _INTERNAL_REFS.search(text)]
+    assert not hits, "internal references in the package:\n" + "\n".join(hits)
+
+
+def test_package_text_scan_sees_docstrings_and_extension():
+    texts = dict(_package_texts())
+    assert any(w.startswith("__init__.py:") for w in texts)
+    assert any(w.startswith("core/halt.py:") and "StreamingKernel" in t for w, t in texts.items())
+    assert any(w.startswith("_core.") and "kernel CSPRNG" in t for w, t in texts.items())
 
 
 @pytest.mark.parametrize("line", [
@@ -270,12 +317,44 @@ def test_offline_build_uses_hnswlib_include_dir(tmp_path):
         pytest.skip("no hnswlib >= 0.7 headers on this machine to point the build at")
     headers = tmp_path / "headers"
     shutil.copytree(sources[0].parent, headers / "hnswlib")
-    env = {k: v for k, v in os.environ.items() if k != "CMAKE_ARGS"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CMAKE_ARGS", "PIP_FIND_LINKS")}
     env["HNSWLIB_INCLUDE_DIR"] = str(headers)
+    # no network: pip (the only thing the build would fetch with) gets an unreachable index and no
+    # local links, and CMake's FetchContent is disconnected
+    env.update(PIP_NO_INDEX="1", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_CONFIG_FILE=os.devnull,
+               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+    out = subprocess.run(
+        [cmake, "-S", str(ROOT), "-B", str(tmp_path / "b"), f"-DPython_EXECUTABLE={sys.executable}",
+         f"-Dpybind11_DIR={pybind11.get_cmake_dir()}", "-DFETCHCONTENT_FULLY_DISCONNECTED=ON"],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert f"hnswlib headers: {headers}" in out.stdout
+    assert "Could not fetch" not in out.stderr and ".tar.gz" not in out.stdout + out.stderr
+    assert not (tmp_path / "b" / "_deps").exists()  # nothing fetched
+    configure_log = (tmp_path / "b" / "CMakeFiles" / "CMakeConfigureLog.yaml")
+    if configure_log.is_file():
+        assert "pip download" not in configure_log.read_text(errors="replace")
+
+
+def test_offline_configure_without_headers_fails_cleanly(tmp_path):
+    """The control for the test above: with no headers given and pip cut off, the configure step
+    does try PyPI and fails with a message naming HNSWLIB_INCLUDE_DIR (so the test above would
+    notice a fetch)."""
+    import shutil
+
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH")
+    pybind11 = pytest.importorskip("pybind11")
+    if Path("/usr/include/hnswlib/hnswlib.h").is_file():
+        pytest.skip("a system hnswlib would be used instead of PyPI")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CMAKE_ARGS", "PIP_FIND_LINKS", "HNSWLIB_INCLUDE_DIR")}
+    env.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS=str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
     out = subprocess.run(
         [cmake, "-S", str(ROOT), "-B", str(tmp_path / "b"), f"-DPython_EXECUTABLE={sys.executable}",
          f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"],
         env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert f"hnswlib headers: {headers}" in out.stdout
-    assert not (tmp_path / "b" / "_deps").exists()  # nothing fetched
+    assert out.returncode != 0
+    assert "Could not fetch hnswlib==" in out.stderr and "HNSWLIB_INCLUDE_DIR" in out.stderr

@@ -23,7 +23,6 @@
 #include <structmember.h>
 
 #include <pthread.h>
-#include <sys/random.h>
 
 #include <algorithm>
 #include <charconv>
@@ -38,6 +37,8 @@
 #include <string>
 #include <string_view>
 #include <initializer_list>
+
+#include "director_fast/portable.hpp"
 #include <utility>
 #include <vector>
 
@@ -436,7 +437,8 @@ PyObject* ascii_str(const char* p, std::size_t n) {
   return r;
 }
 
-// Random bytes for ids: the kernel CSPRNG (getrandom(2)) read 512 bytes at a time; each byte is
+// Random bytes for ids: the kernel CSPRNG (getrandom(2), arc4random_buf(3) or /dev/urandom: see
+// portable.hpp) read 512 bytes at a time; each byte is
 // handed out once and wiped. A forked child discards the parent's unused bytes (pthread_atfork),
 // so parent and child never share an id.
 class RandomPool {
@@ -450,15 +452,7 @@ class RandomPool {
   bool take16(unsigned char* out) {
     std::lock_guard<std::mutex> lock(mu_);
     if (pos_ + 16 > sizeof buf_) {
-      std::size_t got = 0;
-      while (got < sizeof buf_) {
-        const ssize_t r = getrandom(buf_ + got, sizeof buf_ - got, 0);
-        if (r < 0) {
-          if (errno == EINTR) continue;
-          return false;
-        }
-        got += static_cast<std::size_t>(r);
-      }
+      if (!director_fast::portable::fill_random(buf_, sizeof buf_)) return false;
       pos_ = 0;
     }
     std::memcpy(out, buf_ + pos_, 16);
@@ -1480,7 +1474,7 @@ PyMethodDef kFromPolicyDef = {
     "tenant_safe_explanation, request_id='', tenant_id='', threshold=None, observed_score=None, "
     "latency_ms=None, evidence_refs=(), trace_attribution=None, attributes=None, event_id=None, "
     "timestamp=None)\n--\n\n"
-    "Build an event from a hook's policy decision (seed 001 example). Same errors as the "
+    "Build an event from a hook's policy decision (as a hook reports it). Same errors as the "
     "constructor: ValidationError / FieldTypeError / TenantSafetyError naming the field.\n\n"
     "The inputs are validated once, in C++, and the event is built directly; event_id / timestamp "
     "None or '' are generated (sevt_ + 128 random bits; the current UTC time). Every call the "
@@ -1866,7 +1860,7 @@ PyMethodDef kMethods[] = {
                 "The detection fold of text: ASCII, with U+0080 for code points that map to no ASCII."),
     DF_FASTCALL("_safety_new_id", py_new_id,
                 "_safety_new_id(prefix, /)\n--\n\n"
-                "prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG)."),
+                "prefix + 32 hex digits of 128 bits from the kernel CSPRNG (getrandom, arc4random_buf or /dev/urandom)."),
     DF_FASTCALL("_safety_utc_timestamp", py_utc_timestamp,
                 "_safety_utc_timestamp()\n--\n\n"
                 "Current UTC time as 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (27 characters)."),

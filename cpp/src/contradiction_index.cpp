@@ -37,6 +37,7 @@
 
 #include "director_fast/errors.hpp"
 #include "director_fast/huge_pages.hpp"
+#include "director_fast/portable.hpp"
 
 namespace director_fast {
 
@@ -806,7 +807,7 @@ struct ContradictionIndex::Impl {
     if (fd < 0 || buf.empty()) return;
     try {
       write_all(fd, buf.data(), buf.size(), path);
-      if (fsync && ::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+      if (fsync && portable::sync_data(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
     } catch (...) {
       // Undo a partial append so the file still ends on a record boundary.
       if (::ftruncate(fd, static_cast<off_t>(log_size)) != 0) poisoned = true;
@@ -1005,7 +1006,7 @@ struct ContradictionIndex::Impl {
   void truncate_to(std::size_t size) {
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
       throw IOError(errno_text("cannot truncate torn tail of temporal log", path));
-    if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+    if (portable::sync_data(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
   }
 
   // Replays the log. Only a torn tail -- an incomplete last record, a header cut short, or a
@@ -1023,7 +1024,7 @@ struct ContradictionIndex::Impl {
         truncate_to(0);
       }
       write_all(fd, header.data(), header.size(), path);
-      if (::fdatasync(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
+      if (portable::sync_data(fd) != 0) throw IOError(errno_text("cannot fsync temporal log", path));
       log_size = header.size();
       return;
     }
@@ -1119,7 +1120,7 @@ struct ContradictionIndex::Impl {
       }
       write_all(tfd, buf.data(), buf.size(), tmp);
       size += buf.size();
-      if (::fsync(tfd) != 0) throw IOError(errno_text("cannot fsync", tmp));
+      if (portable::sync_file(tfd) != 0) throw IOError(errno_text("cannot fsync", tmp));
     } catch (...) {
       ::close(tfd);
       ::unlink(tmp.c_str());
@@ -1489,7 +1490,7 @@ ContradictionIndexStats ContradictionIndex::stats() const {
 
 void ContradictionIndex::close() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (impl_->fd >= 0 && impl_->fsync) (void)::fdatasync(impl_->fd);
+  if (impl_->fd >= 0 && impl_->fsync) (void)portable::sync_data(impl_->fd);
   impl_->close_files();
   impl_->closed = true;
 }
@@ -1593,7 +1594,7 @@ LogSalvageReport salvage_log(const std::string& path, const std::string& out_pat
   }
   try {
     write_all(ofd, out.data(), out.size(), out_path);
-    if (::fsync(ofd) != 0) throw IOError(errno_text("cannot fsync", out_path));
+    if (portable::sync_file(ofd) != 0) throw IOError(errno_text("cannot fsync", out_path));
   } catch (...) {
     ::close(ofd);
     ::unlink(out_path.c_str());

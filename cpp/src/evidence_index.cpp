@@ -27,6 +27,7 @@
 #include "director_fast/errors.hpp"
 #include "director_fast/huge_pages.hpp"
 #include "director_fast/simd_distance.hpp"
+#include "director_fast/portable.hpp"
 
 namespace director_fast {
 
@@ -1211,7 +1212,7 @@ void EvidenceIndex::save(const std::string& path) const {
     write_graph(w, *hnsw_);
     uint64_t digest = w.sum.digest();
     if (std::fwrite(&digest, 1, 8, f) != 8) throw IOError("write failed (disk full?)");
-    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) throw IOError("could not flush " + display_path(tmp));
+    if (std::fflush(f) != 0 || portable::sync_file(::fileno(f)) != 0) throw IOError("could not flush " + display_path(tmp));
   } catch (...) {
     std::fclose(f);
     throw;

@@ -7,6 +7,7 @@
 // only thousands groups and dotted runs repeat, and they are consumed); the scan then jumps past
 // the mention. A last pass shares units and multipliers across ranges. Linear in the text length.
 #include "director_fast/numbers.hpp"
+#include "director_fast/portable.hpp"
 #include "director_fast/utf8.hpp"
 
 #include <cstring>
@@ -419,8 +420,7 @@ struct Raw {
 
 double to_double(std::string_view digits) {
   double v = 0.0;
-  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (r.ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  if (!portable::decimal_to_double(digits, &v)) return std::numeric_limits<double>::infinity();
   return v;
 }
 

@@ -199,13 +199,37 @@ __attribute__((target("avx2,fma,f16c"))) float dist_avx2(const void* a, const vo
   return L2 ? r : 1.0f - r;
 }
 
+// CPUID leaf / subleaf -> eax, ebx, ecx, edx (zeros when the leaf is beyond the maximum).
+void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
+  r[0] = r[1] = r[2] = r[3] = 0;
+  unsigned max_leaf = 0, b, c, d;
+  __asm__ volatile("cpuid" : "=a"(max_leaf), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
+  if (leaf > max_leaf) return;
+  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+// Reads CPUID and XCR0 directly instead of __builtin_cpu_supports: that builtin needs the
+// compiler runtime's __cpu_model, which some toolchains (zig's compiler-rt, used for the portable
+// manylinux wheel) provide only as non-PIC code that a shared library cannot link. The OS must
+// also save the vector registers (XCR0: SSE+AVX state for AVX2, plus opmask/ZMM for AVX-512).
 Isa detect() {
-  __builtin_cpu_init();
   Isa best = Isa::Baseline;
-  // F16C is part of every AVX2 CPU, but GCC's __builtin_cpu_supports cannot query it on older
-  // compilers; AVX2 + FMA without F16C does not exist in practice.
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = Isa::Avx2;
-  if (__builtin_cpu_supports("avx512f")) best = Isa::Avx512;
+  unsigned l1[4], l7[4];
+  cpuid(1, 0, l1);
+  cpuid(7, 0, l7);
+  const bool osxsave = (l1[2] >> 27) & 1u;
+  unsigned long long xcr0 = 0;
+  if (osxsave) {
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  const bool avx_state = (xcr0 & 0x6u) == 0x6u;
+  const bool avx512_state = (xcr0 & 0xE6u) == 0xE6u;
+  const bool fma = (l1[2] >> 12) & 1u, avx = (l1[2] >> 28) & 1u, f16c = (l1[2] >> 29) & 1u;
+  const bool avx2 = (l7[1] >> 5) & 1u, avx512f = (l7[1] >> 16) & 1u;
+  if (avx_state && avx && avx2 && fma && f16c) best = Isa::Avx2;
+  if (best == Isa::Avx2 && avx512_state && avx512f) best = Isa::Avx512;
   if (const char* env = std::getenv("DIRECTOR_FAST_SIMD")) {
     Isa cap = best;
     if (std::strcmp(env, "baseline") == 0) cap = Isa::Baseline;

@@ -572,7 +572,7 @@ def _safety_fold(text, /):
     """
 def _safety_new_id(prefix, /):
     """
-    prefix + 32 hex digits of 128 bits from getrandom(2) (kernel CSPRNG).
+    prefix + 32 hex digits of 128 bits from the kernel CSPRNG (getrandom, arc4random_buf or /dev/urandom).
     """
 def _safety_setup(event_cls, trace_cls, trace_from_payload, from_policy_decision_py, /):
     """

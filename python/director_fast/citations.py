@@ -1,4 +1,4 @@
-"""Citation checks against query rows (seed 002, DESIGN §10).
+"""Citation checks: ``[ref:…]`` markers in an answer checked against the rows a query returned.
 
 A model that answers from the rows a query returned can mark what it used with inline markers:
 
@@ -122,7 +122,7 @@ _SENT_END = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’»)\]]*(?:\s+|$)|\n\s*"
 
 @dataclass(frozen=True)
 class CitationCheck:
-    """One ``[ref:…]`` marker checked against the rows (seed 002 ``CitationCheckDto``).
+    """One ``[ref:…]`` marker checked against the rows: what it names, asserts and how it fared.
 
     Immutable and therefore safe to share between threads.
 

@@ -1,4 +1,4 @@
-"""Pre-dispatch confidence for tool-call arguments (seed 004, DESIGN §10).
+"""Pre-dispatch confidence for tool-call arguments (a required-key placeholder heuristic).
 
 Before an agent dispatches a tool call, :func:`evaluate` scores the arguments against the keys the
 tool requires: a required key that is missing, or present with a placeholder-like value (the
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 ABSTAIN_THRESHOLD = 0.5
-"""Score below which dispatch should abstain (seed 004)."""
+"""Score below which dispatch should abstain: ``should_abstain`` is ``score < 0.5``."""
 
 _MARKER_WORDS = frozenset(
     {"todo", "fixme", "tbd", "tba", "xxx", "n/a", "null", "none", "nil", "undefined",
@@ -238,7 +238,8 @@ class SchemaViolation:
 
 @dataclass(frozen=True)
 class Report:
-    """Outcome of a confidence evaluation (seed 004). Immutable; safe to share between threads.
+    """Outcome of a confidence evaluation (score and the keys that lowered it). Immutable; safe to
+    share between threads.
 
     Attributes:
         score: confidence in [0.0, 1.0]; 1.0 = every required key carries a concrete value,
@@ -257,7 +258,8 @@ class Report:
     violations: tuple[SchemaViolation, ...] = ()
 
     def should_abstain(self, threshold: float = ABSTAIN_THRESHOLD) -> bool:
-        """True when ``score < threshold`` (strictly below, seed 004).
+        """True when ``score < threshold`` (strictly below: a score equal to the threshold
+        dispatches).
 
         Raises:
             ConfigError: ``threshold`` is not a finite number in [0, 1] (``field="threshold"``).
@@ -394,7 +396,7 @@ def _score(params: Mapping[str, Any], required: list[str], weak_extra: Any = Non
 
 
 def evaluate(params: Mapping[str, Any], required: Sequence[str]) -> Report:
-    """Score tool-input ``params`` against the ``required`` key list (seed 004 ``Evaluate``).
+    """Score tool-input ``params`` against the ``required`` key list (rule: module docstring).
 
     Each required key that is missing or placeholder-like (:func:`is_placeholder`) subtracts
     ``1 / len(required)`` (duplicates in ``required`` count once); optional keys are not scored;

@@ -1,4 +1,4 @@
-"""Evidence index and embedders (DESIGN §5).
+"""Evidence index and embedders.
 
 * :class:`EvidenceIndex` — an HNSW index (hnswlib's C++ library, Malkov & Yashunin 2018,
   arXiv:1603.09320) with metadata (id -> text, source, tenant), upsert and delete, tenant-filtered

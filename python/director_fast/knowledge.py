@@ -1,4 +1,4 @@
-"""KnowledgeBase: chunk documents, embed them, index them, retrieve evidence (DESIGN §5).
+"""KnowledgeBase: chunk documents, embed them, index them, retrieve evidence.
 
 Retrieval fuses two rankings with weighted reciprocal rank fusion (RRF, Cormack, Clarke & Büttcher
 2009: ``score(d) = sum_r w_r / (rrf_k + rank_r(d))``, ranks from 1; BM25 weight 1, dense

@@ -4,8 +4,8 @@
 still works: ``director_fast.guard`` is now the client-wrapping function, see
 :mod:`director_fast.client_guard`.)
 
-So far it owns the temporal consistency graph (seed 003) and injection detection
-(:meth:`ProductionGuard.check_injection`); other subsystems attach here as their issues land.
+So far it owns the temporal consistency graph (claims over time, contradictions across
+sessions) and injection detection (:meth:`ProductionGuard.check_injection`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Text spans and tokenization offsets (DESIGN §4).
+"""Text spans and tokenization offsets (code-point spans over UTF-8, tokenizer offset mapping).
 
 Every offset in this module's public API is a Python string index (a *code point* offset) unless
 a function name says otherwise (``utf8`` = UTF-8 bytes, ``utf16`` = UTF-16 code units). All

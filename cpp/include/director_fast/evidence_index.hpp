@@ -1,6 +1,6 @@
 // Evidence index: hnswlib's HNSW graph (Malkov & Yashunin 2018) with per-item metadata
 // (id, text, source, tenant), mark-delete/upsert, tenant-filtered batched k-NN, exact search,
-// automatic growth and versioned, checksummed, atomically written persistence (DESIGN §5).
+// automatic growth and versioned, checksummed, atomically written persistence.
 #pragma once
 
 #include <cstddef>

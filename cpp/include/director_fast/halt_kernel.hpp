@@ -1,7 +1,7 @@
 // Token-level streaming halt kernel.
 //
-// Semantics follow director-ai 3.21.0's StreamingKernel (recorded reference cases in
-// shared/reference/halt_cases.json) with every parameter and score validated:
+// Semantics follow director-ai 3.21.0's StreamingKernel (checked against its recorded reference
+// cases, tests/fixtures/halt_cases.json) with every parameter and score validated:
 //   * hard limit:   score < hard_limit halts at once (output excludes the token);
 //   * window mean:  once window_size scores exist, mean(last window_size) < window_threshold;
 //   * trend:        over the last trend_window scores, the least-squares slope times (n - 1),

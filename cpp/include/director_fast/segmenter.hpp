@@ -1,4 +1,4 @@
-// Incremental sentence segmentation over a growing text (DESIGN §4).
+// Incremental sentence segmentation over a growing text (code-point spans, see segmenter.cpp).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,8 @@
 """Halt configuration, reasons and the batch replay over the C++ kernel.
 
-The semantics are those of DESIGN §2 (and director-ai 3.21.0's ``StreamingKernel``, recorded in
-``shared/reference/halt_cases.json``), with every parameter and score validated.
+The semantics are those of director-ai 3.21.0's ``StreamingKernel`` (hard limit, window mean,
+downward trend; checked against recorded reference cases in the test suite), with every parameter
+and score validated.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def format_reason(reason: str, statistic: float | None, threshold: float | None)
 
 @dataclass(frozen=True)
 class HaltConfig:
-    """Streaming halt kernel parameters (DESIGN §2; defaults of director-ai's StreamingKernel).
+    """Streaming halt kernel parameters (hard limit, sliding-window mean, downward trend; the
+    defaults are those of director-ai's StreamingKernel).
 
     Attributes:
         hard_limit: a score strictly below it halts at once (reason ``hard_limit``); in [0, 1].

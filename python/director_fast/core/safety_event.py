@@ -1,4 +1,5 @@
-"""SafetyEvent records (schema ``director.safety_event.v1``, seed 000).
+"""SafetyEvent records (schema ``director.safety_event.v1``): the tenant-safe audit record of a
+halt or policy decision.
 
 A :class:`SafetyEvent` is the tenant-safe record of one halt or policy decision taken by a runtime
 hook (streaming kernel, agent tool-call confidence, citation checks, ...). Construction validates
@@ -66,12 +67,13 @@ __all__ = [
 
 SAFETY_EVENT_SCHEMA_VERSION = "director.safety_event.v1"
 
-#: closed set of hook scopes (seed 000, plus ``inference_server`` emitted by director-ai 3.21.0).
+#: closed set of hook scopes (those of the SafetyEvent schema, plus ``inference_server``, which
+#: director-ai 3.21.0 emits).
 HOOK_SCOPES = frozenset(
     {"streaming", "containment", "attestation", "ontology", "trajectory", "cyber_physical",
      "swarm", "agent", "inference_server"}
 )
-#: closed set of policy decisions (seed 000).
+#: closed set of policy decisions of the SafetyEvent schema.
 POLICY_DECISIONS = frozenset({"allow", "warn", "halt", "block"})
 
 MAX_ID_LEN = 128
@@ -194,7 +196,7 @@ SAFETY_EVENT_JSON_SCHEMA: dict[str, Any] = {
 
 def new_safety_event_id() -> str:
     """Opaque, unguessable event id: ``sevt_`` + 32 random hex digits (128 bits from the kernel
-    CSPRNG, ``getrandom(2)``)."""
+    CSPRNG: ``getrandom(2)`` on Linux, ``arc4random_buf(3)`` on macOS and the BSDs)."""
     return _core._safety_new_id("sevt_")
 
 
@@ -263,7 +265,8 @@ def _opt_number(where: str, value: Any, hi: float) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class SafetyEvent:
-    """Tenant-safe halt or policy decision emitted by a runtime hook (seed 000 fields).
+    """Tenant-safe halt or policy decision emitted by a runtime hook (the fields of
+    ``director.safety_event.v1``).
 
     Attributes:
         event_id: opaque id, ``sevt_`` + random hex (:func:`new_safety_event_id`).
@@ -479,7 +482,7 @@ class SafetyEvent:
         event_id: str | None = None,
         timestamp: str | None = None,
     ) -> "SafetyEvent":
-        """Build an event from a hook's policy decision (seed 001 example). Same errors as the
+        """Build an event from a hook's policy decision (as a hook reports it). Same errors as the
         constructor.
 
         After the class is created this classmethod is replaced by its C++ twin

@@ -1,4 +1,5 @@
-"""Director Safety Protocol (``director.safety_protocol.v1``, seed 001).
+"""Director Safety Protocol (``director.safety_protocol.v1``): a transport envelope around a
+SafetyEvent.
 
 :class:`DirectorSafetySignal` wraps one :class:`~director_fast.core.safety_event.SafetyEvent` in a
 transport envelope: producer identity, an interoperability block (decision, severity, hook scope,
@@ -150,7 +151,7 @@ DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA: dict[str, Any] = {
 
 def new_director_safety_signal_id() -> str:
     """Opaque, unguessable signal id: ``dsp_`` + 32 random hex digits (128 bits from the kernel
-    CSPRNG, ``getrandom(2)``)."""
+    CSPRNG: ``getrandom(2)`` on Linux, ``arc4random_buf(3)`` on macOS and the BSDs)."""
     return _core._safety_new_id("dsp_")
 
 
@@ -172,7 +173,8 @@ def _name_field(where: str, value: Any, max_len: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class DirectorSafetySignal:
-    """Protocol envelope for exchanging one tenant-safe guard signal (seed 001).
+    """Protocol envelope for exchanging one tenant-safe guard signal between runtimes, dashboards
+    and audit pipelines.
 
     Attributes:
         signal_id: opaque ``dsp_...`` id (:func:`new_director_safety_signal_id`).

@@ -9,7 +9,7 @@ in a session, from a document, for a tenant. Two claims contradict each other wh
 * ``functional_value``: the predicate is declared single-valued (``functional_predicates``), both
   claims are assertions (``polarity=True``) with non-empty values, and the values differ.
 
-API-compatible with ``director_ai.core.temporal_consistency`` (seed 003). The anchor compares each
+API-compatible with ``director_ai.core.temporal_consistency``. The anchor compares each
 new claim with its whole subject/predicate group (cost linear in the group size); here a C++ hash
 index on ``(tenant, subject, predicate) -> value -> polarity`` finds the conflicting claims
 directly, so :meth:`TemporalConsistencyGraph.record` costs O(1 + k log k) for k contradictions

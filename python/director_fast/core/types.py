@@ -1,4 +1,4 @@
-"""Shared data types of seed 000 (``director_ai.core.types`` compatible names and fields).
+"""Result and evidence data types (``director_ai.core.types`` compatible names and fields).
 
 Every class is a frozen, slotted dataclass. ``__post_init__`` validates each field (type, range,
 closed sets) and raises :class:`~director_fast.errors.ValidationError` (a ``ValueError``) naming
@@ -197,7 +197,7 @@ class CrossTurnContradiction(_Base):
 
 @dataclass(frozen=True, slots=True)
 class ScoringEvidence(_Base):
-    """Evidence collected during scoring (seed 000 field order).
+    """Evidence collected during scoring (fields in director-ai's order).
 
     Attributes:
         chunks: top-k retrieved chunks.

@@ -1,10 +1,10 @@
-"""Verification, recovery and calibration result types named at the end of seed 000.
+"""Verification, recovery and calibration result types.
 
-Seed 000 names these types without listing fields; fields follow director-ai 3.21.0 where it defines
-the type (``NumericVerificationResult``, ``NumericIssue``, ``StructuredRecoveryResult``,
-``CitationStatusVerdict``) and are chosen here otherwise (``TuneResult``, ``FinetuneConfig``,
-``FinetuneResult``, ``RegressionReport``, ``DataQualityReport``). All are frozen, slotted,
-validated on construction and round-trip through ``to_dict()`` / ``from_dict()``.
+Fields follow director-ai 3.21.0 where it defines the type (``NumericVerificationResult``,
+``NumericIssue``, ``StructuredRecoveryResult``, ``CitationStatusVerdict``) and are chosen here
+otherwise (``TuneResult``, ``FinetuneConfig``, ``FinetuneResult``, ``RegressionReport``,
+``DataQualityReport``). All are frozen, slotted, validated on construction and round-trip
+through ``to_dict()`` / ``from_dict()``.
 
 Producers: :func:`director_fast.verify_numeric` and :func:`director_fast.verify_numbers` build
 ``NumericVerificationResult`` (with ``NumericIssue``, ``NumericMatch``, ``NumericMismatch``,
