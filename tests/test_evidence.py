@@ -119,8 +119,11 @@ def test_prefetching_graph_search_equals_hnswlib_search(storage: str, space: str
 
 
 def test_hnsw_recall_against_exact() -> None:
+    # ef_search 96: the graph's random levels come from the C++ standard library's distribution,
+    # which differs between libstdc++ and libc++ builds (the zig-built wheel): recall at 64 was
+    # 0.952 / 0.943 on the two, at 96 0.991 / 0.983
     x, q = clustered(5000, 32, 3), clustered(100, 32, 4)
-    idx = EvidenceIndex(32, exact_threshold=0, ef_search=64)
+    idx = EvidenceIndex(32, exact_threshold=0, ef_search=96)
     idx.add(x)
     approx, _ = idx.search_arrays(q, 10)
     exact, _ = idx.search_arrays(q, 10, exact=True)
