@@ -436,3 +436,10 @@ def test_roles_in_an_object_relative_clause_and_numbered_names():
     evidence = "On Sundays, bus route 7 is replaced by tram T2 between Hale and Dunmore."
     assert roles_swapped("On Sundays, tram T2 is replaced by bus route 7.", evidence)
     assert not roles_swapped("On Sundays, bus route 7 is replaced by tram T2.", evidence)
+
+
+def test_a_written_one_is_not_aligned_as_a_quantity():
+    kb = ["Members must be at least 14 to use the workshop alone; children from 10 to 13 may attend with an adult member."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review(
+        "Can my daughter come?", "Children aged 10 to 13 can attend with an adult member, so she can come with one.")
+    assert ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -1236,7 +1236,10 @@ def number_conflict(claim: str, evidence: str) -> bool:
     from director_fast.number_alignment import align_numbers, evidence_numbers
     from director_fast.numbers import find_numbers
 
-    mentions = find_numbers(claim)
+    # a written "one" and a bare "half" are too ambiguous to align ("comes along with one"), as
+    # in the lexical backend
+    mentions = [m for m in find_numbers(claim) if any(ch.isdigit() for ch in m.surface)
+                or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
     if not mentions:
         return False
     return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))
