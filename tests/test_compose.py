@@ -443,3 +443,12 @@ def test_a_written_one_is_not_aligned_as_a_quantity():
     ok, score = df.CoherenceScorer(knowledge=kb).review(
         "Can my daughter come?", "Children aged 10 to 13 can attend with an adult member, so she can come with one.")
     assert ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_bare_answer_may_repeat_words_of_the_question():
+    from director_fast.claim_verdict import bare_answer
+
+    assert bare_answer("Not on her own, I'm afraid.", "Can she come to the workshop on her own?") == (
+        "Can she come to the workshop on her own", False)
+    assert bare_answer("Not on Sundays.", "Can she come to the workshop on her own?") is None
+    assert bare_answer("Sort of!", "Do members get money off a service?")[1] is True

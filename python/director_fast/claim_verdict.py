@@ -1019,7 +1019,7 @@ _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
     "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
     "straight away immediately always moment now you she would could should might must shall aren isn "
-    "generally usually normally typically mostly "
+    "generally usually normally typically mostly sort partly partially "
     "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
 # a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
 _QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so)|"
@@ -1041,12 +1041,14 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     of its own or the prompt ends with no question. A bare answer to a question is judged through
     the question ("Yes." to "Does Acme employ 9,000 people?" is as wrong as the 9,000), never
     passed unjudged."""
-    if content_words(unit) - _ANSWER_WORDS or not re.search(r"[^\W\d_]", unit):
-        return None  # a word of its own, or no word at all ("📚" is no "yes")
+    if not re.search(r"[^\W\d_]", unit):
+        return None  # no word at all ("📚" is no "yes")
     q = question.strip()
     if not q.endswith("?"):
         return None
     last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
+    if content_words(unit) - _ANSWER_WORDS - content_words(last):
+        return None  # a word of its own (words of the question only restate it: "Not on her own.")
     tag = _QUESTION_TAG.search(last)
     if tag:  # "We're open on Sundays, right?": the statement before the tag is the proposition
         last = last[:tag.start()].strip()
