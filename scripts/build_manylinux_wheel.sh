@@ -68,8 +68,8 @@ rm -f "$WORK"/raw/director_fast-"$VERSION"-*.whl
 start=$(date +%s)
 # zig keeps its cache (compiled libc++, glibc stubs) under ZIG_GLOBAL_CACHE_DIR: reused next run
 export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$WORK/zig-cache}
-CC="$WORK/bin/zig-cc" CXX="$WORK/bin/zig-c++" \
 # IPO off: pybind11 would otherwise add -flto, and zig then builds a second, LTO copy of libc++
+CC="$WORK/bin/zig-cc" CXX="$WORK/bin/zig-c++" \
 CMAKE_ARGS="${CMAKE_ARGS:-} -DCMAKE_SHARED_LINKER_FLAGS=-Wl,--exclude-libs,ALL -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF" \
 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-1} \
   "$PYTHON" -m pip wheel "$ROOT" --no-build-isolation --no-deps -w "$WORK/raw" \
