@@ -216,7 +216,7 @@ def _commands(block: Block) -> list[tuple[int, str, list[str]]]:
     return out
 
 
-def run_shell(block: Block, cwd: Path, where: str, run: PageRun, skip: tuple[str, ...]) -> None:
+def run_shell(block: Block, cwd: Path, where: str, run: PageRun) -> None:
     last_rc: int | None = None
     for at, cmd, shown in _commands(block):
         words = shlex.split(cmd, comments=True)
@@ -236,9 +236,6 @@ def run_shell(block: Block, cwd: Path, where: str, run: PageRun, skip: tuple[str
             if block.lang == "console":
                 raise DocExampleError(f"{where}:{at}: the harness runs only director-fast commands: {cmd!r}")
             continue
-        if any(cmd.startswith(s) for s in skip):
-            last_rc = None
-            continue
         rc, output = _run_cli(words[1:], cwd)
         run.commands.append(f"{where}:{at} {cmd}")
         if block.lang == "console" and not output_matches(output, shown):
@@ -252,7 +249,7 @@ def run_shell(block: Block, cwd: Path, where: str, run: PageRun, skip: tuple[str
 
 # -- pages --------------------------------------------------------------------------------------
 
-def run_page(text: str, where: str, cwd: Path, *, skip_commands: tuple[str, ...] = ()) -> PageRun:
+def run_page(text: str, where: str, cwd: Path) -> PageRun:
     """Run every example of a page (the markdown ``text``) in ``cwd``; raise DocExampleError."""
     run = PageRun()
     ns: dict = {"__name__": "__doc_example__"}
@@ -268,17 +265,11 @@ def run_page(text: str, where: str, cwd: Path, *, skip_commands: tuple[str, ...]
             elif block.lang == "python":
                 run_python(block, ns, where, run)
             elif block.lang in ("console", "bash", "sh", "shell"):
-                run_shell(block, cwd, where, run, skip_commands)
+                run_shell(block, cwd, where, run)
     finally:
         os.chdir(old)
     return run
 
-
-# `director-fast stream` builds its scorer with make_scorer_factory, which expects the record's
-# context per call, but never passes it to stream_guard: every claim is judged without evidence
-# and the first one halts. The page shows the intended behaviour; the strict xfail below turns
-# into a failure once the command is fixed, so that this skip gets removed.
-KNOWN_BROKEN = {"cli.md": ("director-fast stream --context",)}
 
 # At least this many checked values (and commands) per page: a page whose comments stopped being
 # read as values (a changed separator, say) fails here instead of passing without checks.
@@ -287,17 +278,11 @@ MIN_CHECKS = {"scoring.md": 8, "streaming.md": 6, "temporal.md": 6, "verifiers.m
 
 @pytest.mark.parametrize("name", sorted(MIN_CHECKS))
 def test_page_examples(name, tmp_path):
-    run = run_page((DOCS / name).read_text(encoding="utf-8"), f"docs/{name}", tmp_path,
-                   skip_commands=KNOWN_BROKEN.get(name, ()))
+    run = run_page((DOCS / name).read_text(encoding="utf-8"), f"docs/{name}", tmp_path)
     assert len(run.checks) >= MIN_CHECKS[name], run.checks
     assert run.skipped_blocks <= 1, f"{name}: keep fragments few"
     if name == "cli.md":
         assert len(run.commands) >= 3, run.commands
-
-
-@pytest.mark.xfail(strict=True, reason="director-fast stream does not pass --context to the scorer")
-def test_cli_stream_example(tmp_path):
-    run_page((DOCS / "cli.md").read_text(encoding="utf-8"), "docs/cli.md", tmp_path)
 
 
 # -- the harness itself can fail ----------------------------------------------------------------

@@ -199,7 +199,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
             return res
 
     toks = tokenize_for_stream(response)
-    g = stream_guard(toks, Recording(), prompt=question)
+    g = stream_guard(toks, Recording(), prompt=question, context=context or None)
     delivered = "".join(g)
     s = g.session
     print("coherence per sentence:")
