@@ -128,4 +128,4 @@ print("_core:", c.__file__)
 assert "site-packages" in director_fast.__file__ and "site-packages" in c.__file__
 EOF
 # shellcheck disable=SC2086
-"$VPY" -m pytest $TESTS -x -q -p no:cacheprovider
+"$VPY" -m pytest $TESTS -x -p no:cacheprovider   # pyproject addopts already has -q; a second one hides the summary line
