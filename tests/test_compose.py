@@ -452,3 +452,13 @@ def test_a_bare_answer_may_repeat_words_of_the_question():
         "Can she come to the workshop on her own", False)
     assert bare_answer("Not on Sundays.", "Can she come to the workshop on her own?") is None
     assert bare_answer("Sort of!", "Do members get money off a service?")[1] is True
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("While a payment is retried, the workspace keeps full access.", True),
+    ("While a payment is retried, the workspace does not keep full access.", False),
+])
+def test_a_negated_clause_stated_by_the_evidence(answer, approved):
+    kb = ["If a card payment fails it is retried 3 times. During this period the workspace keeps full access."]
+    ok, score = df.CoherenceScorer(knowledge=kb).review("Can we still use it?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

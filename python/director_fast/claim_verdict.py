@@ -385,6 +385,21 @@ def polarity_flipped(proposition: str, evidence: str) -> bool:
     return negation_in_scope(a, b)
 
 
+def negated_clause_aligned(claim: str, premise: str) -> bool:
+    """Whether the negated clause of the side that holds a negation (one side only) is stated,
+    word for word up to stems, by the other side: at least two content words, all of them in the
+    other text ("the workspace does not keep full access" against "During this period the
+    workspace keeps full access."). A negation flip on such a clause contradicts even when the
+    whole sentences align only loosely (the words around the clause differ)."""
+    claim, premise = _fold_paraphrases(claim), _fold_paraphrases(premise)
+    ours, theirs = _negated_clauses(claim), _negated_clauses(premise)
+    if bool(ours) == bool(theirs):
+        return False
+    clauses, other = (ours, premise) if ours else (theirs, claim)
+    words = content_stems(other)
+    return any(len(c) >= 2 and c <= words for c in clauses)
+
+
 def negated_elsewhere(claim: str, premise: str) -> bool:
     """Whether both sides hold a negation but about different things: every negated clause of
     ``premise`` is about words the claim does not use, while a negated clause of ``claim`` is
@@ -507,7 +522,8 @@ class LexicalJudge:
             sentence = self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)
             if mismatch == "negation" and not negation_in_scope(s.text, sentence):
                 mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False)
-            elif not mismatch and negated_elsewhere(s.text, sentence):
+            elif not mismatch and (negated_elsewhere(s.text, sentence)
+                                   or (sig.negation_flips and negated_clause_aligned(s.text, sentence))):
                 mismatch = "negation"
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
