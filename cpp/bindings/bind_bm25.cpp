@@ -89,6 +89,15 @@ size_t k_arg(const IntArg& k) {
   return v < 0 ? 0 : static_cast<size_t>(v);
 }
 
+// The index terms of a query text (normalize_terms, UTF-8 encoded); call without the GIL.
+std::vector<std::string> query_terms(const std::u32string& q) {
+  std::vector<std::u32string> terms32 = normalize_terms(q);
+  std::vector<std::string> terms;
+  terms.reserve(terms32.size());
+  for (const auto& t : terms32) terms.push_back(utf8_encode(t));
+  return terms;
+}
+
 }  // namespace
 
 void bind_bm25(py::module_& m) {
@@ -134,10 +143,7 @@ void bind_bm25(py::module_& m) {
             std::vector<std::pair<int64_t, double>> hits;
             {
               py::gil_scoped_release release;
-              std::vector<std::u32string> terms32 = normalize_terms(q);
-              std::vector<std::string> terms;
-              terms.reserve(terms32.size());
-              for (const auto& t : terms32) terms.push_back(utf8_encode(t));
+              const std::vector<std::string> terms = query_terms(q);
               hits = idx.top(terms, kk);
             }
             return hits_to_list(hits);
@@ -155,10 +161,7 @@ void bind_bm25(py::module_& m) {
             std::vector<std::pair<int64_t, double>> hits;
             {
               py::gil_scoped_release release;
-              std::vector<std::u32string> terms32 = normalize_terms(q);
-              std::vector<std::string> terms;
-              terms.reserve(terms32.size());
-              for (const auto& t : terms32) terms.push_back(utf8_encode(t));
+              const std::vector<std::string> terms = query_terms(q);
               hits = idx.fuse_top(dense, dense_weight, rrf_k, terms, d, kk);
             }
             return hits_to_list(hits);

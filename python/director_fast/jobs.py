@@ -265,15 +265,21 @@ def read_records(path: str | Path, *, skip_bad: bool = False,
                 rec = json.loads(line)
                 validate_record(rec, check_surrogates="\\u" in line)  # a lone surrogate needs a \\uD8xx escape
             except (ValueError, RecursionError) as e:  # JSONDecodeError, ValidationError: ValueErrors
-                if isinstance(e, RecursionError):
-                    e = ValueError("JSON nested too deeply")
-                msg = f"{path}:{lineno}: {e}"
-                if skip_bad:
-                    if on_bad is not None:
-                        on_bad(lineno, msg)
-                    continue
-                raise ValidationError(msg) from None
+                _bad_record(path, lineno, ValueError("JSON nested too deeply") if isinstance(e, RecursionError) else e,
+                            skip_bad, on_bad)
+                continue
             yield lineno, rec
+
+
+def _bad_record(path: str | Path, lineno: int, error: Exception, skip_bad: bool,
+                on_bad: Callable[[int, str], None] | None) -> None:
+    """Report a bad record ``PATH:LINE: error``: to ``on_bad`` when ``skip_bad`` (the caller then
+    skips it), else raise :class:`ValidationError`."""
+    msg = f"{path}:{lineno}: {error}"
+    if not skip_bad:
+        raise ValidationError(msg) from None
+    if on_bad is not None:
+        on_bad(lineno, msg)
 
 
 def read_parquet_records(path: str | Path, *, skip_bad: bool = False,
@@ -305,12 +311,8 @@ def read_parquet_records(path: str | Path, *, skip_bad: bool = False,
             try:
                 validate_record(rec)
             except ValueError as e:
-                msg = f"{path}:{lineno}: {e}"
-                if skip_bad:
-                    if on_bad is not None:
-                        on_bad(lineno, msg)
-                    continue
-                raise ValidationError(msg) from None
+                _bad_record(path, lineno, e, skip_bad, on_bad)
+                continue
             yield lineno, rec
 
 
