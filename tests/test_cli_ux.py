@@ -69,6 +69,24 @@ def test_existing_out_is_refused_without_resume_or_force(tmp_path, capsys):
     assert [json.loads(x)["line"] for x in out.read_text().splitlines()] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "relative"])
+def test_out_that_is_the_input_is_refused_and_the_input_kept(tmp_path, capsys, monkeypatch, how):
+    data = tmp_path / "d.jsonl"
+    text = "\n".join(_sample_lines(3)) + "\n"
+    data.write_text(text)
+    out = {"same": data, "symlink": tmp_path / "l.jsonl", "hardlink": tmp_path / "h.jsonl",
+           "relative": Path("d.jsonl")}[how]
+    if how == "symlink":
+        out.symlink_to(data)
+    elif how == "hardlink":
+        os.link(data, out)
+    monkeypatch.chdir(tmp_path)
+    for extra in ([], ["--force"], ["--resume"], ["--engine", "ray", "--force"]):
+        assert cli.main(["guard", "--data", str(data), "--out", str(out), "--no-progress", *extra]) == 2
+        assert "is the input file" in capsys.readouterr().err
+    assert data.read_text() == text
+
+
 # --- Ctrl-C -------------------------------------------------------------------------------
 
 

@@ -462,3 +462,16 @@ def test_a_negated_clause_stated_by_the_evidence(answer, approved):
     kb = ["If a card payment fails it is retried 3 times. During this period the workspace keeps full access."]
     ok, score = df.CoherenceScorer(knowledge=kb).review("Can we still use it?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("text", ["Abc " * 50_000, "A" * 200_000, "Abc is Abc is " * 15_000])
+def test_long_runs_of_capitalised_words_are_judged_in_linear_time(text):
+    # the job-title patterns backtracked quadratically (about 100 s for the first text); linear
+    # now, well under a second here: the bound only catches a return of the quadratic case
+    import time
+
+    kb = df.KnowledgeBase()
+    kb.add("The bakery opens at 7:30.", source="a", tenant="t")
+    t0 = time.perf_counter()
+    df.CoherenceScorer(knowledge=kb).review("q", text, tenant_id="t")
+    assert time.perf_counter() - t0 < 20

@@ -681,8 +681,10 @@ _TITLE_HEADS = frozenset(
     "officer director manager head ceo cfo coo cto cio president chair chairman chairwoman chairperson "
     "founder owner coordinator supervisor lead principal dean secretary treasurer partner executive "
     "administrator registrar controller superintendent editor curator".split())
-_NAME_RUN = r"(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+|Prof\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*"
-_TITLE_RUN = r"[A-Za-z][A-Za-z'’-]*(?:\s+(?:of\s+|for\s+|and\s+)?[A-Za-z][A-Za-z'’-]*){0,5}"
+# word runs start at a word boundary, never give back letters (possessive) and are at most six
+# words long: linear in the text, also on a 100,000-letter "word" or 50,000 capitalised words
+_NAME_RUN = r"\b(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+|Prof\.?\s+)?[A-Z][\w'’-]++(?:\s+[A-Z][\w'’-]++){0,5}+"
+_TITLE_RUN = r"\b[A-Za-z][A-Za-z'’-]*+(?:\s+(?:of\s+|for\s+|and\s+)?[A-Za-z][A-Za-z'’-]*+){0,5}"
 _TITLE_PATTERNS = [re.compile(p) for p in (
     # "the chief operating officer, Hanne Moe" / "our head of studies, Dr Helena Marsh"
     r"\b(?:[Tt]he|[Oo]ur|[Ii]ts|[Tt]heir)\s+(?P<title>" + _TITLE_RUN + r"),\s+(?P<name>" + _NAME_RUN + r")",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 import time
@@ -77,7 +78,7 @@ class GuardSummary:
     approved: int = 0
     warnings: int = 0
     halts: int = 0
-    no_evidence: int = 0  # records whose context was empty (claims judged without evidence)
+    no_evidence: int = 0  # records judged without evidence (empty context and no --knowledge)
     halt_reasons: dict[str, int] = field(default_factory=dict)
     halt_positions: list[float] = field(default_factory=list)  # halt index / response tokens
     latencies_ms: list[float] = field(default_factory=list)
@@ -482,6 +483,22 @@ def _count_lines(path: str | Path) -> int | None:
         return None
 
 
+def check_output_is_not_input(data: str | Path, out: str | Path | None) -> None:
+    """Raise :class:`ConfigError` (``field="out"``) when ``out`` is the input file ``data`` itself
+    (the same path, a link to it, or a hard link): writing the results would erase the records
+    before they are read. Nothing happens when ``out`` is None or does not exist yet."""
+    if out is None:
+        return
+    out_path = Path(out)
+    try:
+        same = out_path.exists() and os.path.samefile(data, out_path)
+    except OSError:
+        same = False
+    if same or Path(os.path.abspath(data)) == Path(os.path.abspath(out_path)):
+        raise ConfigError(f"--out {out_path} is the input file --data {data}: the results would "
+                          "overwrite the records; write them to another file", field="out")
+
+
 def run_guard(data: str | Path, *, out: str | Path | None = None, options: GuardOptions | None = None,
               resume: bool = False, force: bool = False, progress: bool | None = None,
               log: TextIO | None = None, make_scorer: Callable[..., Any] | None = None) -> GuardSummary:
@@ -525,6 +542,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
     if resume and force:
         raise ConfigError("--resume and --force exclude each other: --resume keeps the results "
                           "in --out, --force deletes them", field="force")
+    check_output_is_not_input(data, out_path)
     if out_path is not None and not resume and not force and out_path.exists():
         raise ConfigError(f"--out {out_path} exists: pass --resume to continue it or --force to "
                           "overwrite it", field="out")
@@ -671,7 +689,8 @@ def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., An
         "h_logical": round(float(cs.h_logical), 6),
         "h_factual": round(float(cs.h_factual), 6),
         "backend": getattr(scorer, "backend_name", opts.backend),
-        "no_evidence": not rec["context"].strip(),
+        # no evidence at all: an empty context and no --knowledge base to judge against
+        "no_evidence": not rec["context"].strip() and not opts.knowledge,
     }
     top = None
     if cs.evidence is not None and cs.evidence.chunks:
