@@ -475,3 +475,14 @@ def test_long_runs_of_capitalised_words_are_judged_in_linear_time(text):
     t0 = time.perf_counter()
     df.CoherenceScorer(knowledge=kb).review("q", text, tenant_id="t")
     assert time.perf_counter() - t0 < 20
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("The owner is Maria Lindqvist.", True),
+    ("The owner is Tom Reyes.", False),
+    ("Tom Reyes is the head baker.", True),
+])
+def test_a_title_the_evidence_gives_that_person_differently(answer, approved):
+    ok, score = df.CoherenceScorer().review(
+        "Who owns it?", answer, context=["The owner is Maria Lindqvist.", "The head baker is Tom Reyes."])
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

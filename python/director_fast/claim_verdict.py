@@ -731,7 +731,8 @@ def titles_swapped(claim: str, evidence: str) -> bool:
     """True when the claim gives a job title to one person and the evidence gives that title to
     someone else whom the claim also names or whose own title the claim gives ("Aksel Nyberg is
     the chief operating officer" against "Aksel Nyberg, who reports to the chief operating
-    officer, Hanne Moe")."""
+    officer, Hanne Moe"), or gives that person only another title ("The owner is Tom Reyes."
+    against "The head baker is Tom Reyes.")."""
     claimed = job_titles(claim)
     if not claimed:
         return False
@@ -740,6 +741,11 @@ def titles_swapped(claim: str, evidence: str) -> bool:
     for title, name in claimed.items():
         holder = stated.get(title)
         if holder and holder != name and name not in holder and holder not in name and _has_word(name, lowered):
+            return True
+        # the evidence gives that person another title and nobody this one ("The owner is Tom
+        # Reyes." against "The head baker is Tom Reyes.")
+        if holder is None and any(n == name and t != title and title not in t and t not in title
+                                  for t, n in stated.items()):
             return True
     return False
 
