@@ -452,6 +452,11 @@ def test_a_bare_answer_may_repeat_words_of_the_question():
         "Can she come to the workshop on her own", False)
     assert bare_answer("Not on Sundays.", "Can she come to the workshop on her own?") is None
     assert bare_answer("Sort of!", "Do members get money off a service?")[1] is True
+    # a full restatement is judged as itself, with its own evidence
+    assert bare_answer("We are open on Sundays.", "Are you open on Sunday?") is None
+    ok, score = df.CoherenceScorer().review("Are you open on Sunday?", "We are open on Sundays.",
+                                            context=["We are closed on Sundays."])
+    assert not ok and score.attributions[0].signal != "no_evidence"
 
 
 @pytest.mark.parametrize("answer, approved", [

@@ -1071,8 +1071,11 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     if not q.endswith("?"):
         return None
     last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
-    if content_words(unit) - _ANSWER_WORDS - content_words(last):
+    own = content_words(unit) - _ANSWER_WORDS
+    if own - content_words(last):
         return None  # a word of its own (words of the question only restate it: "Not on her own.")
+    if own and not (_NEGATORS.search(unit) or content_words(unit) & _ANSWER_WORDS):
+        return None  # a full restatement ("We are open on Sundays.") is judged as itself
     tag = _QUESTION_TAG.search(last)
     if tag:  # "We're open on Sundays, right?": the statement before the tag is the proposition
         last = last[:tag.start()].strip()
