@@ -164,6 +164,11 @@ def test_cli_tune(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "threshold" in text and "confusion tp/fp/tn/fn" in text
     assert CoherenceScorer.from_config(out).threshold == json.loads(out.read_text())["threshold"]
+    written = out.read_text()
+    assert main(["tune", "--data", str(data), "--out", str(out), "--resamples", "50"]) == 2  # never silently
+    assert "--force" in capsys.readouterr().err and out.read_text() == written
+    assert main(["tune", "--data", str(data), "--out", str(out), "--resamples", "50", "--force"]) == 0
+    capsys.readouterr()
     assert main(["tune", "--data", str(data), "--json", "--resamples", "0", "--objective", "max_fpr",
                  "--max-fpr", "0.05"]) == 0
     res = TuneResult.from_dict(json.loads(capsys.readouterr().out))

@@ -87,6 +87,17 @@ def test_out_that_is_the_input_is_refused_and_the_input_kept(tmp_path, capsys, m
     assert data.read_text() == text
 
 
+def test_a_run_that_fails_before_any_result_leaves_no_out(tmp_path, capsys):
+    data = tmp_path / "bad.jsonl"
+    data.write_text("{bad json\n")
+    out = tmp_path / "o.jsonl"
+    assert cli.main(["guard", "--data", str(data), "--out", str(out), "--no-progress"]) == 2
+    assert not out.exists()  # a rerun after fixing the input needs no --force
+    data.write_text("\n".join(_sample_lines(2)) + "\n")
+    assert cli.main(["guard", "--data", str(data), "--out", str(out), "--no-progress", "--json"]) == 0
+    assert len(out.read_text().splitlines()) == 2
+
+
 # --- Ctrl-C -------------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -248,7 +249,10 @@ def _cmd_export(a: argparse.Namespace) -> int:
 
 def _cmd_tune(a: argparse.Namespace) -> int:
     from director_fast.calibration import read_tune_data, tune_threshold
+    from director_fast.errors import ConfigError
 
+    if a.out and not a.force and os.path.exists(a.out):
+        raise ConfigError(f"--out {a.out} exists: pass --force to overwrite it", field="out")
     scores, labels, tenants = read_tune_data(a.data, backend=a.backend)
     res = tune_threshold(scores, labels, objective=a.objective, max_fpr=a.max_fpr, seed=a.seed,
                          holdout=a.holdout, resamples=a.resamples,
@@ -359,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSONL, one object per line: hallucinated (bool label), optional tenant, and either "
                         "score (in [0, 1]) or context/response/optional question (scored here)")
     t.add_argument("--out", metavar="FILE", help="write the scorer config (JSON) here")
+    t.add_argument("--force", action="store_true", help="overwrite an existing --out")
     t.add_argument("--objective", default="balanced_accuracy", choices=["balanced_accuracy", "max_fpr"],
                    help="what the threshold maximises (default balanced_accuracy)")
     t.add_argument("--max-fpr", type=float, default=None,

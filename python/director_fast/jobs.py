@@ -564,6 +564,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
 
     done, old_lines, old_size = _done_lines(out_path) if (out_path is not None and resume) else ({}, 0, 0)
     reused: set[int] = set()  # byte offsets of the result lines reused from the earlier run
+    created = out_path is not None and not out_path.exists()  # this run makes the file
     fout = ResultWriter(out_path, append=resume) if out_path is not None else None
     bar = None
     if progress is None:
@@ -576,6 +577,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
         except ImportError:  # pragma: no cover - tqdm is a dependency
             bar = None
     t_start = time.perf_counter()
+    finished = False
     try:
         reader = read_parquet_records if is_parquet(data) else read_records
         for lineno, rec in reader(data, skip_bad=opts.skip_bad, on_bad=bad):
@@ -601,12 +603,16 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
                 fout.write(result)
             if bar is not None:
                 bar.update(1)
+        finished = True
     finally:
         summary.elapsed_s = time.perf_counter() - t_start
         if bar is not None:
             bar.close()
         if fout is not None:
             fout.close()
+        if not finished and created and summary.records == 0 and out_path.exists() \
+                and out_path.stat().st_size == 0:
+            out_path.unlink()  # a run that failed before any result leaves no empty --out behind
     # Only after a complete pass: lines of the earlier run that were not reused belong to another
     # input or other options (or were superseded). An interrupted run removes nothing: the last
     # line for a line number wins when resuming, so stale lines are harmless until then.
