@@ -491,3 +491,14 @@ def test_a_title_the_evidence_gives_that_person_differently(answer, approved):
     ok, score = df.CoherenceScorer().review(
         "Who owns it?", answer, context=["The owner is Maria Lindqvist.", "The head baker is Tom Reyes."])
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("answer, approved", [
+    ("Delivery is always free.", False),
+    ("Delivery is free for orders over £25.", True),
+])
+def test_an_otherwise_clause_is_an_exception(answer, approved):
+    ok, score = df.CoherenceScorer().review(
+        "How much is delivery?", answer,
+        context=["Deliveries are free for orders over £25; otherwise delivery costs £3."])
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]

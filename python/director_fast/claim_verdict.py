@@ -894,7 +894,7 @@ def make_judge(nli: Any, *, lexical_signals: bool = True) -> Any:
 
 _EXCEPTION = re.compile(
     r"\b(?:except(?:\s+for)?|unless|apart\s+from|other\s+than|excluding|with\s+the\s+exception\s+of|"
-    r"but\s+not|(?:does|do|will|shall)\s+not\s+apply\s+to)\b([^.;]*)",
+    r"but\s+not|otherwise|(?:does|do|will|shall)\s+not\s+apply\s+to)\b([^.;]*)",
     re.IGNORECASE)
 # content_words lives in director_fast.text (shared with director_fast.number_alignment); it is
 # imported above and re-exported here
@@ -909,8 +909,9 @@ _CONTRAST = re.compile(r"\b(?:although|though|but|however|whereas|while|apart\s+
 
 
 def content_stems(text: str) -> set[str]:
-    """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one)."""
-    return {_core.lexical_stem(w) for w in content_words(text)}
+    """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one;
+    "deliveries", folded to "deliverie", is stemmed as "delivery")."""
+    return {_core.lexical_stem(w[:-2] + "y" if w.endswith("ie") and len(w) > 4 else w) for w in content_words(text)}
 
 
 def _negated_clauses(text: str) -> list[set[str]]:
