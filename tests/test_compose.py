@@ -502,3 +502,25 @@ def test_an_otherwise_clause_is_an_exception(answer, approved):
         "How much is delivery?", answer,
         context=["Deliveries are free for orders over £25; otherwise delivery costs £3."])
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+BAKERY = ["The bakery is on Mill Lane. It opens at 7:30 am from Monday to Saturday and is closed on Sundays."]
+
+
+@pytest.mark.parametrize("question, answer, approved", [
+    ("Are you open on Sunday?", "Yes, we are open on Sundays.", False),
+    ("Are you open on Sunday?", "No, we are closed on Sundays.", True),
+    ("Are you open on Saturday?", "Yes, we are open on Saturdays.", True),  # "Saturdays" finds "Saturday"
+    ("Are you open on Monday?", "No, we are closed on Mondays.", False),
+])
+def test_open_and_closed_in_one_sentence(question, answer, approved):
+    ok, score = df.CoherenceScorer().review(question, answer, context=BAKERY)
+    assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_state_bound_elsewhere():
+    from director_fast.claim_verdict import state_bound_elsewhere
+
+    desk = "The help desk is open Monday to Friday and closed on Saturdays and Sundays."
+    assert not state_bound_elsewhere("The help desk is closed at weekends.", desk)  # the shared subject
+    assert state_bound_elsewhere("The help desk is open on Saturdays.", desk)

@@ -62,7 +62,7 @@ from director_fast._lru import LRUCache
 from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
-from director_fast.number_alignment import clause_span
+from director_fast.number_alignment import clause_span, clauses
 from director_fast.text import content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
@@ -373,6 +373,41 @@ _USERS_NUMBER = re.compile(r"\b(?:your|you['’]re|you\s+are|you['’]ll\s+be)\s
                            re.IGNORECASE)
 
 
+# opposite states of a place or service; a sentence may state both ("opens at 8 from Monday to
+# Saturday and is closed on Sundays"), so the clause about the claim's other words decides
+_STATES = (({"open"}, {"clos", "closed", "shut"}),)
+
+
+def _subject_words(sentence: str, states: set[str]) -> set[str]:
+    """Content stems of ``sentence`` before its first word whose stem is in ``states``."""
+    words = re.findall(r"[\w'’-]+", sentence)
+    for k, w in enumerate(words):
+        if _core.lexical_stem(w.lower()) in states:
+            return content_stems(" ".join(words[:k]))
+    return set()
+
+
+def state_bound_elsewhere(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives the opposite state (open / closed) to what the claim is about:
+    the claim says one state, the sentence says both, and the words of the claim other than the
+    state stand only in the clause of the opposite state ("We are open on Sundays." against "It
+    opens at 8 from Monday to Saturday and is closed on Sundays.")."""
+    c = content_stems(_fold_paraphrases(claim))
+    parts = [content_stems(x) for x in clauses(_fold_paraphrases(sentence))]
+    for a, b in _STATES:
+        for said, other in ((a, b), (b, a)):
+            if not (c & said) or (c & other):
+                continue
+            # the words that tell the two states apart: not the state, not the subject both
+            # clauses share ("The help desk is open Monday to Friday and closed at weekends")
+            rest = c - said - _subject_words(sentence, a | b)
+            with_said = set().union(*(p for p in parts if p & said)) if any(p & said for p in parts) else set()
+            with_other = set().union(*(p for p in parts if p & other)) if any(p & other for p in parts) else set()
+            if with_said and with_other and rest & with_other and not rest & with_said:
+                return True
+    return False
+
+
 def polarity_flipped(proposition: str, evidence: str) -> bool:
     """Whether exactly one of ``proposition`` and ``evidence`` holds a negation and it is about
     what the proposition says (:func:`negation_in_scope`): used for the proposition of a yes / no
@@ -525,6 +560,8 @@ class LexicalJudge:
             elif not mismatch and (negated_elsewhere(s.text, sentence)
                                    or (sig.negation_flips and negated_clause_aligned(s.text, sentence))):
                 mismatch = "negation"
+            elif not mismatch and state_bound_elsewhere(s.text, sentence):
+                mismatch = "antonym"
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:

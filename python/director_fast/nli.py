@@ -85,18 +85,25 @@ def query_terms(text: str) -> list[str]:
     return [w for w in _WORD_RE.findall(text) if w not in _STOP]
 
 
+def _index_terms(text: str) -> set[str]:
+    """:func:`query_terms` reduced to the lexical NLI's stems ("Saturdays" finds "Saturday",
+    "opens" finds "open")."""
+    return {_core.lexical_stem(t) for t in query_terms(text)}
+
+
 class LexicalIndex:
     """An inverted index over ``docs`` for :func:`lexical_top_k` (built once, queried many times).
 
     Score of a doc for a query: the IDF mass of the query terms it contains over the IDF mass of
-    all query terms, in [0, 1]; IDF = ln(1 + N / (1 + df)). Immutable; thread-safe.
+    all query terms, in [0, 1]; IDF = ln(1 + N / (1 + df)); terms are compared by their stems
+    (:func:`_index_terms`). Immutable; thread-safe.
     """
 
     def __init__(self, docs: Sequence[str]) -> None:
         self.docs = list(docs)
         self._postings: dict[str, list[int]] = {}
         for i, d in enumerate(self.docs):
-            for t in set(query_terms(d)):
+            for t in _index_terms(d):
                 self._postings.setdefault(t, []).append(i)
 
     def top_k(self, query: str, k: int) -> list[tuple[int, float]]:
@@ -104,7 +111,7 @@ class LexicalIndex:
         share no term with the query are included only to fill ``k`` (score 0)."""
         if k <= 0 or not self.docs:
             return []
-        q = set(query_terms(query))
+        q = _index_terms(query)
         n = len(self.docs)
         idf = {t: math.log(1.0 + n / (1 + len(self._postings.get(t, ())))) for t in q}
         total = sum(idf.values()) or 1.0

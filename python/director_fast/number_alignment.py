@@ -33,7 +33,7 @@ from typing import Any
 from director_fast.numbers import NumberMention, find_numbers
 from director_fast.text import content_words
 
-__all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clause_words", "near_words",
+__all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
            "counted_noun", "number_kind", "evidence_numbers", "same_quantity", "align_number",
            "align_numbers", "anchor_number"]
 
@@ -60,6 +60,13 @@ def clause_span(text: str, start: int, end: int) -> tuple[int, int]:
     i = bisect.bisect_right(ends, start)  # edges that end at or before ``start``
     j = bisect.bisect_left(starts, end)   # the first edge that starts at or after ``end``
     return (ends[i - 1] if i else 0), (starts[j] if j < len(starts) else len(text))
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of ``text`` (split at the clause edges of :func:`clause_span`), stripped, empty
+    ones dropped: "It opens at 8 from Monday to Saturday and is closed on Sundays." gives ["It
+    opens at 8 from Monday to Saturday", "is closed on Sundays."]."""
+    return [c.strip() for c in _CLAUSE_EDGE.split(text) if c.strip()]
 
 
 def clause_words(text: str, start: int, end: int) -> set[str]:
