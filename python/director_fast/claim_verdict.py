@@ -68,7 +68,8 @@ from director_fast.text import content_words
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
-           "UNSUPPORTED_MODES", "PARTIAL_SUPPORT"]
+           "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
