@@ -479,7 +479,8 @@ class CoherenceScorer:
         decision = decide(claim, units, comparisons, question)
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
-        elif decision.signal == "coverage" and number_conflict(claim, units[decision.unit_index].text):
+        elif decision.verdict == "supported" and decision.signal == "coverage" \
+                and number_conflict(claim, units[decision.unit_index].text):
             # the unit holds the claim's number, but about something else ("shared mailboxes have
             # 200 GB" for "your mailbox quota is 200 GB")
             decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index, decision.comparisons)
@@ -489,7 +490,8 @@ class CoherenceScorer:
     def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
                          ctx: ContextEvidence | None, whole: tuple,
                          view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
-        """For a claim no single unit supports: its conjuncts
+        """For a claim no single unit supports (or that one unit "contradicts" only by lacking a
+        number it has nothing about: :func:`~director_fast.claim_verdict.number_conflict`): its conjuncts
         (:func:`~director_fast.claim_verdict.conjuncts`), each retrieved and judged alone, since
         a claim may join facts from several passages ("Flex fares include two bags, and skis
         travel free."). Supported when every conjunct is, contradicted when one is; None when
