@@ -279,3 +279,13 @@ def test_bench_safety_section_runs():
     assert [r[0] for r in rows] == ["safety event build+to_dict+validate",
                                     "safety signal build+to_json+validate"]
     assert all(r[3].endswith("x") and float(r[3][:-1]) > 0 for r in rows)
+
+
+def test_directories_and_missing_folders_name_the_option(tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(_sample_lines(1)) + "\n")
+    for args, expected in ((["--data", str(tmp_path)], "--data"),
+                           (["--data", str(data), "--out", str(tmp_path)], "--out"),
+                           (["--data", str(data), "--out", str(tmp_path / "no" / "r.jsonl")], "does not exist")):
+        assert cli.main(["guard", *args, "--no-progress"]) == 2
+        assert expected in capsys.readouterr().err

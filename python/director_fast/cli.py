@@ -91,9 +91,10 @@ def _guard_ray(a: argparse.Namespace, opts: "GuardOptions") -> "GuardSummary":
     """``guard --engine ray``: connect to (or start) a Ray cluster and run guard_dataset."""
     from director_fast.distributed import _ray, guard_dataset, read_dataset
     from director_fast.errors import ConfigError
-    from director_fast.jobs import check_output_is_not_input
+    from director_fast.jobs import check_output_is_not_input, check_paths
 
     check_output_is_not_input(a.data, a.out)
+    check_paths(a.data, a.out)
     if a.resume:
         raise ConfigError("--resume runs with --engine local (it resumes a results file written by "
                           "either engine)", field="resume")

@@ -483,6 +483,20 @@ def _count_lines(path: str | Path) -> int | None:
         return None
 
 
+def check_paths(data: str | Path, out: str | Path | None) -> None:
+    """Raise :class:`ValidationError` naming the option when ``data`` (``--data``) or ``out``
+    (``--out``) is a directory, or ``out``'s folder does not exist: clearer than the operating
+    system's "Is a directory"."""
+    if Path(data).is_dir():
+        raise ValidationError(f"--data {data} is a directory: pass a JSONL or Parquet file")
+    if out is not None:
+        if Path(out).is_dir():
+            raise ValidationError(f"--out {out} is a directory: pass a file name for the results")
+        parent = Path(out).parent
+        if not parent.is_dir():
+            raise ValidationError(f"--out {out}: the folder {parent} does not exist")
+
+
 def check_output_is_not_input(data: str | Path, out: str | Path | None) -> None:
     """Raise :class:`ConfigError` (``field="out"``) when ``out`` is the input file ``data`` itself
     (the same path, a link to it, or a hard link): writing the results would erase the records
@@ -543,6 +557,7 @@ def run_guard(data: str | Path, *, out: str | Path | None = None, options: Guard
         raise ConfigError("--resume and --force exclude each other: --resume keeps the results "
                           "in --out, --force deletes them", field="force")
     check_output_is_not_input(data, out_path)
+    check_paths(data, out_path)
     if out_path is not None and not resume and not force and out_path.exists():
         raise ConfigError(f"--out {out_path} exists: pass --resume to continue it or --force to "
                           "overwrite it", field="out")
