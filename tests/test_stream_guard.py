@@ -439,3 +439,17 @@ def test_replay_accepts_a_mapping_config_and_names_unknown_fields():
     assert exc.value.field == "bogus"
     with pytest.raises(InputTypeError):
         df.replay(s, None, 3)
+
+
+@pytest.mark.parametrize("release", ["sentence", "token"])
+@pytest.mark.parametrize("text, cut", [("Done\nParis is big. Done ", 6), ("Done. Paris is big. ", 7),
+                                       ("Fine. Done. Paris is big. ", 7)])
+def test_a_sentence_ending_inside_a_shared_token_still_halts(text, cut, release):
+    # the bad sentence has no token of its own (its last token also starts the next sentence);
+    # its score was dropped and the stream released it (found by the tokenisation property test)
+    toks = [text[i:i + cut] for i in range(0, len(text), cut)]
+    g = df.stream_guard(toks, SentenceTable({"Done": 0.2}), release=release)
+    out = "".join(g)
+    assert g.session.halted
+    if release == "sentence":
+        assert "Done" not in out

@@ -331,6 +331,9 @@ class _GuardState:
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
         self.halt_sentence_first: int | None = None  # first token of the sentence that halted
+        # the worst scored sentence that ended inside a token shared with the next sentence (it
+        # has no token of its own): its score is applied to the next sentence's tokens
+        self.carried: SentenceResult | None = None
         # incremental path: token index of every token the kernel consumed, in kernel order
         # (differs from the stream index once an uninformative sentence was skipped)
         self.stepped = array("q")
@@ -641,7 +644,15 @@ class _GuardState:
         """Step the kernel through a scored sentence's tokens. True when the stream halted."""
         n = len(indices)
         if n == 0:
+            # a sentence that ended inside a token the next sentence shares ("Done.\nP"): its
+            # score must not be lost, or a bad sentence would be released with the next one
+            if res.informative and (self.carried is None or res.score < self.carried.score):
+                self.carried = res
             return False
+        if self.carried is not None:
+            if not res.informative or self.carried.score < res.score:
+                res = self.carried  # the shared token carries the worse of the two sentences
+            self.carried = None
         s = self.session
         if not res.informative:
             # nothing to judge the sentence against: release it without feeding the kernel a
