@@ -36,7 +36,8 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from director_fast.adapters import (
@@ -497,6 +498,49 @@ class _Proxy:
         return getattr(self._inner, name)
 
 
+@dataclass(frozen=True)
+class _Provider:
+    """How one SDK's ``create`` is read: the stream format's name, the whole-response review,
+    the request's messages and its system prompt."""
+
+    kind: str
+    review: Callable[[_Policy, dict[str, Any], Any], Any]
+    messages: Callable[[Any], Any]
+    system: Callable[[dict[str, Any]], str | None]
+
+
+class _GuardedCreate(_Proxy):
+    """An SDK endpoint (``chat.completions`` or ``messages``) whose ``create`` is guarded;
+    everything else is the endpoint's own."""
+
+    def __init__(self, inner: Any, policy: _Policy, asynchronous: bool, provider: _Provider) -> None:
+        super().__init__(inner)
+        object.__setattr__(self, "_policy", policy)
+        object.__setattr__(self, "_async", asynchronous)
+        object.__setattr__(self, "_provider", provider)
+
+    def _stream_args(self, kw: dict[str, Any]) -> tuple[Any, ...]:
+        p = self._provider
+        return self._policy, p.kind, p.messages(kw.get("messages")), p.system(kw)
+
+    def create(self, *args: Any, **kw: Any) -> Any:
+        """The SDK's ``create``, guarded (see :func:`director_fast.guard`)."""
+        if self._async:
+            return self._acreate(*args, **kw)
+        out = self._inner.create(*args, **kw)
+        if kw.get("stream"):
+            return GuardedStream(out, *self._stream_args(kw))
+        return self._provider.review(self._policy, kw, out)
+
+    async def _acreate(self, *args: Any, **kw: Any) -> Any:
+        out = await self._inner.create(*args, **kw)
+        if kw.get("stream"):
+            return AsyncGuardedStream(out, *self._stream_args(kw))
+        import asyncio
+
+        return await asyncio.to_thread(self._provider.review, self._policy, kw, out)
+
+
 def _openai_review(policy: _Policy, kw: dict[str, Any], response: Any) -> Any:
     choices = _get(response, "choices") or ()
     msg = _get(choices[0], "message") if choices else None
@@ -509,34 +553,13 @@ def _openai_review(policy: _Policy, kw: dict[str, Any], response: Any) -> Any:
     return policy.check(response, text, calls, kw.get("tools"), _openai_messages(kw.get("messages")), None)
 
 
-class _OpenAICompletions(_Proxy):
-    def __init__(self, inner: Any, policy: _Policy, asynchronous: bool) -> None:
-        super().__init__(inner)
-        object.__setattr__(self, "_policy", policy)
-        object.__setattr__(self, "_async", asynchronous)
-
-    def create(self, *args: Any, **kw: Any) -> Any:
-        """The SDK's ``create``, guarded (see :func:`director_fast.guard`)."""
-        if self._async:
-            return self._acreate(*args, **kw)
-        out = self._inner.create(*args, **kw)
-        if kw.get("stream"):
-            return GuardedStream(out, self._policy, "openai", _openai_messages(kw.get("messages")), None)
-        return _openai_review(self._policy, kw, out)
-
-    async def _acreate(self, *args: Any, **kw: Any) -> Any:
-        out = await self._inner.create(*args, **kw)
-        if kw.get("stream"):
-            return AsyncGuardedStream(out, self._policy, "openai", _openai_messages(kw.get("messages")), None)
-        import asyncio
-
-        return await asyncio.to_thread(_openai_review, self._policy, kw, out)
+_OPENAI = _Provider("openai", _openai_review, _openai_messages, lambda kw: None)
 
 
 class _OpenAIChat(_Proxy):
     def __init__(self, inner: Any, policy: _Policy, asynchronous: bool) -> None:
         super().__init__(inner)
-        object.__setattr__(self, "completions", _OpenAICompletions(inner.completions, policy, asynchronous))
+        object.__setattr__(self, "completions", _GuardedCreate(inner.completions, policy, asynchronous, _OPENAI))
 
 
 class GuardedOpenAI(_Proxy):
@@ -553,38 +576,19 @@ class GuardedOpenAI(_Proxy):
 # --------------------------------------------------------------------------------------------
 
 
+def _anthropic_system(kw: dict[str, Any]) -> str | None:
+    return _text_of(kw.get("system")) or None
+
+
 def _anthropic_review(policy: _Policy, kw: dict[str, Any], response: Any) -> Any:
     blocks = _get(response, "content") or ()
     text = "".join(_get(b, "text") or "" for b in blocks if _get(b, "type") == "text")
     calls = [(_get(b, "name"), _get(b, "input") or {}) for b in blocks if _get(b, "type") == "tool_use"]
-    system = _text_of(kw.get("system")) or None
-    return policy.check(response, text, calls, kw.get("tools"), _anthropic_messages(kw.get("messages")), system)
+    return policy.check(response, text, calls, kw.get("tools"), _anthropic_messages(kw.get("messages")),
+                        _anthropic_system(kw))
 
 
-class _AnthropicMessages(_Proxy):
-    def __init__(self, inner: Any, policy: _Policy, asynchronous: bool) -> None:
-        super().__init__(inner)
-        object.__setattr__(self, "_policy", policy)
-        object.__setattr__(self, "_async", asynchronous)
-
-    def create(self, *args: Any, **kw: Any) -> Any:
-        """The SDK's ``create``, guarded (see :func:`director_fast.guard`)."""
-        if self._async:
-            return self._acreate(*args, **kw)
-        out = self._inner.create(*args, **kw)
-        if kw.get("stream"):
-            return GuardedStream(out, self._policy, "anthropic", _anthropic_messages(kw.get("messages")),
-                                 _text_of(kw.get("system")) or None)
-        return _anthropic_review(self._policy, kw, out)
-
-    async def _acreate(self, *args: Any, **kw: Any) -> Any:
-        out = await self._inner.create(*args, **kw)
-        if kw.get("stream"):
-            return AsyncGuardedStream(out, self._policy, "anthropic", _anthropic_messages(kw.get("messages")),
-                                      _text_of(kw.get("system")) or None)
-        import asyncio
-
-        return await asyncio.to_thread(_anthropic_review, self._policy, kw, out)
+_ANTHROPIC = _Provider("anthropic", _anthropic_review, _anthropic_messages, _anthropic_system)
 
 
 class GuardedAnthropic(_Proxy):
@@ -593,7 +597,7 @@ class GuardedAnthropic(_Proxy):
 
     def __init__(self, client: Any, policy: _Policy, asynchronous: bool) -> None:
         super().__init__(client)
-        object.__setattr__(self, "messages", _AnthropicMessages(client.messages, policy, asynchronous))
+        object.__setattr__(self, "messages", _GuardedCreate(client.messages, policy, asynchronous, _ANTHROPIC))
 
 
 # --------------------------------------------------------------------------------------------
