@@ -76,20 +76,8 @@ def _check_span(obj: Any) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class NumericMatch(_Base):
-    """A number of a response that an evidence number about the same thing states.
-
-    Attributes:
-        claim_value, evidence_value: the two values (finite; each in its own ``unit``, multiplier
-            applied: "3bn" is 3e9; times of day are minutes since midnight).
-        unit: the response number's unit key (:data:`director_fast.numbers.UNITS`, ``""``: none).
-        start, end: code-point span of the number in the response (end exclusive).
-        evidence_ref: ``<label>@<start>:<end>``, the evidence number's span in its evidence item
-            (``label`` = the chunk's ``source``, else ``evidence[<i>]``); ``arithmetic`` for a
-            number the response computes from its own numbers (no evidence span).
-        evidence_unit: the evidence number's unit key (differs from ``unit`` for equal
-            quantities such as "2 weeks" / "14 days").
-    """
+class _NumericPair(_Base):
+    """The fields and checks :class:`NumericMatch` and :class:`NumericMismatch` share."""
 
     claim_value: float
     evidence_value: float
@@ -108,25 +96,27 @@ class NumericMatch(_Base):
 
 
 @dataclass(frozen=True, slots=True)
-class NumericMismatch(_Base):
+class NumericMatch(_NumericPair):
+    """A number of a response that an evidence number about the same thing states.
+
+    Attributes:
+        claim_value, evidence_value: the two values (finite; each in its own ``unit``, multiplier
+            applied: "3bn" is 3e9; times of day are minutes since midnight).
+        unit: the response number's unit key (:data:`director_fast.numbers.UNITS`, ``""``: none).
+        start, end: code-point span of the number in the response (end exclusive).
+        evidence_ref: ``<label>@<start>:<end>``, the evidence number's span in its evidence item
+            (``label`` = the chunk's ``source``, else ``evidence[<i>]``); ``arithmetic`` for a
+            number the response computes from its own numbers (no evidence span).
+        evidence_unit: the evidence number's unit key (differs from ``unit`` for equal
+            quantities such as "2 weeks" / "14 days").
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class NumericMismatch(_NumericPair):
     """A number of a response that contradicts the evidence number about the same thing: a
     different quantity ("NOK 550" against "NOK 450"), or the same value in another unit ("32 lb"
     against "32 kg"; then ``evidence_unit != unit``). Fields as in :class:`NumericMatch`."""
-
-    claim_value: float
-    evidence_value: float
-    unit: str
-    start: int
-    end: int
-    evidence_ref: str
-    evidence_unit: str = ""
-
-    _SPEC = (F("claim_value", "float"), F("evidence_value", "float"), F("unit", "str"), *_SPAN,
-             F("evidence_ref", "str"), F("evidence_unit", "str"))
-
-    def __post_init__(self) -> None:
-        validate_fields(self, self._SPEC)
-        _check_span(self)
 
 
 @dataclass(frozen=True, slots=True)
