@@ -749,19 +749,13 @@ def _empty_score() -> CoherenceScore:
     return CoherenceScore(score=1.0, approved=True, h_logical=0.0, h_factual=0.0)
 
 
-class AgentStream:
-    """Iterator of the tokens of :meth:`CoherenceAgent.stream`.
-
-    Attributes:
-        result: the :class:`ReviewResult`, set when the stream is exhausted (None before).
-        session: the :class:`StreamSession` of the candidate being (or last) streamed.
-
-    Thread safety: one consumer; not shareable between threads.
-    """
+class _AgentStreamBase:
+    """What :class:`AgentStream` and :class:`AsyncAgentStream` share: the run, the iterator made
+    on first use and the current candidate's guard."""
 
     def __init__(self, agent: CoherenceAgent, call: _Call) -> None:
         self._run = _StreamRun(agent, call)
-        self._it: Generator[str, None, None] | None = None
+        self._it: Any = None
         self._guard: Any = None
 
     @property
@@ -771,6 +765,17 @@ class AgentStream:
     @property
     def session(self) -> StreamSession | None:
         return self._run.session
+
+
+class AgentStream(_AgentStreamBase):
+    """Iterator of the tokens of :meth:`CoherenceAgent.stream`.
+
+    Attributes:
+        result: the :class:`ReviewResult`, set when the stream is exhausted (None before).
+        session: the :class:`StreamSession` of the candidate being (or last) streamed.
+
+    Thread safety: one consumer; not shareable between threads.
+    """
 
     def __iter__(self) -> Generator[str, None, None]:
         if self._it is None:
@@ -826,7 +831,7 @@ class AgentStream:
         yield run.fallback()
 
 
-class AsyncAgentStream:
+class AsyncAgentStream(_AgentStreamBase):
     """Async iterator of the tokens of :meth:`CoherenceAgent.astream` (``async for``).
 
     Attributes:
@@ -835,19 +840,6 @@ class AsyncAgentStream:
 
     Thread safety: one consumer task.
     """
-
-    def __init__(self, agent: CoherenceAgent, call: _Call) -> None:
-        self._run = _StreamRun(agent, call)
-        self._it: Any = None
-        self._guard: Any = None
-
-    @property
-    def result(self) -> ReviewResult | None:
-        return self._run.result
-
-    @property
-    def session(self) -> StreamSession | None:
-        return self._run.session
 
     def __aiter__(self) -> AsyncIterator[str]:
         if self._it is None:
