@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,22 @@ def _tokenizer(model_dir: Any) -> tuple[Any, int | None]:
         except (ValueError, OSError):
             max_len = None
     return tok, max_len
+
+
+def _jsonl_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each non-blank line of a UTF-8 JSONL file.
+
+    Raises:
+        StorageError: the file cannot be opened.
+    """
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(f"cannot read {path}: {exc}") from exc
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if line.strip():
+                yield lineno, line
 
 
 def _pct(xs: list[int], q: float) -> float:
@@ -121,54 +137,47 @@ def validate_finetune_data(path: str | Path, *, max_length: int | None = None, m
         if len(errors) < _MAX_ERRORS:
             errors.append(msg)
 
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc}") from exc
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            total += 1
-            try:
-                row = json.loads(line)
-            except ValueError:
-                err(f"line {lineno}: not JSON")
-                continue
-            if not isinstance(row, dict):
-                err(f"line {lineno}: not a JSON object")
-                continue
-            bad = [k for k in ("premise", "hypothesis") if not isinstance(row.get(k), str) or not row[k].strip()]
-            if bad:
-                err(f"line {lineno}: field {bad[0]!r} must be a non-empty string")
-                continue
-            label = row.get("label")
-            if isinstance(label, bool) or not isinstance(label, (str, int)) or (isinstance(label, str) and not label.strip()):
-                err(f"line {lineno}: field 'label' must be a non-empty string or an int class id")
-                continue
-            valid += 1
-            lab = str(label).strip()
-            labels[lab] += 1
-            p, h = row["premise"], row["hypothesis"]
-            exact = hashlib.blake2b(f"{p.strip()}\x00{h.strip()}".encode("utf-8", "surrogatepass"),
-                                    digest_size=16).digest()
-            norm = hashlib.blake2b((" ".join(normalize_terms(p)) + "\x00" + " ".join(normalize_terms(h)))
-                                   .encode("utf-8", "surrogatepass"), digest_size=16).digest()
-            if exact in exact_seen:
-                dup += 1
-            elif norm in norm_seen:
-                near += 1
-            exact_seen.add(exact)
-            first = norm_seen.setdefault(norm, lab)
-            if first != lab:
-                conflict += 1
-            if tok is not None:
-                n_tok = len(tok.encode(p, h, add_special_tokens=True).ids)
-            else:
-                n_tok = len(word_offsets(p)) + len(word_offsets(h)) + _SPECIAL_TOKENS
-            lengths.append(n_tok)
-            if n_tok > limit:
-                truncated += 1
+    for lineno, line in _jsonl_lines(path):
+        total += 1
+        try:
+            row = json.loads(line)
+        except ValueError:
+            err(f"line {lineno}: not JSON")
+            continue
+        if not isinstance(row, dict):
+            err(f"line {lineno}: not a JSON object")
+            continue
+        bad = [k for k in ("premise", "hypothesis") if not isinstance(row.get(k), str) or not row[k].strip()]
+        if bad:
+            err(f"line {lineno}: field {bad[0]!r} must be a non-empty string")
+            continue
+        label = row.get("label")
+        if isinstance(label, bool) or not isinstance(label, (str, int)) or (isinstance(label, str) and not label.strip()):
+            err(f"line {lineno}: field 'label' must be a non-empty string or an int class id")
+            continue
+        valid += 1
+        lab = str(label).strip()
+        labels[lab] += 1
+        p, h = row["premise"], row["hypothesis"]
+        exact = hashlib.blake2b(f"{p.strip()}\x00{h.strip()}".encode("utf-8", "surrogatepass"),
+                                digest_size=16).digest()
+        norm = hashlib.blake2b((" ".join(normalize_terms(p)) + "\x00" + " ".join(normalize_terms(h)))
+                               .encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if exact in exact_seen:
+            dup += 1
+        elif norm in norm_seen:
+            near += 1
+        exact_seen.add(exact)
+        first = norm_seen.setdefault(norm, lab)
+        if first != lab:
+            conflict += 1
+        if tok is not None:
+            n_tok = len(tok.encode(p, h, add_special_tokens=True).ids)
+        else:
+            n_tok = len(word_offsets(p)) + len(word_offsets(h)) + _SPECIAL_TOKENS
+        lengths.append(n_tok)
+        if n_tok > limit:
+            truncated += 1
     if n_errors > len(errors):
         errors.append(f"... and {n_errors - len(errors)} more malformed lines")
     counts = sorted(labels.values())
@@ -211,36 +220,29 @@ def load_benchmark_records(path: str | Path, limit: int | None = None) -> list[d
         ValidationError: a malformed line (file and line named).
     """
     out = []
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc}") from exc
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+    for lineno, line in _jsonl_lines(path):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            raise ValidationError(f"{path}:{lineno}: not JSON") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("response"), str):
+            raise ValidationError(f"{path}:{lineno}: a record needs a string 'response'")
+        if isinstance(rec.get("kb"), dict):
+            if not isinstance(rec.get("supported"), bool):
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                raise ValidationError(f"{path}:{lineno}: not JSON") from None
-            if not isinstance(rec, dict) or not isinstance(rec.get("response"), str):
-                raise ValidationError(f"{path}:{lineno}: a record needs a string 'response'")
-            if isinstance(rec.get("kb"), dict):
-                if not isinstance(rec.get("supported"), bool):
-                    continue
-                context = "\n".join(str(v) for v in rec["kb"].values())
-                label = not rec["supported"]
-            else:
-                if not isinstance(rec.get("hallucinated"), bool):
-                    continue
-                if not isinstance(rec.get("context", ""), str):
-                    raise ValidationError(f"{path}:{lineno}: field 'context' must be a string")
-                context = rec.get("context", "")
-                label = rec["hallucinated"]
-            out.append({"context": context, "question": rec.get("question") or "",
-                        "system": rec.get("system") or None, "response": rec["response"], "hallucinated": label})
-            if limit is not None and len(out) >= limit:
-                break
+            context = "\n".join(str(v) for v in rec["kb"].values())
+            label = not rec["supported"]
+        else:
+            if not isinstance(rec.get("hallucinated"), bool):
+                continue
+            if not isinstance(rec.get("context", ""), str):
+                raise ValidationError(f"{path}:{lineno}: field 'context' must be a string")
+            context = rec.get("context", "")
+            label = rec["hallucinated"]
+        out.append({"context": context, "question": rec.get("question") or "",
+                    "system": rec.get("system") or None, "response": rec["response"], "hallucinated": label})
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 
