@@ -592,10 +592,7 @@ class ConversationSession:
         Raises:
             InputTypeError: ``response`` is not a str.
         """
-        if not isinstance(response, str):
-            raise InputTypeError(f"response must be a str, got {type(response).__name__}")
-        units = self._units(response, claims)
-        judge = self._judge_for(judge)
+        units, judge = self._prepare(response, claims, judge)
         with self._lock:
             self._expire()
             return self._check(units, judge)
@@ -714,14 +711,21 @@ class ConversationSession:
         """director-ai's name for :meth:`record`."""
         return self.record(prompt, response, score)
 
+    def _prepare(self, response: str, claims: Sequence[tuple[str, int, int]] | None, judge: Any) -> tuple[Any, Any]:
+        """The claim units of ``response`` and the judge to use (outside the lock: the slow part).
+
+        Raises:
+            InputTypeError: ``response`` is not a str.
+        """
+        if not isinstance(response, str):
+            raise InputTypeError(f"response must be a str, got {type(response).__name__}")
+        return self._units(response, claims), self._judge_for(judge)
+
     def observe(self, prompt: str, response: str, score: float | None = None, *,
                 claims: Sequence[tuple[str, int, int]] | None = None, judge: Any = None,
                 remember: bool = True) -> CrossTurnReport:
         """:meth:`check` ``response``, then (with ``remember``) :meth:`record` it, atomically."""
-        if not isinstance(response, str):
-            raise InputTypeError(f"response must be a str, got {type(response).__name__}")
-        units = self._units(response, claims)
-        judge = self._judge_for(judge)
+        units, judge = self._prepare(response, claims, judge)
         with self._lock:
             self._expire()
             report = self._check(units, judge)
