@@ -301,6 +301,11 @@ def verify_numbers(response: str, evidence: Any, *, current_year: int | None = N
             sentences.append(text[a:b])
             where.append((label, a))
     pool = evidence_numbers(sentences)
+
+    def ref(e: Any) -> str:  # "<label>@<start>:<end>": the evidence number's span in its item
+        label, off = where[e.unit]
+        return f"{label}@{off + e.mention.start}:{off + e.mention.end}"
+
     mentions_all = find_numbers(response)
     issues = _internal(response, mentions_all, year)
     matches: list[NumericMatch] = []
@@ -322,17 +327,13 @@ def verify_numbers(response: str, evidence: Any, *, current_year: int | None = N
             if al.kind == "equal" or computed:
                 if al.kind == "equal" and al.evidence is not None:
                     e = al.evidence
-                    label, off = where[e.unit]
-                    matches.append(NumericMatch(m.value, e.mention.value, m.unit, start, end,
-                                                f"{label}@{off + e.mention.start}:{off + e.mention.end}",
+                    matches.append(NumericMatch(m.value, e.mention.value, m.unit, start, end, ref(e),
                                                 e.mention.unit))
                 else:
                     matches.append(NumericMatch(m.value, m.value, m.unit, start, end, "arithmetic", m.unit))
             elif al.kind == "conflict" and al.evidence is not None:
                 e = al.evidence
-                label, off = where[e.unit]
-                mismatches.append(NumericMismatch(m.value, e.mention.value, m.unit, start, end,
-                                                  f"{label}@{off + e.mention.start}:{off + e.mention.end}",
+                mismatches.append(NumericMismatch(m.value, e.mention.value, m.unit, start, end, ref(e),
                                                   e.mention.unit))
                 what = "the same value in another unit" if al.unit_conflict else "another quantity"
                 issues.append(NumericIssue(
