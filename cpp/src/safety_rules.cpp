@@ -263,6 +263,25 @@ inline bool is_digest_seg(const unsigned char* s, std::size_t len) noexcept {
   return true;
 }
 
+// End of the alphabetic token starting at the letter s[i]: [A-Z]?[a-z]+, or a run of capitals
+// [A-Z]+ that gives its last capital to a following lower-case word ("HTTPServer" -> "HTTP").
+inline std::size_t alpha_token_end(const unsigned char* s, std::size_t len, std::size_t i) noexcept {
+  std::size_t end = i;
+  if (kCls.bits[s[i]] & C_LOWER) {
+    while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
+    return end;
+  }
+  std::size_t j = i;
+  while (j < len && (kCls.bits[s[j]] & C_UPPER)) ++j;
+  if (j < len && (kCls.bits[s[j]] & C_LOWER)) {
+    if (j - i >= 2) return j - 1;
+    end = j;
+    while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
+    return end;
+  }
+  return j;
+}
+
 // letters in alphabetic tokens ([A-Z]+(?![a-z]) | [A-Z]?[a-z]+) of s[0..len): total and in tokens
 // of >= 4 letters
 void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, std::size_t& longl) noexcept {
@@ -273,24 +292,7 @@ void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, s
       ++i;
       continue;
     }
-    std::size_t end;
-    if (b & C_LOWER) {
-      end = i;
-      while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
-    } else {
-      std::size_t j = i;
-      while (j < len && (kCls.bits[s[j]] & C_UPPER)) ++j;
-      if (j < len && (kCls.bits[s[j]] & C_LOWER)) {
-        if (j - i >= 2) {
-          end = j - 1;
-        } else {
-          end = j;
-          while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
-        }
-      } else {
-        end = j;
-      }
-    }
+    const std::size_t end = alpha_token_end(s, len, i);
     total += end - i;
     if (end - i >= 4) longl += end - i;
     i = end;
@@ -424,22 +426,8 @@ void camel_parts(const unsigned char* s, std::size_t len, KeyParts& kp) {
   while (i < len) {
     const std::uint16_t b = kCls.bits[s[i]];
     std::size_t end;
-    if (b & C_LOWER) {
-      end = i;
-      while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
-    } else if (b & C_UPPER) {
-      std::size_t j = i;
-      while (j < len && (kCls.bits[s[j]] & C_UPPER)) ++j;
-      if (j < len && (kCls.bits[s[j]] & C_LOWER)) {
-        if (j - i >= 2) {
-          end = j - 1;
-        } else {
-          end = j;
-          while (end < len && (kCls.bits[s[end]] & C_LOWER)) ++end;
-        }
-      } else {
-        end = j;
-      }
+    if (b & (C_LOWER | C_UPPER)) {
+      end = alpha_token_end(s, len, i);
     } else {
       if (b & C_DIGIT)
         while (i < len && (kCls.bits[s[i]] & C_DIGIT)) ++i;  // a number: dropped
