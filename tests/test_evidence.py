@@ -20,6 +20,8 @@ from director_fast.errors import (
 )
 from director_fast.evidence import EvidenceIndex, HashingEmbedder, OnnxEmbedder
 
+from _index_file import checksum64
+
 
 def rand(n: int, dim: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
@@ -294,30 +296,6 @@ def test_float16_storage_survives_save_and_load(tmp_path) -> None:
     assert np.array_equal(idx.get_vector(7), back.get_vector(7))
 
 
-def _checksum64(data: bytes) -> int:
-    """Test-side re-implementation of the file checksum (Checksum64 in evidence_index.cpp)."""
-    m = (1 << 64) - 1
-    h = 0x9E3779B97F4A7C15
-
-    def word(h: int, w: int) -> int:
-        w = (w * 0x87C37B91114253D5) & m
-        w = ((w << 31) | (w >> 33)) & m
-        w = (w * 0x4CF5AD432745937F) & m
-        h ^= w
-        return ((((h << 27) | (h >> 37)) & m) * 5 + 0x52DCE729) & m
-
-    full = len(data) // 8 * 8
-    for i in range(0, full, 8):
-        h = word(h, int.from_bytes(data[i:i + 8], "little"))
-    rest = data[full:]
-    h = word(h, int.from_bytes(rest.ljust(8, b"\0"), "little") ^ (len(rest) << 56))
-    h ^= len(data)
-    for mul in (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53):
-        h ^= h >> 33
-        h = (h * mul) & m
-    return h ^ (h >> 33)
-
-
 def test_format_version_1_files_still_load(tmp_path) -> None:
     # A version-1 file is a version-2 file without the storage field (float32 implied).
     x = clustered(800, 16, 25)
@@ -325,10 +303,10 @@ def test_format_version_1_files_still_load(tmp_path) -> None:
     idx.add(x, texts=[f"t{i}" for i in range(800)])
     idx.save(tmp_path / "v2.idx")
     v2 = (tmp_path / "v2.idx").read_bytes()
-    assert int.from_bytes(v2[-8:], "little") == _checksum64(v2[:-8])  # the re-implementation is right
+    assert int.from_bytes(v2[-8:], "little") == checksum64(v2[:-8])  # the re-implementation is right
     assert v2[8:12] == (2).to_bytes(4, "little")
     body = v2[:8] + (1).to_bytes(4, "little") + v2[12:24] + v2[28:-8]  # drop u32 storage after dim, metric
-    (tmp_path / "v1.idx").write_bytes(body + _checksum64(body).to_bytes(8, "little"))
+    (tmp_path / "v1.idx").write_bytes(body + checksum64(body).to_bytes(8, "little"))
     back = EvidenceIndex.load(tmp_path / "v1.idx")
     assert back.storage == "float32" and back.space == "l2" and len(back) == 800
     q = clustered(10, 16, 26)
@@ -374,7 +352,7 @@ def test_header_that_disagrees_with_the_graph_is_rejected(tmp_path) -> None:
     assert raw[24:28] == (1).to_bytes(4, "little")  # storage field: float16
     raw[24:28] = (0).to_bytes(4, "little")
     body = bytes(raw[:-8])
-    (tmp_path / "b.idx").write_bytes(body + _checksum64(body).to_bytes(8, "little"))
+    (tmp_path / "b.idx").write_bytes(body + checksum64(body).to_bytes(8, "little"))
     with pytest.raises(FormatError, match="layout"):
         EvidenceIndex.load(tmp_path / "b.idx")
 
