@@ -402,8 +402,8 @@ def state_bound_elsewhere(claim: str, sentence: str) -> bool:
             # the words that tell the two states apart: not the state, not the subject both
             # clauses share ("The help desk is open Monday to Friday and closed at weekends")
             rest = c - said - _subject_words(sentence, a | b)
-            with_said = set().union(*(p for p in parts if p & said)) if any(p & said for p in parts) else set()
-            with_other = set().union(*(p for p in parts if p & other)) if any(p & other for p in parts) else set()
+            with_said = set().union(*(p for p in parts if p & said))
+            with_other = set().union(*(p for p in parts if p & other))
             if with_said and with_other and rest & with_other and not rest & with_said:
                 return True
     return False
@@ -946,13 +946,16 @@ _UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardl
 _CONTRAST = re.compile(r"\b(?:although|though|but|however|whereas|while|apart\s+from|other\s+than)\b", re.IGNORECASE)
 
 
-def content_stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)  # pure; the clause checks ask for the same texts again and again
+def content_stems(text: str) -> frozenset[str]:
     """:func:`content_words` reduced to the lexical NLI's stems ("returned" and "return" are one;
     "deliveries", folded to "deliverie", is stemmed as "delivery")."""
-    return {_core.lexical_stem(w[:-2] + "y" if w.endswith("ie") and len(w) > 4 else w) for w in content_words(text)}
+    return frozenset(_core.lexical_stem(w[:-2] + "y" if w.endswith("ie") and len(w) > 4 else w)
+                     for w in content_words(text))
 
 
-def _negated_clauses(text: str) -> list[set[str]]:
+@functools.lru_cache(maxsize=8192)  # pure; a claim and a premise sentence are asked about in several checks
+def _negated_clauses(text: str) -> tuple[frozenset[str], ...]:
     """Content stems of each clause of ``text`` that holds a negation (clauses as in
     :func:`director_fast.number_alignment.clause_span`; the negation words themselves dropped):
     what the negation is about ("Dogs are welcome in the cafe but not in the garden." gives
@@ -962,7 +965,7 @@ def _negated_clauses(text: str) -> list[set[str]]:
     for m in _NEGATORS.finditer(text):
         a, b = clause_span(text, m.start(), m.end())
         out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
-    return out
+    return tuple(out)
 
 
 def negation_in_scope(claim: str, premise: str) -> bool:
