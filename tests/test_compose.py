@@ -524,3 +524,16 @@ def test_state_bound_elsewhere():
     desk = "The help desk is open Monday to Friday and closed on Saturdays and Sundays."
     assert not state_bound_elsewhere("The help desk is closed at weekends.", desk)  # the shared subject
     assert state_bound_elsewhere("The help desk is open on Saturdays.", desk)
+
+
+def test_a_sentence_covering_a_claim_only_across_its_clauses_yields_to_a_negation():
+    # "Weekly passes are refundable" is covered by the annual-pass sentence only by joining its
+    # two clauses ("refunded" in one, "weekly" in the other); the weekly-pass sentence negates it
+    kb = ["Weekly passes are not refundable, but they can be paused once.",
+          "Annual passes can be refunded within 14 days; after that, fees are reduced for unused weekly slots."]
+    scorer = df.CoherenceScorer(knowledge=kb)
+    got = scorer.score("Can I get my money back on a weekly pass?", "Weekly passes are refundable.")
+    assert not got.approved
+    assert [(a.verdict, a.signal) for a in got.attributions] == [("contradicted", "negation")]
+    ok = scorer.score("Can I get my money back on an annual pass?", "Annual passes can be refunded within 14 days.")
+    assert ok.approved

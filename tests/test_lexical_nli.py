@@ -335,3 +335,24 @@ def test_new_weights_validated(field):
     with pytest.raises(ConfigError) as e:
         LexicalNLI(**{field: 1.5})
     assert e.value.field == field
+
+
+@pytest.mark.parametrize("premise,hypothesis,uncovered", [
+    ("Members who finish a module with 80% attendance get a badge.", "Attendees who attended 80% get a badge.", 0),
+    ("A cancellation is free up to 2 days ahead.", "You can cancel for free up to 2 days ahead.", 0),
+    ("Donations are collected on Mondays.", "We collect what you donate on Mondays.", 0),
+    ("The bakery was bought by Ines Ruiz in 2011.", "Ines Ruiz took over the bakery in 2011, buying it.", 1),  # took
+    ("Renewal of the permit costs £20.", "Renewing the permit costs £20.", 0),
+    ("The deposit is refundable.", "The deposit is refunded.", 0),
+    ("Delivery is free over £40.", "We deliver free over £40.", 0),
+])
+def test_words_derived_from_one_root_cover_each_other(nli, premise, hypothesis, uncovered):
+    s = sig(nli, premise, hypothesis)
+    assert s["content_words"] - s["covered_words"] == uncovered, s
+    assert _core.lexical_stem("attendance") != _core.lexical_stem("attend")  # stems stay apart: roots are for coverage
+
+
+def test_look_alike_words_do_not_share_a_root(nli):
+    # "department" is not "departure"; short words keep their own stem ("payment" / "pay" differ)
+    assert sig(nli, "The sales department is on floor 2.", "The departure is on floor 2.")["covered_words"] == 1
+    assert sig(nli, "Payment is by card.", "You pay by card.")["covered_words"] == 1

@@ -123,6 +123,13 @@ bool ends_with(const std::string& s, const char (&suf)[N]) {
   return true;
 }
 
+// The last steps of the stemmer: a final "e" dropped ("decline" -> "declin"), a doubled final
+// letter undoubled ("cancell" -> "cancel").
+void tidy_stem(std::string& s) {
+  if (s.size() > 4 && s.back() == 'e') s.pop_back();
+  if (s.size() > 3 && s[s.size() - 1] == s[s.size() - 2] && !is_digit(s.back())) s.pop_back();
+}
+
 // A light suffix stripper (not Porter): applied identically to both sides, so only its
 // consistency matters. "increase", "increased", "increases", "increasing" -> "increas".
 std::string stem(const std::string& w) {
@@ -140,9 +147,51 @@ std::string stem(const std::string& w) {
     s.resize(s.size() - 1);
   }
   if (s.size() > 5 && ends_with(s, "ly")) s.resize(s.size() - 2);
-  if (s.size() > 4 && s.back() == 'e') s.pop_back();
-  if (s.size() > 3 && s[s.size() - 1] == s[s.size() - 2] && !is_digit(s.back())) s.pop_back();
+  tidy_stem(s);
   return s;
+}
+
+// The index key of a root: a leading '\x1e' keeps it apart from the stems and numbers.
+std::string root_key(const std::string& root) { return std::string(1, '\x1e') + root; }
+
+// The roots a stem may share with words derived from the same verb or noun, for coverage only:
+// one derivational suffix stripped ("attendanc" -> "attend", "cancellation" -> "cancel",
+// "donation" -> "donat", "departur" -> "depart", "renewal" -> "renew", "membership" -> "member",
+// "refundabl" -> "refund", "requirement" -> "requir"), in the manner of the suffix steps of
+// Porter's stemmer (M. F. Porter, "An algorithm for suffix stripping", Program 14(3), 1980), with
+// a minimum remainder instead of Porter's measure, and a few irregular verb forms mapped to their
+// base ("bought" -> "buy"). A stem with no such suffix has no root. Applied to both sides; a
+// claim word is covered when it and some premise word share a stem or a root.
+std::vector<std::string> stem_roots(const std::string& s) {
+  static const std::unordered_map<std::string, std::string> irregular = {
+      {"bought", "buy"}, {"sold", "sell"}, {"took", "tak"}, {"taken", "tak"}, {"paid", "pay"},
+      {"gave", "giv"}, {"given", "giv"}, {"made", "mak"}, {"held", "hold"}, {"kept", "keep"},
+      {"sent", "send"}, {"spent", "spend"}, {"left", "leav"}, {"brought", "bring"},
+      {"chose", "choos"}, {"chosen", "choos"}, {"began", "begin"}, {"begun", "begin"},
+      {"ran", "run"}, {"won", "win"}, {"lost", "los"}, {"met", "meet"}, {"told", "tell"},
+      {"said", "say"}, {"built", "build"}, {"wrote", "writ"},
+      {"written", "writ"}, {"went", "go"}, {"gone", "go"}, {"came", "com"}, {"led", "lead"},
+      {"grew", "grow"}, {"grown", "grow"}, {"knew", "know"}, {"known", "know"},
+      {"drove", "driv"}, {"driven", "driv"}, {"flew", "fly"}, {"flown", "fly"}};
+  // ("found" is left alone: "founded" stems to it)
+  // (suffix, shortest remainder kept); longer suffixes first where both could apply
+  static const std::pair<const char*, std::size_t> rules[] = {
+      {"ation", 5}, {"ion", 5}, {"ment", 5}, {"anc", 5}, {"enc", 5}, {"ship", 4},
+      {"abl", 4},   {"ibl", 4}, {"al", 5},   {"ur", 4},  {"ery", 5}, {"er", 5}, {"or", 5}};
+  // "department" is no "departure", "apartment" no "apart"
+  static const std::unordered_set<std::string> opaque = {"department", "apartment"};
+  std::vector<std::string> out;
+  if (auto it = irregular.find(s); it != irregular.end()) out.push_back(it->second);
+  if (opaque.count(s)) return out;
+  for (const auto& [suf, keep] : rules) {
+    const std::size_t n = std::char_traits<char>::length(suf);
+    if (s.size() < n + keep || s.compare(s.size() - n, n, suf) != 0) continue;
+    std::string r = s.substr(0, s.size() - n);
+    if (suf[0] == 'e' && suf[1] == 'r') r += "er";  // "delivery" -> "deliver"
+    tidy_stem(r);
+    if (r.size() >= 4 && r != s && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  }
+  return out;
 }
 
 const std::unordered_map<std::string, std::vector<std::string>>& antonyms() {
@@ -602,6 +651,10 @@ struct LexicalPremise::Impl {
         const int id = ids.intern(t.stem);
         pairs.emplace_back(id, t.sentence);
         if (!t.number) key_id[i] = id;
+        if (!t.number) {  // root keys (coverage only): the stem itself and its derivational roots
+          pairs.emplace_back(ids.intern(root_key(t.stem)), t.sentence);
+          for (const std::string& r : stem_roots(t.stem)) pairs.emplace_back(ids.intern(root_key(r)), t.sentence);
+        }
       }
     }
     bigrams.reserve(toks.size());
@@ -654,6 +707,13 @@ struct LexicalPremise::Impl {
     return {base + post_off[static_cast<std::size_t>(id)], base + post_off[static_cast<std::size_t>(id) + 1]};
   }
   bool has(const std::string& key) const { return !posting(key).empty(); }
+  // Whether some premise word shares a root with `stem` (stem_roots; the stems themselves count).
+  bool shares_root(const std::string& stem) const {
+    if (has(root_key(stem))) return true;
+    for (const std::string& r : stem_roots(stem))
+      if (has(root_key(r))) return true;
+    return false;
+  }
   bool in_sentence(const std::string& key, int sid) const {
     const Span v = posting(key);
     return std::binary_search(v.begin(), v.end(), sid);
@@ -770,7 +830,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     }
     sig.content_words = static_cast<int>(content.size());
     for (const auto& c : content)
-      if (P.has(c)) ++sig.covered_words;
+      if (P.has(c) || P.shares_root(c)) ++sig.covered_words;
     sig.coverage = content.empty() ? 1.0 : double(sig.covered_words) / double(content.size());
     // alignment: premise sentence sharing most keys
     std::fill(counts.begin(), counts.end(), 0);

@@ -1146,6 +1146,21 @@ PARTIAL_SUPPORT = 0.75
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
+def _clause_support(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison], i: int) -> float:
+    """How strongly the best clause of unit ``i``'s sentence supports the claim, when the units
+    hold that sentence's clauses too (1.0 when they do not, or ``i`` is itself a clause): a
+    sentence that covers a claim only by joining words of two clauses ("Annual plans can be
+    refunded ...; after 30 days, refunds are prorated by unused full months" for "Monthly plans
+    are refundable") supports it no more than its best clause does, against a sentence that
+    negates it."""
+    whole = units[i]
+    if whole.sentence and whole.sentence != whole.text:
+        return 1.0
+    clauses = [c.strength if c.verdict == "supported" else 0.0 for u, c in zip(units, comparisons)
+               if u.sentence == whole.text and u.text != whole.text]
+    return max(clauses, default=1.0)
+
+
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
            question: str = "") -> ClaimDecision:
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
@@ -1169,6 +1184,8 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
             best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
     j = best["sentence_contradicted"][1]
+    if i >= 0:
+        strength = min(strength, _clause_support(units, comparisons, i))
     if i >= 0 and strength < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > strength \
             and units[j].sentence != units[i].sentence:  # a clause of that very sentence supports it
         i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere

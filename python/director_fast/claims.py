@@ -88,8 +88,8 @@ or a ``claim`` (a phone number, price or date is checkable).
     Wishes (``"Enjoy the crossing!"``, ``"Hope we can get you back on the road soon!"``) are
     pleasantries, unless a comma or dash in them is followed by a clause with its own subject
     and finite verb that does not only commiserate (``"Oh no, the lift is broken."`` is not a
-    wish; ``"Oh no — long queues can be exhausting!"`` is). A line that ends with ``:`` right
-    above a list item or table row and only introduces it (``"Here's how they compare:"``,
+    wish; ``"Oh no — long queues can be exhausting!"`` is). A line that ends with ``:`` and only
+    introduces what follows it, a list or not (``"Here's how they compare:"``,
     ``"Membership gets you:"``: at most 10 words, no digit, no name, no negation, opening with
     ``here`` / ``these`` / ``below`` / ``the following`` or ending with ``you`` / ``includes`` /
     ``gets`` / ``offers`` / ``covers`` / ``compare`` ...) is a ``pleasantry`` too.
@@ -1580,12 +1580,11 @@ _LEAD_FIRST = frozenset("here here's here're these below following".split())
 _LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare
 compares following below""".split())
 _LEAD_NEG = frozenset("not no never without except only nor neither none nothing".split())
-_LIST_LINE_RE = re.compile(r"[ \t>]*(?:[-*+•][ \t]|\d{1,9}[.)][ \t]|\|)")
 
 
 def _is_lead_in(text: str, s: int, e: int) -> bool:
     """A line such as "Here's how they compare:" or "Being a member gets you:" that only
-    introduces the list below it (checked by the caller): at most 10 words, no digit, no
+    introduces what follows it (the line's ending ":" is checked by the caller): at most 10 words, no digit, no
     capitalised word but the first (and "I"), no negation, and it opens with ``here`` /
     ``these`` / ``below`` / ``the following`` or ends with a word whose object is the list
     (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...)."""
@@ -1604,21 +1603,11 @@ def _is_lead_in(text: str, s: int, e: int) -> bool:
 
 
 def _lead_in_lines(text: str, lines: Sequence[tuple[int, str, int, int]]) -> set[int]:
-    """Indices of text lines that end with ``:`` and are followed (after blank lines) by a
-    list item or table row."""
-    out: set[int] = set()
-    for k, (_, kind, cs, ce) in enumerate(lines):
-        if kind != "text" or not text[cs:ce].rstrip("*_ \t").endswith(":"):
-            continue
-        for j in range(k + 1, len(lines)):
-            ls = lines[j][0]
-            le = lines[j + 1][0] - 1 if j + 1 < len(lines) else len(text)
-            if not text[ls:le].strip():
-                continue
-            if _LIST_LINE_RE.match(text, ls, le):
-                out.add(k)
-            break
-    return out
+    """Indices of text lines that end with ``:``. What follows such a line is not looked at: a
+    stream classifies the line before the list below it has arrived, and must classify it as
+    the whole response does."""
+    return {k for k, (_, kind, cs, ce) in enumerate(lines)
+            if kind == "text" and text[cs:ce].rstrip("*_ \t").endswith(":")}
 
 
 def split_claims(text: str) -> list[ClaimUnit]:
@@ -1676,7 +1665,7 @@ def split_claims(text: str) -> list[ClaimUnit]:
                         if li in lead_ins and len(out) == n + 1 and out[-1].kind == "claim" \
                                 and b == _trim(text, cs, ce)[1] \
                                 and _is_lead_in(text, out[-1].start, out[-1].end):
-                            u = out[-1]  # "Here's how they compare:" above a list
+                            u = out[-1]  # "Here's how they compare:"
                             out[-1] = ClaimUnit(u.text, u.start, u.end, "pleasantry")
                     else:
                         _emit(text, a, b, "claim", out)
