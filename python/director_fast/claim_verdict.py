@@ -1184,9 +1184,10 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
             best["sentence_contradicted"] = (c.strength, i)
     strength, i = best["supported"]
     j = best["sentence_contradicted"][1]
-    if i >= 0:
-        strength = min(strength, _clause_support(units, comparisons, i))
-    if i >= 0 and strength < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > strength \
+    # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
+    partial = min(strength, _clause_support(units, comparisons, i)) \
+        if i >= 0 and j >= 0 and len(conjuncts(claim)) == 1 else strength
+    if i >= 0 and partial < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > partial \
             and units[j].sentence != units[i].sentence:  # a clause of that very sentence supports it
         i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
     if i >= 0:
@@ -1265,7 +1266,9 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
       words, must together cover :data:`COMPOSE_COVERAGE` of the claim's content words.
     * Any comparison refuting the claim (negation, antonym, swapped roles, dropped exception)
-      rules the composition out, and so does a name pair in swapped roles in a chosen unit.
+      rules the composition out, and so does a name pair in swapped roles in a chosen unit; a
+      chosen unit stating an exception the claim drops (:func:`dropped_exception`) makes it
+      ``contradicted`` (signal ``exception``).
 
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
@@ -1281,6 +1284,8 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     evidence = evidence_numbers(units)
     chosen: list[int] = []
     mentions = find_numbers(claim)
+    # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
+    words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
     for mention in mentions:
         where, i = anchor_number(claim, mention, mentions, evidence)
         if where == "conflict":
@@ -1311,6 +1316,9 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
         return None
     if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
         return None
+    for i in chosen:  # a chosen unit states an exception the claim drops, as in decide()
+        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+            return ClaimDecision("contradicted", 0.8, "exception", i, n)
     return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
 
 

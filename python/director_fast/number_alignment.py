@@ -287,7 +287,7 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
 
     Jointly: the evidence unit that states equal quantities (same kind) for the most numbers of
     the claim, at least two, and shares at least two content words with the claim around those
-    numbers, vouches for them all ("open from 9 am until 5:30 pm" against "on Saturdays and Sundays
+    numbers (one when it states every number of the claim), vouches for them all ("open from 9 am until 5:30 pm" against "on Saturdays and Sundays
     from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
     hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
     reply's other numbers, so this keeps the context rule from pairing a right number with a
@@ -313,7 +313,9 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
             if len(hits) < 2:
                 continue
             shared = len(words & frozenset().union(*(e.clause | e.near | e.before for e in es)))
-            if shared >= 2 and (len(hits), shared) > best:
+            # every number of the claim stated there ("from 2 pm to 8 pm" against "opens at
+            # 14:00 and closes at 20:00"): one shared word is enough
+            if shared >= (1 if len(hits) == len(mentions) else 2) and (len(hits), shared) > best:
                 best, chosen = (len(hits), shared), hits
         for i, e in chosen.items():
             out[i] = Alignment("equal", e)

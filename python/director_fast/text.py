@@ -215,7 +215,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 _CONTENT_WORD = re.compile(r"[^\W\d_]{3,}")
 _FUNCTION_WORDS = frozenset(
     "the and for are was were with that this these those which who whom from have has had not "
-    "any all can may will does did into onto than then them they their there also only".split())
+    "any all can may will does did into onto than then them they their there also only "
+    "you your yours its our ours she her hers his him what when where how why but been being "
+    "would could should shall might must".split())
 
 
 def content_words(text: str) -> set[str]:
