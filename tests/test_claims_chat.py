@@ -193,3 +193,30 @@ def test_source_tags_do_not_count_as_words_of_the_language_check(caplog):
         assert claims(text) == ["For room bookings, email desk@oakfold.example",
                                 "facilities lead Nia Brook looks after key cards"]
     assert not caplog.records
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Any other questions, just shout!", "offer"),
+    ("Just shout!", "offer"),
+    ("More questions? Just shout.", None),  # a question and an offer: no claim either way
+    ("The reception team should be able to put you in touch with the right person.", "offer"),
+    ("I'm so sorry.", "pleasantry"),
+    ("Love the enthusiasm!", "pleasantry"),
+    ("A couple of things to check first:", "pleasantry"),
+    ("Some points to note:", "pleasantry"),
+])
+def test_more_chat_units(text, kind):
+    got = kinds(text)
+    if kind is None:
+        assert not claims(text), got
+    else:
+        assert got[0][1] == kind, got
+
+
+@pytest.mark.parametrize("text", [
+    "Just shout at the desk if the sauna is too hot.",  # an instruction with content
+    "Love the view from Room 4!",                       # a name and a digit: checkable
+    "Three things to know: the pool opens at 7.",       # a digit after the colon
+])
+def test_chat_look_alikes_stay_claims(text):
+    assert claims(text), kinds(text)

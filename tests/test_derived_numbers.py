@@ -97,6 +97,10 @@ def test_only_the_right_sum_is_derived(a, b, delta):
     ("The gym shuts at 10 pm and the sauna an hour earlier, so the last sauna session is 9 pm.", [],
      ["so the last sauna session is 9 pm"]),
     ("The gym shuts at 10 pm and the sauna an hour earlier, so the last sauna session is 8 pm.", [], []),
+    # "would be" / "will cost" after a count of the asker's scenario
+    ("Workshops are £7 per child, so 12 children would be £84.", [], ["would be £84"]),
+    ("Workshops are £7 per child, so 12 children would be £86.", [], []),
+    ("A locker is £2 a day, so 5 days will cost £10.", [], ["will cost £10"]),
 ])
 def test_more_derivations(claim, context, derived):
     got = [claim[a:b] for a, b in derived_spans(claim, context)]

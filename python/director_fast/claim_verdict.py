@@ -1273,7 +1273,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
     """
-    from director_fast.number_alignment import anchor_number, evidence_numbers
+    from director_fast.number_alignment import anchor_number, checkable, evidence_numbers
     from director_fast.numbers import find_numbers
 
     words = content_words(claim)
@@ -1283,7 +1283,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     unit_words = [content_words(u.text) for u in units]
     evidence = evidence_numbers(units)
     chosen: list[int] = []
-    mentions = find_numbers(claim)
+    mentions = checkable(find_numbers(claim))
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
     for mention in mentions:
@@ -1329,13 +1329,10 @@ def number_conflict(claim: str, evidence: str) -> bool:
     numbers ("1 TB for employees" against a sentence about mailbox quotas); such a contradiction
     holds only when the passage has a number about the same thing. The numbers are aligned
     jointly first (:func:`director_fast.number_alignment.align_numbers`)."""
-    from director_fast.number_alignment import align_numbers, evidence_numbers
+    from director_fast.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.numbers import find_numbers
 
-    # a written "one" and a bare "half" are too ambiguous to align ("comes along with one"), as
-    # in the lexical backend
-    mentions = [m for m in find_numbers(claim) if any(ch.isdigit() for ch in m.surface)
-                or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
+    mentions = checkable(find_numbers(claim))
     if not mentions:
         return False
     return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))

@@ -361,6 +361,10 @@ def _ends(slots: tuple[_Slot, ...], toks: Sequence[str], k: int = 0, i: int = 0,
             out += _ends(slots, toks, k + 1, i + n, first)
             if out and first:
                 return out
+        elif n == 1 and i == len(toks) and ("$",) in alts:  # "{if|when|$}": or the end of the unit
+            out += _ends(slots, toks, k + 1, i, first)
+            if out and first:
+                return out
     if kind == "opt":
         out += _ends(slots, toks, k + 1, i, first)
     return out
@@ -535,6 +539,9 @@ good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy
 |that's really annoying|no worries|great news|good news|of course
 |no problem at all|not a problem at all|no trouble at all|no trouble|no bother|no bother at all
 |any time at all|anytime at all
+|i'm sorry|i am sorry|i'm so sorry|i am so sorry|i'm very sorry|i am very sorry|i'm really sorry
+|so sorry|very sorry|really sorry|love the enthusiasm|love your enthusiasm|what a lovely idea
+|what a great idea|what a lovely plan|sounds like a great plan|sounds like a lovely plan
 """)
 
 # wishes and exclamations addressed to the user, matched from the unit's start (a unit with a
@@ -800,7 +807,7 @@ _OFFERS = _Patterns([
     "drop_me_a_message|ping_me|ping_us} {if|whenever|any_time|anytime|when|should|$}",
     # referrals to someone who can answer (a unit with a digit never gets here)
     "~7 {should|would|will|could|might|may|can} be able to {tell|help|confirm|advise|answer|say|"
-    "check|give|explain|clarify}",
+    "check|give|explain|clarify|put_you_in_touch|point_you|direct_you}",
     "~7 would be the best {people|person|place|team|ones|contact} to {ask|contact|check_with|"
     "speak_to|talk_to|call}",
     "{i'd|i_would|we'd|we_would|i} [strongly|really|definitely] {recommend|suggest|advise} "
@@ -816,6 +823,8 @@ _IF_QUESTIONS = _Patterns([
     "{if|should|in_case|whenever|when} ~5 {questions|question|concerns|concern|queries|query|"
     "inquiries|enquiries|help|assistance|support|clarification|information|details|else|more|"
     "anything}",
+    # "Any other questions, just shout!"
+    "{any|more|other|further} [other|more|further] {questions|question|queries|query|concerns}",
     "for {any|more|further|other|additional} ~2 {questions|question|concerns|queries|inquiries|"
     "enquiries|help|assistance|support|clarification}",
 ])
@@ -1579,6 +1588,8 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
 _LEAD_FIRST = frozenset("here here's here're these below following".split())
 _LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare
 compares following below""".split())
+# nouns of an enumeration ("A few things to plan for:", "Some points to note:", "Your options:")
+_LEAD_NOUNS = frozenset("things points options steps details tips notes ways".split())
 _LEAD_NEG = frozenset("not no never without except only nor neither none nothing".split())
 
 
@@ -1586,8 +1597,10 @@ def _is_lead_in(text: str, s: int, e: int) -> bool:
     """A line such as "Here's how they compare:" or "Being a member gets you:" that only
     introduces what follows it (the line's ending ":" is checked by the caller): at most 10 words, no digit, no
     capitalised word but the first (and "I"), no negation, and it opens with ``here`` /
-    ``these`` / ``below`` / ``the following`` or ends with a word whose object is the list
-    (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...)."""
+    ``these`` / ``below`` / ``the following``, or ends with a word whose object is the list
+    (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...), or names what
+    follows as an enumeration (``things``, ``points``, ``options``, ``steps``, ``tips`` ...:
+    "A few things to plan for:")."""
     if _DIGIT_RE.search(text, s, e):
         return False
     toks = _tokens(text, s, e)
@@ -1599,7 +1612,7 @@ def _is_lead_in(text: str, s: int, e: int) -> bool:
     if any(w in _LEAD_NEG or w.endswith("n't") for w in norms):
         return False
     return norms[0] in _LEAD_FIRST or tuple(norms[:2]) == ("the", "following") \
-        or norms[-1] in _LEAD_LAST
+        or norms[-1] in _LEAD_LAST or not _LEAD_NOUNS.isdisjoint(norms)
 
 
 def _lead_in_lines(text: str, lines: Sequence[tuple[int, str, int, int]]) -> set[int]:

@@ -7,7 +7,8 @@ of reading them as numbers the evidence lacks.
 A number counts as derived only when all of these hold:
 
 * a result cue stands right before it ("so", "that's", "which makes", "bringing it down to",
-  "comes to", "works out at", "adds up to", "saves you", "a total of", "=", up to three words
+  "comes to", "works out at", "adds up to", "saves you", "a total of", "would be", "will cost",
+  "=", up to three words
   before the number and after the number before it; or "so ... is": "so the last entry is 9
   pm") or right after it ("in total", "altogether", "overall", "combined"); or it is
   set against an earlier result of the same claim that was derived ("that's £5.70 with the card
@@ -55,7 +56,7 @@ _CUE_BEFORE = re.compile(
     r"making|makes|(?:bringing|brings?)\s+(?:it|that|this|the\s+total|the\s+price|the\s+cost|the\s+fee)(?:\s+(?:down|up))?"
     r"\s+to|comes?\s+to|came\s+to|works?\s+out\s+(?:at|to)|a\s+total\s+of|total\s+of|total\s+is|totall?ing|"
     r"in\s+total|altogether|overall|giving|adds?\s+up\s+to|added\s+up\s+to|sav(?:es|ing)|you\s+save|"
-    r"a\s+difference\s+of)|=|\bso\b[^\d.;!?]{0,50}?\b(?:is|are|was|would\s+be|will\s+be|becomes?))"
+    r"a\s+difference\s+of|would\s+(?:be|cost)|will\s+(?:be|cost))|=|\bso\b[^.;!?]{0,50}?\b(?:is|are|was|would\s+be|will\s+be|becomes?))"
     r"[\s*:,]*(?:[\w'’]+[\s*:,]+){0,3}$",
     re.IGNORECASE)
 _CUE_AFTER = re.compile(r"[\s*]*(?:in\s+total|altogether|overall|combined|all\s+in)\b", re.IGNORECASE)

@@ -169,6 +169,14 @@ def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[st
     return tuple(out)
 
 
+def checkable(mentions: Sequence[Any]) -> list[Any]:
+    """The mentions worth aligning: all but a written "one" and a bare written "half", which are
+    too often no quantity at all ("if one of you comes along", "comes along with one"), as in
+    the lexical backend's number check."""
+    return [m for m in mentions if any(ch.isdigit() for ch in m.surface)
+            or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
+
+
 def same_quantity(a: Any, b: Any) -> bool:
     """Whether two mentions state the same quantity: equal :attr:`~NumberMention.quantity`
     (relative tolerance 1e-9) and no two different base units ("2 weeks" == "14 days"; "£5" !=
@@ -305,9 +313,10 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
         best: tuple[int, int] = (1, 0)
         chosen: dict[int, EvidenceNumber] = {}
         for es in by_unit.values():
-            hits = {}
-            for i, m in enumerate(mentions):
-                e = next((e for e in es if _same_kind(m, e.mention)), None)
+            hits: dict[int, EvidenceNumber] = {}
+            for i, m in enumerate(mentions):  # each evidence number vouches for one claim number
+                e = next((e for e in es if _same_kind(m, e.mention) and all(e is not h for h in hits.values())),
+                         None)
                 if e is not None:
                     hits[i] = e
             if len(hits) < 2:
