@@ -63,7 +63,7 @@ from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
 from director_fast.number_alignment import clause_span, clauses
-from director_fast.text import content_words
+from director_fast.text import NEGATION_RE, content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
@@ -939,7 +939,7 @@ _EXCEPTION = re.compile(
 
 
 # words by which a claim states a rule for every case ("every adult swim", "all plans", "always")
-_UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardless|no\s+matter|"
+_UNIVERSAL = re.compile(r"\b(?:every|all|always|never|everyone|everybody|regardless|no\s+matter|whichever|whatever|"
                         r"without\s+exception|under\s+any\s+circumstances)\b", re.IGNORECASE)
 
 
@@ -993,8 +993,9 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
     online", "does not apply to Lockers") and the ``claim`` either leaves it out while the
     ``question`` mentions it (the claim answers the excepted case with the general rule) or
-    while it states the rule for every case ("every", "all", "always", "never", ...: "£1 off every
-    adult swim" against "£1 off every adult swim, except during the Sunday fun session"), or
+    while it states the rule for every case ("every", "all", "always", "never", "whichever",
+    ...: "£1 off every adult swim" against "£1 off every adult swim, except during the Sunday fun
+    session"), or
     names the excepted case and states the rule for it, with no negation or exception of its own
     ("Gift cards can be returned within 30 days." against "Items can be returned within 30 days,
     except for gift cards."). Paraphrases are folded first ("stolen" / "theft")."""
@@ -1097,7 +1098,7 @@ _YES_NO_OPENERS = frozenset(
     "couldn't will won't would wouldn't shall should shouldn't may might must have haven't has "
     "hasn't had am".split())
 # ("no-claims discount" holds no negation)
-_NEGATORS = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b(?!-)|n't\b", re.IGNORECASE)
+_NEGATORS = NEGATION_RE
 
 
 def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:

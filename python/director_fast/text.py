@@ -22,6 +22,7 @@ from director_fast import _core
 from director_fast.errors import ConfigError, DirectorIndexError, InputTypeError
 
 __all__ = [
+    "NEGATION_RE",
     "OffsetMap",
     "content_words",
     "cp_to_utf8",
@@ -218,6 +219,11 @@ _FUNCTION_WORDS = frozenset(
     "any all can may will does did into onto than then them they their there also only "
     "you your yours its our ours she her hers his him what when where how why but been being "
     "would could should shall might must".split())
+
+
+#: a negation word ("no", "not", "never", "cannot", "none", "nothing", "n't", ...; "no-claims" is
+#: no negation): the claim rules' one reading of a negation
+NEGATION_RE = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|nothing)\b(?!-)|n't\b", re.IGNORECASE)
 
 
 def content_words(text: str) -> set[str]:

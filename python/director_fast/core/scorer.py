@@ -57,6 +57,7 @@ from director_fast.claim_verdict import (
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
+from director_fast.applied_rules import applied_rule
 from director_fast.derived_numbers import strip_derived
 from director_fast.text import split_sentences
 from director_fast.core.verification_types import CitationStatusVerdict
@@ -577,8 +578,13 @@ class CoherenceScorer:
                 judged = u.text
                 if sentences is not None:
                     judged = strip_derived(u.text, sentences.around(u.start, u.end))
+                applied = applied_rule(judged, roles.prompt) if judged is not None else None
+                if applied is not None:  # "I'm 70" -> "At 70 you pay the rate for 65 and over"
+                    judged = applied.text
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
+                elif applied is not None and not applied.consistent:  # "65 and over, so at 60 you qualify"
+                    decision, unit, chunks = ClaimDecision("contradicted", 0.8, "applied_rule"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
             score = claim_score(decision, *self.score_scale, self.unsupported)

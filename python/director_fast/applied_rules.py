@@ -1,0 +1,199 @@
+"""Claims that apply a stated bound to the asker's own number.
+
+"I'm 70 ..." -> "At 70 you'd pay the senior rate of £9 (for visitors aged 65 and over)."; "Can I
+take my bike on the tram at 8am?" -> "Bikes aren't permitted between 07:00 and 09:00, so 8am won't
+work." The 70 and the 8am are the asker's situation, in no evidence sentence; the reply restates a
+rule with its bound (65 and over; between 07:00 and 09:00) and applies it. Read as facts, those
+numbers would be "contradicted" by the bound. :func:`applied_rule` finds such applications, checks
+them, and returns the claim without the asker's number, so that the rule it restates is judged
+against the evidence as usual.
+
+A number of the claim is an application when all of these hold:
+
+* the question states the same quantity in a sentence that speaks of the asker ("I'm 70", "my
+  son is 14", "we won't be back until 11pm", "I want to donate 6 bikes": a first-person word in
+  the sentence);
+* the claim states another bound of the same kind (same base
+  unit, or both bare numbers; times with times): "65 and over", "or more", "at least",
+  "minimum", "over", "under", "up to", "within", "until", "before", "after", "between A and B",
+  "from A to B", "A-B";
+* the application agrees with the rule: with ``sat`` whether the asker's number lies within the
+  bound (a range of times may run past midnight: 22:30 to 07:00 holds 23:00), the clause of the
+  asker's number is negated exactly when the clause of the bound is negated XOR ``sat`` is false
+  ("not permitted between 07:00 and 09:00, so 8am won't work": both negated, 8am within; "a
+  6-month minimum term, so leaving after 3 months wouldn't be possible": 3 is outside, the
+  application is negated).
+
+An application that disagrees with its rule ("aged 65 and over, so at 60 you qualify") is
+reported as such (the claim is contradicted by its own rule and the asker's number).
+
+Thread safety: pure functions over immutable tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from director_fast.number_alignment import clause_span, number_kind, same_quantity
+from director_fast.numbers import find_numbers
+from director_fast.text import NEGATION_RE, split_sentences
+
+__all__ = ["Bound", "AppliedRule", "applied_rule", "asker_numbers", "bounds"]
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|me|my|we|we're|we’re|we've|we’ve|"
+                           r"we'll|we’ll|our|us|mine|ours)\b", re.IGNORECASE)
+# cues after a number: "65 and over", "5 or more", "16+", "a 6-month minimum"
+_AT_LEAST_AFTER = re.compile(r"\s*(?:\+|(?:and|or)\s+(?:over|above|more|older|upwards|up)\b|"
+                             r"(?:-?\s*\w+\s+)?minimum\b)", re.IGNORECASE)
+_AT_LEAST_BEFORE = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum\s+(?:of\s+)?|no\s+less\s+than|no\s+fewer\s+than)\s*$",
+                              re.IGNORECASE)
+_ABOVE_BEFORE = re.compile(r"\b(?:over|above|more\s+than|older\s+than|after)\s*$", re.IGNORECASE)
+_BELOW_BEFORE = re.compile(r"\b(?:under|below|less\s+than|fewer\s+than|younger\s+than|before)\s*$", re.IGNORECASE)
+_AT_MOST_BEFORE = re.compile(r"\b(?:up\s+to|at\s+most|(?:a\s+)?maximum\s+(?:of\s+)?|no\s+more\s+than|within|"
+                             r"until|till)\s*$", re.IGNORECASE)
+_AT_MOST_AFTER = re.compile(r"\s*(?:or\s+(?:less|fewer|under|younger)|(?:-?\s*\w+\s+)?maximum)\b", re.IGNORECASE)
+_RANGE_OPEN = re.compile(r"\b(?:between|from)\s*$", re.IGNORECASE)
+_RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*$", re.IGNORECASE)
+_DAY = 1440.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A bound a text states: ``lo <= x <= hi`` (an open end is None; ``strict`` for "over" /
+    "under"), in the base unit of ``kind`` (:func:`director_fast.number_alignment.number_kind`);
+    ``start``/``end``: code-point span of its number(s)."""
+
+    kind: str
+    lo: float | None
+    hi: float | None
+    strict: bool
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedRule:
+    """An application of a bound to the asker's number (:func:`applied_rule`).
+
+    Attributes:
+        text: the claim without the asker's number(s) (what is left to judge).
+        consistent: whether every application agrees with its rule.
+    """
+
+    text: str
+    consistent: bool
+
+
+def asker_numbers(question: str) -> list[Any]:
+    """The numbers of ``question`` that stand in a sentence speaking of the asker (a first-person
+    word in the sentence: "I'm 70", "my son is 14", "we won't be back until 11pm", "Can I take
+    my bike on the tram at 8am?")."""
+    spans = split_sentences(question)
+    out = []
+    for m in find_numbers(question):
+        a, b = next(((a, b) for a, b in spans if a <= m.start < b), (0, len(question)))
+        if _FIRST_PERSON.search(question, a, b):
+            out.append(m)
+    return out
+
+
+def bounds(text: str, mentions: Sequence[Any]) -> list[Bound]:
+    """The bounds ``text`` states with its numbers (``mentions``, in text order), each a
+    :class:`Bound`: ranges first ("between A and B", "from A to B", "A-B"), then one-sided
+    bounds from the cue before or after a number (module docstring)."""
+    out: list[Bound] = []
+    in_range: set[int] = set()
+    for k in range(len(mentions) - 1):
+        a, b = mentions[k], mentions[k + 1]
+        if number_kind(a) != number_kind(b) or not _RANGE_JOIN.match(text[a.end:b.start]) \
+                and not _RANGE_JOIN.search(text[a.end:b.start]):
+            continue
+        gap = text[a.end:b.start]
+        if not re.fullmatch(r"\s*(?:and|to|until|till|-|–|—)\s*", gap, re.IGNORECASE):
+            continue
+        if gap.strip().lower() == "and" and not _RANGE_OPEN.search(text[max(0, a.start - 12):a.start]):
+            continue  # "£5 and £8" is no range; "between £5 and £8" is
+        out.append(Bound(number_kind(a), a.quantity, b.quantity, False, a.start, b.end))
+        in_range.update((k, k + 1))
+    for k, m in enumerate(mentions):
+        if k in in_range:
+            continue
+        before, after = text[max(0, m.start - 24):m.start], text[m.end:m.end + 24]
+        kind = number_kind(m)
+        if _AT_LEAST_AFTER.match(after) or _AT_LEAST_BEFORE.search(before):
+            out.append(Bound(kind, m.quantity, None, False, m.start, m.end))
+        elif _ABOVE_BEFORE.search(before):
+            out.append(Bound(kind, m.quantity, None, True, m.start, m.end))
+        elif _BELOW_BEFORE.search(before):
+            out.append(Bound(kind, None, m.quantity, True, m.start, m.end))
+        elif _AT_MOST_BEFORE.search(before) or _AT_MOST_AFTER.match(after):
+            out.append(Bound(kind, None, m.quantity, False, m.start, m.end))
+    return out
+
+
+def _within(x: float, b: Bound) -> bool:
+    if b.kind == "time" and b.lo is not None and b.hi is not None and b.lo > b.hi:
+        return x >= b.lo or x <= b.hi  # past midnight: 22:30 to 07:00
+    if b.lo is not None and (x < b.lo or (b.strict and x == b.lo)):
+        return False
+    if b.hi is not None and (x > b.hi or (b.strict and x == b.hi)):
+        return False
+    return True
+
+
+# a closed or forbidden state reads as a negated rule ("closed between 22:30 and 07:00, so at
+# 11pm you can't drive in")
+_NEGATIVE_STATE = re.compile(r"\b(?:closed|shut|banned|prohibited|forbidden|barred|unavailable)\b", re.IGNORECASE)
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    a, b = clause_span(text, start, end)
+    return bool(NEGATION_RE.search(text, a, b) or _NEGATIVE_STATE.search(text, a, b))
+
+
+def applied_rule(claim: str, question: str) -> AppliedRule | None:
+    """The application of a bound of ``claim`` to a number of the asker (module docstring), or
+    None when the claim applies none.
+
+    Args:
+        claim: one claim (str).
+        question: the user's message (its first-person clauses give the asker's numbers).
+
+    Returns:
+        :class:`AppliedRule`: the claim without the asker's numbers and whether each application
+        agrees with its rule.
+    """
+    if not question or not claim:
+        return None
+    asker = asker_numbers(question)
+    if not asker:
+        return None
+    mentions = find_numbers(claim)
+    if len(mentions) < 2:
+        return None
+    stated = bounds(claim, mentions)
+    cuts: list[tuple[int, int]] = []
+    consistent = True
+    for m in mentions:
+        if not any(same_quantity(m, q) and number_kind(m) == number_kind(q) for q in asker):
+            continue
+        # the bounds of its kind other than its own ("after 3 months" read as the asker's 3)
+        rules = [b for b in stated if b.kind == number_kind(m) and not (b.start <= m.start and m.end <= b.end)]
+        if not rules:
+            continue
+        rule = rules[0]
+        sat = _within(m.quantity, rule)
+        expected = _negated(claim, rule.start, rule.end) != (not sat)
+        consistent = consistent and _negated(claim, m.start, m.end) == expected
+        cuts.append((m.start, m.end))
+    if not cuts:
+        return None
+    parts, pos = [], 0
+    for a, b in cuts:
+        parts.append(claim[pos:a])
+        pos = b
+    parts.append(claim[pos:])
+    return AppliedRule(re.sub(r"\s{2,}", " ", "".join(parts)).strip(), consistent)
