@@ -537,3 +537,15 @@ def test_a_sentence_covering_a_claim_only_across_its_clauses_yields_to_a_negatio
     assert [(a.verdict, a.signal) for a in got.attributions] == [("contradicted", "negation")]
     ok = scorer.score("Can I get my money back on an annual pass?", "Annual passes can be refunded within 14 days.")
     assert ok.approved
+
+
+def test_one_clause_of_a_sentence_negating_what_another_clause_half_supports():
+    kb = ["Fees are paid at the desk by card or cash; cheques are not accepted.",
+          "Day passes cost £6, except the first pass for members under 12, which is free."]
+    scorer = df.CoherenceScorer(knowledge=kb)
+    bad = scorer.score("Can I pay by cheque?", "Cheques are accepted as well as card or cash.")
+    assert not bad.approved, [(a.verdict, a.signal, a.source_sentence) for a in bad.attributions]
+    # the whole sentence negates something else ("won't cost" / "free") than what its clause supports
+    ok = scorer.score("My son is 9. Does his first day pass cost anything?",
+                      "It won't cost you anything, because the first pass for members under 12 is free.")
+    assert ok.approved, [(a.verdict, a.signal, a.source_sentence) for a in ok.attributions]

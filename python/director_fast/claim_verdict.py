@@ -1147,6 +1147,15 @@ PARTIAL_SUPPORT = 0.75
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
+def _contains(a: EvidenceUnit, b: EvidenceUnit) -> bool:
+    """Whether one of two units of one sentence is that whole sentence (the other then is one of
+    its clauses): a sentence that supports a claim in one clause and negates something else in
+    another ("Cards cost €3, except the first for children, which is free.") does not refute
+    its own support; two different clauses of it do ("by card or cash; cheques are not
+    accepted" for "cheques are accepted")."""
+    return a.sentence == b.sentence and (a.text == a.sentence or b.text == b.sentence)
+
+
 def _clause_support(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison], i: int) -> float:
     """How strongly the best clause of unit ``i``'s sentence supports the claim, when the units
     hold that sentence's clauses too (1.0 when they do not, or ``i`` is itself a clause): a
@@ -1176,21 +1185,20 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     n = len(comparisons)
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
-    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found", "sentence_contradicted")}
+    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
+    negating = []  # single-sentence contradictions strong enough to outweigh a partial support
     for i, c in enumerate(comparisons):
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
-        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength \
-                and c.strength > best["sentence_contradicted"][0]:
-            best["sentence_contradicted"] = (c.strength, i)
+        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength:
+            negating.append(i)
     strength, i = best["supported"]
-    j = best["sentence_contradicted"][1]
-    # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
-    partial = min(strength, _clause_support(units, comparisons, i)) \
-        if i >= 0 and j >= 0 and len(conjuncts(claim)) == 1 else strength
-    if i >= 0 and partial < PARTIAL_SUPPORT and best["sentence_contradicted"][0] > partial \
-            and units[j].sentence != units[i].sentence:  # a clause of that very sentence supports it
-        i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
+    if i >= 0 and negating:
+        # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
+        partial = min(strength, _clause_support(units, comparisons, i)) if len(conjuncts(claim)) == 1 else strength
+        against = max((comparisons[j].strength for j in negating if not _contains(units[i], units[j])), default=-1.0)
+        if partial < PARTIAL_SUPPORT and against > partial:
+            i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
     if i >= 0:
         if dropped_exception(units[i].sentence or units[i].premise, claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
