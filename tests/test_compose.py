@@ -549,3 +549,14 @@ def test_one_clause_of_a_sentence_negating_what_another_clause_half_supports():
     ok = scorer.score("My son is 9. Does his first day pass cost anything?",
                       "It won't cost you anything, because the first pass for members under 12 is free.")
     assert ok.approved, [(a.verdict, a.signal, a.source_sentence) for a in ok.attributions]
+
+
+def test_the_opposite_state_for_the_claims_subject():
+    from director_fast.claim_verdict import state_bound_elsewhere
+
+    assert state_bound_elsewhere("Both branches stay open on bank holidays as usual.",
+                                 "Both branches are closed on Sundays, Mondays and bank holidays.")
+    assert not state_bound_elsewhere("The cafe is open on Sundays.", "The pool is closed on Sundays.")
+    scorer = df.CoherenceScorer(knowledge=["Both branches are closed on Sundays, Mondays and bank holidays."])
+    got = scorer.score("Are you open on bank holidays?", "Both branches stay open on bank holidays as usual.")
+    assert not got.approved and got.attributions[0].verdict == "contradicted"

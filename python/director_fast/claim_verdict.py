@@ -392,7 +392,11 @@ def state_bound_elsewhere(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` gives the opposite state (open / closed) to what the claim is about:
     the claim says one state, the sentence says both, and the words of the claim other than the
     state stand only in the clause of the opposite state ("We are open on Sundays." against "It
-    opens at 8 from Monday to Saturday and is closed on Sundays.")."""
+    opens at 8 from Monday to Saturday and is closed on Sundays."); or the sentence says only
+    the opposite state, of the subject the claim names, about some other word of the claim
+    ("Both sites stay open on public holidays." against "Both sites are closed on Sundays,
+    Mondays and public holidays."; "The cafe is open on Sundays." is not about "The pool is
+    closed on Sundays.")."""
     c = content_stems(_fold_paraphrases(claim))
     parts = [content_stems(x) for x in clauses(_fold_paraphrases(sentence))]
     for a, b in _STATES:
@@ -401,10 +405,17 @@ def state_bound_elsewhere(claim: str, sentence: str) -> bool:
                 continue
             # the words that tell the two states apart: not the state, not the subject both
             # clauses share ("The help desk is open Monday to Friday and closed at weekends")
-            rest = c - said - _subject_words(sentence, a | b)
+            subject = _subject_words(sentence, a | b)
+            rest = c - said - subject
             with_said = set().union(*(p for p in parts if p & said))
             with_other = set().union(*(p for p in parts if p & other))
             if with_said and with_other and rest & with_other and not rest & with_said:
+                return True
+            # the sentence gives only the opposite state, to the claim's subject, for what the
+            # claim is about ("Both sites stay open on public holidays." against "Both sites are
+            # closed on Sundays, Mondays and public holidays.")
+            if not with_said and with_other and rest & content_stems(_fold_paraphrases(sentence)) \
+                    and subject & _subject_words(claim, a | b):
                 return True
     return False
 
@@ -567,6 +578,11 @@ class LexicalJudge:
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         if mismatch or sig.coverage < self.support_coverage:
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
+        if not close and s.premise_sentence >= 0 and state_bound_elsewhere(
+                s.text, self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)):
+            # covered, but the sentence gives the claim's subject the opposite state (checked
+            # above for closely aligned sentences)
+            return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), "antonym")
         return Comparison("supported", float(sig.coverage), "coverage")
 
     @staticmethod
