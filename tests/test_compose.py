@@ -560,3 +560,21 @@ def test_the_opposite_state_for_the_claims_subject():
     scorer = df.CoherenceScorer(knowledge=["Both branches are closed on Sundays, Mondays and bank holidays."])
     got = scorer.score("Are you open on bank holidays?", "Both branches stay open on bank holidays as usual.")
     assert not got.approved and got.attributions[0].verdict == "contradicted"
+
+
+@pytest.mark.parametrize("question,answer,approved,warning", [
+    # the knowledge does not answer the question: approved with a warning, the explanation judged
+    ("Can my 11 year old use the gym on her own, is that ok?",
+     "Not on her own, I'm afraid. Gym users under 14 must be with an adult.", True, True),
+    ("Can my 11 year old use the gym on her own, is that ok?",
+     "Not on her own, I'm afraid. Gym users under 16 must be with an adult.", False, False),
+    ("I'm a member - do I get money off a massage?", "Sort of!", True, True),
+    # the knowledge answers it: judged as before
+    ("I'm a member - do I get a free towel?", "Yes.", True, False),
+    ("I'm a member - do I get a free towel?", "No.", False, False),
+])
+def test_bare_answers_the_knowledge_does_not_settle(question, answer, approved, warning):
+    kb = ["Gym users under 14 must be with an adult.", "Members get a free towel."]
+    scorer = df.CoherenceScorer(knowledge=kb)
+    got = scorer.score(question, answer)
+    assert (got.approved, got.warning) == (approved, warning), [(a.claim, a.verdict, a.signal) for a in got.attributions]

@@ -1102,12 +1102,16 @@ _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "
     "certainly definitely quite really that's unfortunately sadly afraid yet exactly necessarily "
     "straight away immediately always moment now you she would could should might must shall aren isn "
-    "generally usually normally typically mostly sort partly partially "
+    "generally usually normally typically mostly sort partly partially own alone necessarily entirely "
+    "completely fully "
     "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
 # a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
-_QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so)|"
+_QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so|ok|okay|alright|"
+                           r"all\s+right|allowed|possible|fine)|"
                            r"(?:is|are|do|does|did|was|were|can|will|have|has)n['’]t\s+(?:it|you|we|they|he|she|there|that))\s*$",
                            re.IGNORECASE)
+# where a yes / no question may follow a statement within one sentence ("I'm a member - do I ...")
+_QUESTION_LEAD = re.compile(r"\s+[-–—]\s+|,\s+|;\s+")
 # the first word of a yes / no question
 _YES_NO_OPENERS = frozenset(
     "is isn't are aren't was wasn't were weren't do don't does doesn't did didn't can can't could "
@@ -1138,6 +1142,11 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     tag = _QUESTION_TAG.search(last)
     if tag:  # "We're open on Sundays, right?": the statement before the tag is the proposition
         last = last[:tag.start()].strip()
+    elif last and last.split(None, 1)[0].lower() not in _YES_NO_OPENERS:
+        # "I'm a member - do I get money off?": the question after a dash, comma or semicolon
+        parts = [p for p in _QUESTION_LEAD.split(last) if p.split(None, 1)[0].lower() in _YES_NO_OPENERS] \
+            if _QUESTION_LEAD.search(last) else []
+        last = parts[-1].strip() if parts else last
     first = last.split(None, 1)[0].lower() if last else ""
     if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"

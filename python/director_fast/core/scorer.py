@@ -587,7 +587,10 @@ class CoherenceScorer:
                     decision, unit, chunks = ClaimDecision("contradicted", 0.8, "applied_rule"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
-            score = claim_score(decision, *self.score_scale, self.unsupported)
+            # a bare "Not on her own." whose question the knowledge does not answer: its content is
+            # what the answer goes on to say (judged claim by claim); approved with a warning
+            mode = "warn" if bare is not None and decision.verdict == "not_found" and known else self.unsupported
+            score = claim_score(decision, *self.score_scale, mode)
             if status is not None and unit is not None and decision.verdict == "supported" \
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
                 score = warned_score(decision.strength, *self.score_scale)
