@@ -244,8 +244,9 @@ def test_code_point_offsets_after_non_ascii(text, surface, start):
 
 
 def test_core_returns_tuples():
-    assert _core.find_numbers("Café costs €3.50 at 5:30 pm") == [
-        (11, 16, 3.5, "eur", "€3.50"), (20, 27, 1050.0, "time", "5:30 pm")]
+    assert _core.find_numbers("Café costs €3.50 at 5:30 pm, 6:45") == [
+        (11, 16, 3.5, "eur", "€3.50", False), (20, 27, 1050.0, "time", "5:30 pm", False),
+        (29, 33, 405.0, "time", "6:45", True)]
     assert _core.find_numbers("") == []
     m = find_numbers("8 kg")[0]
     assert m == NumberMention(0, 4, 8.0, "kg", "8 kg")

@@ -123,6 +123,13 @@ class NumberMention:
         unit: canonical unit key, one of :data:`UNITS` (``""`` when none).
         surface: the mention as written, currency, multiplier and unit included (``"$3 billion"``,
             ``"8 kg"``, ``"EUR 12"``).
+        half_day_open: True for a time of day whose half-day is not stated: an unmarked
+            ``"7:15"`` or ``"12:30"`` (hour 1..12 without a leading zero, no am / pm, not fixed by
+            a marked time across a range), ``"half past three"``, ``"seven o'clock"``. Its
+            :attr:`value` is the reading as written (``"7:15"``: 435.0; hour 12 reads as 12:xx)
+            and it stands as well for the reading 720 minutes away (19:15). False for
+            ``"07:15"``, ``"19:15"``, ``"7:15 am"``, ``"noon"``, ``"half past three in the
+            afternoon"`` and for every mention that is not a time.
 
     Derived (properties, not fields): :attr:`base_unit` and :attr:`quantity`, the value in the base
     unit of its dimension (``"2 weeks"`` and ``"14 days"``: 20160 ``"min"``).
@@ -133,6 +140,7 @@ class NumberMention:
     value: float
     unit: str
     surface: str
+    half_day_open: bool = False
 
     @property
     def base_unit(self) -> str:
@@ -180,6 +188,10 @@ def find_numbers(text: str) -> list[NumberMention]:
         [('twenty-five thousand pounds', 25000.0), ('3bn', 3000000000.0), ('2,500', 2500.0)]
         >>> [(m.value, m.unit, m.quantity, m.base_unit) for m in find_numbers("2 weeks or 14 days")]
         [(2.0, 'week', 20160.0, 'min'), (14.0, 'day', 20160.0, 'min')]
+        >>> [(m.surface, m.value, m.half_day_open) for m in find_numbers("at 7:15, 07:15 or half past seven")]
+        [('7:15', 435.0, True), ('07:15', 435.0, False), ('half past seven', 450.0, True)]
+        >>> [(m.surface, m.value, m.unit) for m in find_numbers("three-quarters of the fee")]
+        [('three-quarters', 75.0, '%')]
     """
     if not isinstance(text, str):
         raise InputTypeError(f"text must be a str, got {type(text).__name__}")
