@@ -890,12 +890,14 @@ class Parser {
   // A share written as a fraction of a whole, as a percentage (unit "%", span the fraction words):
   // "half of" (50), "a third of", "one-third of" (100/3), "two-thirds of", "a quarter of" (25),
   // "three quarters of", "three-quarters of" (75), "one-fifth of" (20), "three-tenths of", "an
-  // eighth of", and "half price" / "half-price" (50). Numerator "a" / "an" / "one".."nine" below
+  // eighth of", "half the" / "half your" (a determiner after "half") and "half price" /
+  // "half-price" (50). Numerator "a" / "an" / "one".."nine" below
   // the denominator (2, 3, 4, 5, 8, 10), a singular fraction word after "a" / "one", a plural one
   // after a larger numerator. Not when "of" is followed by a unit, a scale word or "dozen" (after
   // an optional article: "three-quarters of an hour" is a duration, the grammar of written()),
   // nor after "first", "last", "next", "past", "previous", "following" ("the last three quarters
-  // of the year" are quarters of a year).
+  // of the year" are quarters of a year). Before a number ("half of the £9.50", "two-thirds of
+  // 300 seats") the fraction is a plain value (0.5, 2/3, no unit): a factor of that number.
   bool share(std::size_t i, Raw& r) {
     const Low w = low(i);
     int num = 0, den = 0;
@@ -909,7 +911,7 @@ class Parser {
         num = 1;
         den = 2;
         j = i + 1;
-        if (!of_share(j)) return false;
+        if (!(of_share(j) || (is(j, K::Space) && determiner(low(j + 1))))) return false;  // "half the fee"
       }
     } else {
       const bool art = article(i);
@@ -938,10 +940,33 @@ class Parser {
         if (ascii_word_before(k, x)) return false;
     r.la = i;
     r.lb = j;
+    r.written = true;
+    if (of_number(j)) {  // "half of the £9.50", "two-thirds of 300": a fraction of that number
+      r.value = r.mantissa = static_cast<double>(num) / den;
+      return true;
+    }
     r.value = r.mantissa = 100.0 * num / den;
     r.unit = "%";
-    r.written = true;
     return true;
+  }
+
+  // " of " after lexeme j - 1 and a number after an optional determiner or article ("of the
+  // £9.50", "of 300", "of the twelve seats").
+  bool of_number(std::size_t j) const {
+    if (!(is(j, K::Space) && low(j + 1) == "of" && is(j + 2, K::Space))) return false;
+    std::size_t k = j + 3;
+    if ((article(k) || determiner(low(k))) && is(k + 1, K::Space)) k += 2;
+    if (is(k, K::Num) || is(k, K::Sym)) return true;
+    if (is(k + 1, K::Sym) && dollar_prefix(low(k)) != nullptr) return true;  // "US$5"
+    if (currency_code(low(k)) != nullptr && is(k + 1, K::Space) && is(k + 2, K::Num)) return true;  // "EUR 12"
+    const Written* w = written_words().find(low(k));
+    return w != nullptr && (w->kind == WrittenKind::Digit || w->kind == WrittenKind::Teen || w->kind == WrittenKind::Tens);
+  }
+
+  // The words after which "half" is a share ("half the fee", "half your deposit").
+  static bool determiner(std::string_view w) {
+    return w == "the" || w == "his" || w == "her" || w == "its" || w == "their" || w == "your" || w == "our" ||
+           w == "my" || w == "this" || w == "that" || w == "these" || w == "those";
   }
 
   // " of " after lexeme j - 1, followed by no unit, scale word or "dozen" (after an optional

@@ -42,10 +42,13 @@
 //   - shares written as fractions, as percentages (unit "%"): "half of", "a third of", "one-third
 //     of", "two-thirds of", "a quarter of", "three quarters of", "three-quarters of", "one-fifth
 //     of", "three-tenths of", "an eighth of" (numerator "a" / "an" / "one" .. "nine", below the
-//     denominator; a plural after a numerator above one) and "half price" / "half-price" (50);
+//     denominator; a plural after a numerator above one), "half the" / "half your" ... (a
+//     determiner after "half": "half the adult fare") and "half price" / "half-price" (50); the
+//     span is the fraction words ("three-quarters");
 //     not when "of" is followed by a unit ("three-quarters of an hour" stays 0.75 h, "a quarter
 //     of a mile" 0.25 mile), nor after "first", "last", "next", "past", "previous" or
-//     "following" ("the last three quarters of the year");
+//     "following" ("the last three quarters of the year"); before a number ("half of the £9.50",
+//     "two-thirds of 300 seats") the fraction is a plain value (0.5, 2/3, unit ""), a factor;
 //   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
 //     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
 //     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
