@@ -47,6 +47,27 @@ Recognised (each mention is one contiguous span of the text):
   ``"11 to 2 pm"``: 660 and 840; ``"9 to midnight"``: 1260 and 0), an unmarked end the first such
   time after the start (``"9 am to 5:30"``: 540 and 1050). Without a meridiem nothing is inferred
   (``"9 to 5:30"``: 9 and 330), and a 24-hour reading (``"08:30"``, ``"17:30"``) is never an anchor;
+* clock phrases as times of day: ``"half past three"`` (210), ``"a quarter past seven"``,
+  ``"quarter to eight"`` (465), ``"twenty-five past two"``, ``"seven o'clock"``; ``"ten to nine"``
+  and the other "five / ten / twenty / twenty-five to" forms only after ``"at"``, ``"by"``,
+  ``"around"``, ``"about"``, ``"before"``, ``"after"``, ``"until"``, ``"till"`` or ``"since"`` (never
+  after ``"from"`` or ``"between"``: ``"from ten to nine"`` is a range) or with a part of the day;
+  British ``"half seven"`` (450) after one of those words or ``"from"``, ``"to"``, ``"between"``,
+  ``"and"``. A clock reading followed by ``"in the morning"`` is am, by ``"in the afternoon"`` /
+  ``"in the evening"`` pm, by ``"at night"`` pm for 5..11, am for 1..4 and midnight for 12:
+  ``"3:30 in the afternoon"`` (930), ``"9 in the evening"`` (1260), ``"nine in the evening"`` after
+  one of the words above. Without a meridiem or part of the day the half-day is open
+  (:attr:`NumberMention.half_day_open`; a range with one meridiem fixes it as for ``"6:30"``);
+* shares written as fractions, as percentages (unit ``"%"``, the span being the fraction words):
+  ``"half of"``, ``"half the"`` / ``"half your"`` (a determiner after ``"half"``), ``"half price"``
+  (50), ``"a quarter of"`` (25), ``"three quarters of"`` / ``"three-quarters of"`` (75), ``"a third
+  of"`` (100/3), ``"two-thirds of"`` (200/3), ``"one-fifth of"`` (20), ``"three-tenths of"``, ``"an
+  eighth of"``: numerator ``"a"`` / ``"an"`` / ``"one"`` .. ``"nine"`` below the denominator (2, 3, 4,
+  5, 8, 10), singular after one, plural after more. Not when ``"of"`` is followed by a unit
+  (``"three-quarters of an hour"`` is 0.75 ``"h"``, ``"a quarter of a mile"`` 0.25 ``"mile"``), nor
+  after ``"first"``, ``"last"``, ``"next"``, ``"past"``, ``"previous"``, ``"following"`` (``"the last
+  three quarters of the year"``); before a number the fraction is a plain factor without unit
+  (``"half of the £9.50"``: 0.5; ``"two-thirds of 300"``: 0.666...);
 * ranges and dates split into their numbers: ``"1990-1995"``, ``"2023-05-12"``,
   ``"12/05/2020"``, ``"12.05.2020"`` (a dotted run of three or more parts is never a decimal). In a
   range joined by ``-``, ``–`` or ``to`` a unit or multiplier written once is shared:
