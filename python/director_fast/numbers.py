@@ -204,7 +204,7 @@ def find_numbers(text: str) -> list[NumberMention]:
         >>> [(m.value, m.unit) for m in find_numbers("Open 08:30-17:30 (5:30 pm on Fridays)")]
         [(510.0, 'time'), (1050.0, 'time'), (1050.0, 'time')]
         >>> find_numbers("Le café coûte 3 €.")[0]
-        NumberMention(start=14, end=17, value=3.0, unit='eur', surface='3 €')
+        NumberMention(start=14, end=17, value=3.0, unit='eur', surface='3 €', half_day_open=False)
         >>> [(m.surface, m.value) for m in find_numbers("twenty-five thousand pounds, 3bn, 2,500")]
         [('twenty-five thousand pounds', 25000.0), ('3bn', 3000000000.0), ('2,500', 2500.0)]
         >>> [(m.value, m.unit, m.quantity, m.base_unit) for m in find_numbers("2 weeks or 14 days")]
