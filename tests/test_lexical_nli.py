@@ -49,6 +49,29 @@ def sig(nli, premise, hypothesis):
     ("The break is a quarter of an hour.", "The break is 15 minutes."),
     ("The flight takes an hour and a half.", "The flight takes 90 minutes."),
     ("Each bottle holds 1.5 litres.", "Each bottle holds 1,500 ml."),
+    # a clock time without am / pm is either half of the day; words and parts of the day
+    ("The gate shuts at 20:40 on Fridays.", "The gate shuts at 8:40 on Fridays."),
+    ("The gate shuts at 8:40 on Fridays.", "The gate shuts at 20:40 on Fridays."),
+    ("The gate shuts at 08:40 on Fridays.", "The gate shuts at 8:40 on Fridays."),
+    ("The quiz starts at 21:30.", "The quiz starts at half past nine."),
+    ("The quiz starts at 21:30.", "The quiz starts at half past nine in the evening."),
+    ("The quiz starts at 9:30 pm.", "The quiz starts at half nine."),
+    ("The bakery opens at 06:45.", "The bakery opens at a quarter to seven."),
+    ("The bakery opens at 06:45.", "The bakery opens at quarter to seven in the morning."),
+    ("Visiting ends at 17:00.", "Visiting ends at five o'clock."),
+    ("Visiting ends at 17:00.", "Visiting ends at 5 in the afternoon."),
+    ("The last bus is at 23:50.", "The last bus is at ten to twelve."),
+    ("Choir practice runs from 16:30 to 19:00.", "Choir practice runs from half past four until 7 pm."),
+    # shares written as fractions
+    ("The grant pays 75% of the course fee.", "The grant pays three-quarters of the course fee."),
+    ("The grant pays three quarters of the course fee.", "The grant pays 75% of the course fee."),
+    ("Members get 50% of the hire cost back.", "Members get half of the hire cost back."),
+    ("Roughly 33% of the seats are reserved.", "Roughly a third of the seats are reserved."),
+    ("Roughly a third of the seats are reserved.", "Roughly 33.3% of the seats are reserved."),
+    ("Two-thirds of the budget goes on wages.", "67% of the budget goes on wages."),
+    ("66.7% of the budget goes on wages.", "Two-thirds of the budget goes on wages."),
+    ("One-fifth of the plots are organic.", "20% of the plots are organic."),
+    ("Apprentices pay 50% of the full rate.", "Apprentices pay half price."),
 ])
 def test_numbers_that_match(nli, premise, hypothesis):
     s = sig(nli, premise, hypothesis)
@@ -77,6 +100,21 @@ def test_numbers_that_match(nli, premise, hypothesis):
     ("The course has 120 pages.", "The course takes 2 hours.", "2 hours"),
     ("The course takes 120 minutes.", "The course costs 120 euros.", "120 euros"),
     ("The bag weighs 1,500 g.", "The bag is 1.5 km long.", "1.5 km"),
+    # a marked or 24-hour time keeps its half-day; a written clock phrase its minutes
+    ("The gate shuts at 20:40 on Fridays.", "The gate shuts at 8:40 am on Fridays.", "8:40 am"),
+    ("The gate shuts at 20:40 on Fridays.", "The gate shuts at 08:40 on Fridays.", "08:40"),
+    ("The gate shuts at 8:40 pm on Fridays.", "The gate shuts at 08:40 on Fridays.", "08:40"),
+    ("The quiz starts at 21:30.", "The quiz starts at half past nine in the morning.",
+     "half past nine in the morning"),
+    ("The quiz starts at 21:30.", "The quiz starts at half past eight.", "half past eight"),
+    ("The bakery opens at 06:45.", "The bakery opens at a quarter past seven.", "a quarter past seven"),
+    ("Visiting ends at 17:00.", "Visiting ends at 5 in the morning.", "5 in the morning"),
+    # a fraction is its own share; thirds round to the whole or tenth percent, not further
+    ("The grant pays 75% of the course fee.", "The grant pays two-thirds of the course fee.", "two-thirds"),
+    ("The grant pays 25% of the course fee.", "The grant pays a third of the course fee.", "a third"),
+    ("Roughly 34% of the seats are reserved.", "Roughly a third of the seats are reserved.", "a third"),
+    ("Two-thirds of the budget goes on wages.", "66% of the budget goes on wages.", "66%"),
+    ("Apprentices pay 40% of the full rate.", "Apprentices pay half price.", "half"),
 ])
 def test_numbers_that_differ(nli, premise, hypothesis, missing):
     s = sig(nli, premise, hypothesis)
@@ -106,6 +144,33 @@ def test_number_matching_follows_quantity(nli):
                 continue
             assert s["numbers"] == 1, (a, b)
             assert (s["numeric_mismatches"] == 0) == same, (a, b, s)
+
+
+_READING_TEXTS = ["7:15", "07:15", "19:15", "7:15 am", "7:15 pm", "a quarter past seven",
+                  "quarter past seven in the evening", "12:30", "00:30", "half past twelve", "33% of", "33.3% of",
+                  "34% of", "a third of", "two-thirds of", "67% of", "66% of", "half of", "50% of", "half price"]
+
+
+def test_clock_and_share_rules_agree_with_same_quantity(nli):
+    # the lexical NLI (same_time_of_day / same_share in C++) and number_alignment.same_quantity
+    # (Python) apply one rule
+    from director_fast.number_alignment import same_quantity
+    from director_fast.numbers import find_numbers
+
+    def sentence(x):
+        return f"They pay {x} the fee." if x.endswith(" of") or x.endswith("price") else f"It starts at {x}."
+
+    for a in _READING_TEXTS:
+        (ma,) = find_numbers(sentence(a))
+        for b in _READING_TEXTS:
+            (mb,) = find_numbers(sentence(b))
+            s = sig(nli, sentence(a), sentence(b))
+            assert s["numbers"] == 1, (a, b)
+            assert (s["numeric_mismatches"] == 0) == same_quantity(mb, ma) == same_quantity(ma, mb), (a, b, s)
+    both = {(a, b) for a in _READING_TEXTS for b in _READING_TEXTS
+            if same_quantity(find_numbers(sentence(a))[0], find_numbers(sentence(b))[0])}
+    assert ("7:15", "19:15") in both and ("7:15", "7:15 pm") in both and ("a third of", "33.3% of") in both
+    assert ("7:15 am", "19:15") not in both and ("07:15", "19:15") not in both and ("34% of", "a third of") not in both
 
 
 def test_identical_is_zero(nli):

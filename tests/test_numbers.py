@@ -163,6 +163,37 @@ TABLE = [
     ("1,500 g, 2,000 m, 1.5 l or 1.5 L", [("1,500 g", 1500, "g"), ("2,000 m", 2000, "m"), ("1.5 l", 1.5, "l"),
                                           ("1.5 L", 1.5, "l")]),
     ("5 G, 5 M, 5m, five m", [("5", 5, ""), ("5", 5, ""), ("5m", 5e6, ""), ("five", 5, "")]),
+    # clock phrases in words: minutes since midnight; the half-day stays open without a part of the day
+    ("Doors open at half past four, the talk is at a quarter past five and ends at quarter to eight.",
+     [("half past four", 270, "time"), ("a quarter past five", 315, "time"), ("quarter to eight", 465, "time")]),
+    ("Meet at twenty-five past two or at ten to one; dinner is at eight o'clock or around half nine.",
+     [("twenty-five past two", 145, "time"), ("ten to one", 770, "time"), ("eight o'clock", 480, "time"),
+      ("half nine", 570, "time")]),
+    ("The ferry leaves at ten past six in the morning and returns at twenty to eleven at night.",
+     [("ten past six in the morning", 370, "time"), ("twenty to eleven at night", 1360, "time")]),
+    ("Check-in is 4:45 in the afternoon, supper 6.15 in the evening, lights out 10 in the evening.",
+     [("4:45 in the afternoon", 1005, "time"), ("6.15 in the evening", 1095, "time"),
+      ("10 in the evening", 1320, "time")]),
+    ("Trains run at 2 o'clock, at eleven in the morning and at twelve at night.",
+     [("2 o'clock", 120, "time"), ("eleven in the morning", 660, "time"), ("twelve at night", 0, "time")]),
+    # a range: the marked end fixes the other side's half-day
+    ("Rehearsals go from half past four until 8 pm, or between seven and 10 pm.",
+     [("half past four", 990, "time"), ("8 pm", 1200, "time"), ("seven", 1140, "time"), ("10 pm", 1320, "time")]),
+    # not clock times: ranges of counts, "from ten to nine", unit words, no context
+    ("Groups of five to ten people, from ten to nine, twenty past six months, cut in half eight times.",
+     [("five", 5, ""), ("ten", 10, ""), ("ten", 10, ""), ("nine", 9, ""), ("twenty", 20, ""),
+      ("six months", 6, "month"), ("half", 0.5, ""), ("eight times", 8, "times")]),
+    # shares written as fractions: percentages
+    ("Grants cover three-quarters of tuition, a third of travel, two thirds of rent and one-fifth of food.",
+     [("three-quarters", 75, "%"), ("a third", 100 / 3, "%"), ("two thirds", 200 / 3, "%"), ("one-fifth", 20, "%")]),
+    ("Half of the plots, a quarter of the sheds and three-tenths of the paths; kids pay half price.",
+     [("Half", 50, "%"), ("a quarter", 25, "%"), ("three-tenths", 30, "%"), ("half", 50, "%")]),
+    ("Seniors pay half the entry fee.", [("half", 50, "%")]),
+    # not shares: a fraction of a unit, of a number, after "last"; an ordinal
+    ("three-quarters of an hour, a quarter of a mile, half of the £8.40 fare, the last three quarters of "
+     "the season, the third of June",
+     [("three-quarters of an hour", 0.75, "h"), ("a quarter of a mile", 0.25, "mile"), ("half", 0.5, ""),
+      ("£8.40", 8.4, "gbp"), ("three", 3, "")]),
 ]
 
 # (text, [(surface, quantity, base_unit), ...]): the value in the base unit of its dimension.
@@ -243,9 +274,20 @@ def test_code_point_offsets_after_non_ascii(text, surface, start):
     assert text[m.start:m.end] == surface
 
 
+@pytest.mark.parametrize("text,open_", [
+    ("7:15", True), ("12:40", True), ("half past seven", True), ("seven o'clock", True), ("5:30 to 9", True),
+    ("07:15", False), ("19:15", False), ("7:15 am", False), ("7:15 pm", False), ("noon", False),
+    ("half past seven in the evening", False), ("6:30 to 9 pm", False), ("75%", False), ("7", False),
+])
+def test_half_day_open(text, open_):
+    m = find_numbers(text)[0]
+    assert m.half_day_open is open_, (text, m)
+
+
 def test_core_returns_tuples():
-    assert _core.find_numbers("Café costs €3.50 at 5:30 pm") == [
-        (11, 16, 3.5, "eur", "€3.50"), (20, 27, 1050.0, "time", "5:30 pm")]
+    assert _core.find_numbers("Café costs €3.50 at 5:30 pm, 6:45") == [
+        (11, 16, 3.5, "eur", "€3.50", False), (20, 27, 1050.0, "time", "5:30 pm", False),
+        (29, 33, 405.0, "time", "6:45", True)]
     assert _core.find_numbers("") == []
     m = find_numbers("8 kg")[0]
     assert m == NumberMention(0, 4, 8.0, "kg", "8 kg")
@@ -288,6 +330,10 @@ def test_pathological_inputs_are_linear():
         "an hour and a " * 100_000,
         "one point " * 100_000,          # decimals that never get their digit word
         "five pounds and " * 100_000,    # pence that never come
+        "half past " * 50_000,           # clock phrases that never get their hour
+        "at ten to " * 50_000,
+        "two-thirds of the " * 50_000,   # shares (looks back for "last")
+        "9 in the " * 50_000,
     ]
     # scripts/sanitize.sh sets DIRECTOR_FAST_SANITIZED: ASan/UBSan and PYTHONMALLOC=malloc make
     # every call several times slower (a quadratic input would still take minutes)
@@ -319,7 +365,8 @@ pieces = st.sampled_from(
     "8 kg 2,500 1,234.5 12.05.2020 08:30 5:30 pm 9am a.m. p.m noon midnight twenty-five twenty five "
     "hundred and thousand a an million bn 3bn $ € £ ¥ EUR NOK US$ 12 0 99 % percent per cent sq ft "
     "m² ° C - – to / : . , ' ’ covid19 v1.2.3 é 中 😀 \u00a0 \u2009 \n one two half dozen hour day week "
-    "fortnight quarter quarters three of once times g m l L kg until till between 6.30 minutes hours".split(" "))
+    "fortnight quarter quarters three of once times g m l L kg until till between 6.30 minutes hours "
+    "past o'clock o’clock in the morning evening at night thirds fifth price at ten to seven".split(" "))
 seps = st.sampled_from(["", " ", "  ", "-", ".", ",", ":", "\n", "\u00a0"])
 number_texts = st.lists(st.tuples(pieces, seps), max_size=25).map(lambda xs: "".join(a + b for a, b in xs))
 any_text = st.text(max_size=120)

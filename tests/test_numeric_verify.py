@@ -158,3 +158,22 @@ def test_anchor_number_is_align_number():
     wrong = "Subsidence claims carry £500."
     ms = find_numbers(wrong)
     assert align_numbers(wrong, ms, ev)[0].kind == "conflict"
+
+
+@pytest.mark.parametrize("evidence,claim,kind", [
+    ("Last boarding at the quay is at 19:15.", "Last boarding at the quay is at a quarter past seven.", "equal"),
+    ("Last boarding at the quay is at 19:15.", "Last boarding at the quay is at 7:15.", "equal"),
+    ("Last boarding at the quay is at 19:15.", "Last boarding at the quay is at 7:15 am.", "conflict"),
+    ("Last boarding at the quay is at 19:15.", "Last boarding at the quay is at 07:15.", "conflict"),
+    ("Last boarding at the quay is at 7:15 pm.", "Last boarding at the quay is at half past seven.", "conflict"),
+    ("The hardship fund covers 75% of course fees.", "The hardship fund covers three-quarters of course fees.",
+     "equal"),
+    ("The hardship fund covers 33% of course fees.", "The hardship fund covers a third of course fees.", "equal"),
+    ("The hardship fund covers 60% of course fees.", "The hardship fund covers two-thirds of course fees.",
+     "conflict"),
+])
+def test_align_number_reads_open_clock_times_and_written_shares(evidence, claim, kind):
+    ev = evidence_numbers([evidence])
+    ms = find_numbers(claim)
+    assert len(ms) == 1
+    assert align_number(claim, ms[0], ms, ev).kind == kind

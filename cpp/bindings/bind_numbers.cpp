@@ -46,7 +46,7 @@ struct Found {
 void bind_numbers(py::module_& m) {
   m.def(
       "find_numbers",
-      [](const TextArg& text) -> py::typing::List<py::typing::Tuple<py::int_, py::int_, py::float_, py::str, py::str>> {
+      [](const TextArg& text) -> py::typing::List<py::typing::Tuple<py::int_, py::int_, py::float_, py::str, py::str, py::bool_>> {
         std::u32string u = to_u32(text.obj, "text");  // InputTypeError / ValidationError (surrogate)
         std::vector<Found> found;
         {
@@ -64,13 +64,14 @@ void bind_numbers(py::module_& m) {
         py::list out(found.size());
         for (std::size_t i = 0; i < found.size(); ++i) {
           const Found& f = found[i];
-          out[i] = py::make_tuple(f.start, f.end, f.m.value, py::str(f.m.unit), py::str(f.m.surface));
+          out[i] = py::make_tuple(f.start, f.end, f.m.value, py::str(f.m.unit), py::str(f.m.surface),
+                                f.m.half_day_open);
         }
         return out;
       },
       py::arg("text"),
-      "Number mentions of `text` as (start, end, value, unit, surface) tuples; start/end in code "
-      "points, text[start:end] == surface. See director_fast.numbers.find_numbers.");
+      "Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; "
+      "start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.");
 }
 
 }  // namespace director_fast::bindings

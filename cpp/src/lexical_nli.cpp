@@ -265,6 +265,7 @@ struct Token {
   std::string unit;
   double quantity = 0.0;  // value in the base unit of its dimension (NumberMention::quantity)
   std::string base_unit;
+  bool half_day_open = false;  // NumberMention::half_day_open
 };
 
 // Sentence spans [start, end) in UTF-8 bytes, by the package's one segmenter (split_sentences of
@@ -315,6 +316,7 @@ void push_number(const NumberMention& m, std::string_view s, int sid, std::vecto
   t.unit = m.unit;
   t.quantity = m.quantity;
   t.base_unit = m.base_unit;
+  t.half_day_open = m.half_day_open;
   t.sentence = sid;
   std::size_t k = m.start;
   while (k < m.end && !is_ascii_lower(static_cast<char>(s[k] | 0x20))) ++k;
@@ -503,6 +505,7 @@ struct NumberRef {
   std::string unit;
   double quantity;
   std::string base_unit;
+  bool half_day_open;
 };
 
 // Slot hashing for the flat tables below: the splitmix64 finalizer (Steele et al., "Fast
@@ -642,7 +645,7 @@ struct LexicalPremise::Impl {
       if (t.negation) ++negation_counts[static_cast<std::size_t>(t.sentence)];
       if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
-        numbers.push_back({t.value, t.mantissa, t.unit, t.quantity, t.base_unit});
+        numbers.push_back({t.value, t.mantissa, t.unit, t.quantity, t.base_unit, t.half_day_open});
         const int id = ids.intern(number_key(t.value));
         pairs.emplace_back(id, t.sentence);
         key_id[i] = id;
@@ -730,6 +733,12 @@ struct LexicalPremise::Impl {
       if (!t.unit.empty() && !p.unit.empty() && t.unit != p.unit && t.base_unit == p.base_unit &&
           eq(t.quantity, p.quantity))
         return true;
+      // clock times with an open half-day ("7:15" is 07:15 or 19:15) and shares written as
+      // fractions ("a third of" / "33%"): the rules of numbers.hpp, shared with number_alignment
+      if (t.unit == "time" && p.unit == "time" &&
+          same_time_of_day(t.value, t.half_day_open, p.value, p.half_day_open))
+        return true;
+      if (t.unit == "%" && p.unit == "%" && same_share(t.value, p.value)) return true;
       const bool unit_ok = t.unit.empty() || p.unit.empty() || t.unit == p.unit;
       if (!unit_ok) continue;
       if (eq(t.value, p.value)) return true;

@@ -10,6 +10,8 @@
 #include "director_fast/portable.hpp"
 #include "director_fast/utf8.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <charconv>
 #include <cstdint>
@@ -411,8 +413,8 @@ struct Raw {
   bool prefix = false;         // the unit is a currency written before the number
   // Clock readings for time ranges (share_ranges): `marked` for a time with its half-day known
   // (am / pm, noon, midnight); clock_h >= 0 for a reading whose half-day is open: an unmarked
-  // "6:30" (hour 1..12 without a leading zero), or, only next to a marked time, a bare "6" or a
-  // "6.30" (hour clock_h, minutes clock_m).
+  // "6:30" (hour 1..12 without a leading zero), or, only next to a marked time, a bare "6", a
+  // written "six" or a "6.30" (hour clock_h, minutes clock_m).
   bool marked = false;
   int clock_h = -1;
   double clock_m = 0.0;
@@ -502,6 +504,7 @@ class Parser {
       m.quantity = b.mul == 1 && b.div == 1 ? r.value : r.value * b.mul / b.div;
       m.base_unit = b.key;
       m.written = r.written;
+      m.half_day_open = std::strcmp(r.unit, "time") == 0 && !r.marked && r.clock_h >= 1;
       m.surface = std::string(s_.substr(m.start, m.end - m.start));
       out.push_back(std::move(m));
     }
@@ -635,7 +638,7 @@ class Parser {
           emit(r);
           return r.lb;
         }
-        if (written(i, r)) {
+        if (clock_phrase(i, r) || share(i, r) || written(i, r)) {
           emit(r);
           return r.lb;
         }
@@ -721,6 +724,261 @@ class Parser {
 
   static int to_24h(int h, bool pm) { return h % 12 + (pm ? 12 : 0); }
 
+  // A part of the day after lexeme j - 1: " in the morning" (*kind 0), " in the afternoon" / " in
+  // the evening" (1), " at night" (2). Returns the lexeme after it; 0 when there is none.
+  std::size_t day_part(std::size_t j, int* kind) const {
+    if (!is(j, K::Space)) return 0;
+    const Low w = low(j + 1);
+    if (w == "at" && is(j + 2, K::Space) && low(j + 3) == "night") {
+      *kind = 2;
+      return j + 4;
+    }
+    if (w != "in" || !is(j + 2, K::Space) || low(j + 3) != "the" || !is(j + 4, K::Space)) return 0;
+    const Low v = low(j + 5);
+    if (v == "morning") {
+      *kind = 0;
+    } else if (v == "afternoon" || v == "evening") {
+      *kind = 1;
+    } else {
+      return 0;
+    }
+    return j + 6;
+  }
+
+  // The 24-hour hour of a reading's hour h (1..12) in a part of the day: the morning is am, the
+  // afternoon and evening pm; at night 5..11 are pm, 1..4 am and 12 is midnight.
+  static int day_part_hour(int h, int kind) {
+    if (kind == 0) return h % 12;
+    if (kind == 1) return h % 12 + 12;
+    return h == 12 ? 0 : h <= 4 ? h : h + 12;
+  }
+
+  // An hour of a clock phrase at lexeme j: "one".."twelve", or 1..12 in digits without a leading
+  // zero and not followed by ":", "." or "," and digits ("3:30", "3.5" are other grammars).
+  bool clock_hour(std::size_t j, int* h) const {
+    if (is(j, K::Num)) {
+      if (len(j) > 2 || text(j)[0] == '0') return false;
+      if ((punct(j + 1, ':') || punct(j + 1, '.') || punct(j + 1, ',')) && is(j + 2, K::Num)) return false;
+      *h = small_int(j);
+    } else {
+      const Written* w = written_words().find(low(j));
+      if (w == nullptr || !(w->kind == WrittenKind::Digit || w->kind == WrittenKind::Teen)) return false;
+      *h = static_cast<int>(w->value);
+    }
+    return *h >= 1 && *h <= 12;
+  }
+
+  // Is the word before byte a (after horizontal spaces) one that introduces a clock time: "at",
+  // "by", "around", "about", "before", "after", "until", "till", "til", "since"; with `wide`, also
+  // "from", "to", "between", "and" (they also join ranges of counts: "from ten to nine", "five to
+  // ten people", so the "ten to nine" form never counts them).
+  bool clock_context(std::size_t a, bool wide) const {
+    std::size_t k = a;
+    while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '\t')) --k;
+    if (k == a) return false;
+    for (const char* w : {"at", "by", "around", "about", "before", "after", "until", "till", "til", "since"})
+      if (ascii_word_before(k, w)) return true;
+    if (!wide) return false;
+    for (const char* w : {"from", "to", "between", "and"})
+      if (ascii_word_before(k, w)) return true;
+    return false;
+  }
+
+  // Is the word before byte a (after horizontal spaces) "from" or "between"?
+  bool range_opener(std::size_t a) const {
+    std::size_t k = a;
+    while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '\t')) --k;
+    return k < a && (ascii_word_before(k, "from") || ascii_word_before(k, "between"));
+  }
+
+  // The end of a clock reading h:m (h 1..12 as read: "quarter to eight" is 7:45) from lexeme
+  // i whose hour (written_h as written) ends before lexeme j: an optional "o'clock", then an
+  // optional meridiem or part of the day ("half past three in the afternoon": 15:30). A reading
+  // followed by a hyphen, a letter suffix or a unit or scale word is no time ("three-year", "six
+  // months"). `bare_ok`: the reading may stand alone (its half-day then open); `part_ok`: a part
+  // of the day may mark it (a meridiem and "o'clock" always may). Sets r; false when no time.
+  bool clock_tail(std::size_t i, std::size_t j, int h, int m, int written_h, bool bare_ok, bool part_ok, Raw& r) {
+    if (punct(j, '-') || (is(j, K::Word) && !(low(j) == "am" || low(j) == "pm"))) return false;
+    std::size_t e = j;
+    bool oclock = false;
+    if (is(j, K::Space) && low(j + 1) == "o" && punct(j + 2, '\'') && low(j + 3) == "clock") {
+      e = j + 4;
+      oclock = true;
+    } else if (is(j, K::Space) && low(j + 1) == "oclock") {
+      e = j + 2;
+      oclock = true;
+    }
+    std::size_t e2 = 0;
+    bool pm = false;
+    int part = 0;
+    int hour24 = -1;
+    if (meridiem(e, &e2, &pm)) {
+      hour24 = to_24h(h, pm);
+    } else if ((e2 = day_part(e, &part)) != 0 && (part_ok || oclock)) {
+      hour24 = day_part_hour(h, part);
+    } else {
+      if (!(bare_ok || oclock)) return false;
+      if (is(e, K::Space)) {
+        const Low w = low(e + 1);
+        if (measure_unit(e + 1) != nullptr || scale_word(w) > 0 || w == "hundred" || w == "dozen") return false;
+      }
+      e2 = e;
+    }
+    r.la = i;
+    r.lb = e2;
+    r.unit = "time";
+    r.mantissa = written_h;
+    r.written = !is(i, K::Num);
+    if (hour24 >= 0) {
+      r.value = hour24 * 60.0 + m;
+      r.marked = true;
+    } else {
+      r.value = h * 60.0 + m;  // the reading as written (12:xx for twelve); the half-day is open
+      r.clock_h = h;
+      r.clock_m = m;
+    }
+    return true;
+  }
+
+  // Clock phrases from the word at i: "half past three", "a quarter past seven", "quarter to
+  // eight", "twenty-five past six", "ten to nine", "half seven" (7:30), "seven o'clock", "nine in
+  // the evening", "seven pm" (numbers.hpp lists when the ambiguous forms count).
+  bool clock_phrase(std::size_t i, Raw& r) {
+    std::size_t j = i;
+    if (article(i) && is(i + 1, K::Space) && low(i + 2) == "quarter") j = i + 2;  // "a quarter past"
+    const Low w = low(j);
+    int m = 0;
+    std::size_t mend = j + 1;
+    if (w == "quarter") {
+      m = 15;
+    } else if (w == "half") {
+      m = 30;
+    } else if (w == "five") {
+      m = 5;
+    } else if (w == "ten") {
+      m = 10;
+    } else if (w == "twenty") {
+      m = 20;
+      if ((punct(j + 1, '-') || is(j + 1, K::Space)) && low(j + 2) == "five") {
+        m = 25;
+        mend = j + 3;
+      }
+    }
+    int h = 0;
+    if (m > 0 && is(mend, K::Space) && is(mend + 2, K::Space) && clock_hour(mend + 3, &h)) {
+      const Low rel = low(mend + 1);
+      if (rel == "past" || rel == "after") {
+        return clock_tail(i, mend + 4, h, m, h, /*bare_ok=*/true, /*part_ok=*/true, r);
+      }
+      if (rel == "to" && m != 30) {  // "quarter to eight": 7:45; "ten to one": 12:50
+        // "from ten to nine (pm)", "between five to ten" are ranges
+        if (m != 15 && range_opener(L_[i].a)) return false;
+        const bool sure = m == 15 || clock_context(L_[i].a, /*wide=*/false);
+        return clock_tail(i, mend + 4, h == 1 ? 12 : h - 1, 60 - m, h, sure, /*part_ok=*/true, r);
+      }
+    }
+    if (j != i) return false;
+    if (w == "half" && is(i + 1, K::Space) && clock_hour(i + 2, &h)) {  // British "half seven": 7:30
+      return clock_tail(i, i + 3, h, 30, h, clock_context(L_[i].a, /*wide=*/true), /*part_ok=*/true, r);
+    }
+    if (is(i, K::Word) && clock_hour(i, &h)) {  // "seven o'clock", "nine in the evening", "seven pm"
+      return clock_tail(i, i + 1, h, 0, h, /*bare_ok=*/false, clock_context(L_[i].a, /*wide=*/true), r);
+    }
+    return false;
+  }
+
+  // A share written as a fraction of a whole, as a percentage (unit "%", span the fraction words):
+  // "half of" (50), "a third of", "one-third of" (100/3), "two-thirds of", "a quarter of" (25),
+  // "three quarters of", "three-quarters of" (75), "one-fifth of" (20), "three-tenths of", "an
+  // eighth of", "half the" / "half your" (a determiner after "half") and "half price" /
+  // "half-price" (50). Numerator "a" / "an" / "one".."nine" below
+  // the denominator (2, 3, 4, 5, 8, 10), a singular fraction word after "a" / "one", a plural one
+  // after a larger numerator. Not when "of" is followed by a unit, a scale word or "dozen" (after
+  // an optional article: "three-quarters of an hour" is a duration, the grammar of written()),
+  // nor after "first", "last", "next", "past", "previous", "following" ("the last three quarters
+  // of the year" are quarters of a year). Before a number ("half of the £9.50", "two-thirds of
+  // 300 seats") the fraction is a plain value (0.5, 2/3, no unit): a factor of that number.
+  bool share(std::size_t i, Raw& r) {
+    const Low w = low(i);
+    int num = 0, den = 0;
+    std::size_t j = 0;  // the lexeme after the fraction words
+    if (w == "half") {
+      if ((is(i + 1, K::Space) || punct(i + 1, '-')) && low(i + 2) == "price") {  // "half price"
+        num = 1;
+        den = 2;
+        j = i + 1;
+      } else {
+        num = 1;
+        den = 2;
+        j = i + 1;
+        if (!(of_share(j) || (is(j, K::Space) && determiner(low(j + 1))))) return false;  // "half the fee"
+      }
+    } else {
+      const bool art = article(i);
+      if (art) {
+        num = 1;
+      } else {
+        const Written* x = written_words().find(w);
+        if (x == nullptr || x->kind != WrittenKind::Digit || x->value < 1) return false;
+        num = static_cast<int>(x->value);
+      }
+      if (!(is(i + 1, K::Space) || (!art && punct(i + 1, '-')))) return false;
+      const Low f = low(i + 2);
+      if (f.empty()) return false;
+      const bool plural = f[f.size() - 1] == 's';
+      const std::string_view stem(f.s, plural ? f.size() - 1 : f.size());
+      den = stem == "half" ? 2 : stem == "third" ? 3 : stem == "quarter" ? 4 : stem == "fifth" ? 5
+          : stem == "eighth" ? 8 : stem == "tenth" ? 10 : 0;
+      if (den == 0 || num >= den || plural != (num > 1) || (den == 2 && art)) return false;
+      j = i + 3;
+      if (!of_share(j)) return false;
+    }
+    std::size_t k = L_[i].a;
+    while (k > 0 && (s_[k - 1] == ' ' || s_[k - 1] == '\t')) --k;
+    if (k < L_[i].a)
+      for (const char* x : {"first", "last", "next", "past", "previous", "following"})
+        if (ascii_word_before(k, x)) return false;
+    r.la = i;
+    r.lb = j;
+    r.written = true;
+    if (of_number(j)) {  // "half of the £9.50", "two-thirds of 300": a fraction of that number
+      r.value = r.mantissa = static_cast<double>(num) / den;
+      return true;
+    }
+    r.value = r.mantissa = 100.0 * num / den;
+    r.unit = "%";
+    return true;
+  }
+
+  // " of " after lexeme j - 1 and a number after an optional determiner or article ("of the
+  // £9.50", "of 300", "of the twelve seats").
+  bool of_number(std::size_t j) const {
+    if (!(is(j, K::Space) && low(j + 1) == "of" && is(j + 2, K::Space))) return false;
+    std::size_t k = j + 3;
+    if ((article(k) || determiner(low(k))) && is(k + 1, K::Space)) k += 2;
+    if (is(k, K::Num) || is(k, K::Sym)) return true;
+    if (is(k + 1, K::Sym) && dollar_prefix(low(k)) != nullptr) return true;  // "US$5"
+    if (currency_code(low(k)) != nullptr && is(k + 1, K::Space) && is(k + 2, K::Num)) return true;  // "EUR 12"
+    const Written* w = written_words().find(low(k));
+    return w != nullptr && (w->kind == WrittenKind::Digit || w->kind == WrittenKind::Teen || w->kind == WrittenKind::Tens);
+  }
+
+  // The words after which "half" is a share ("half the fee", "half your deposit").
+  static bool determiner(std::string_view w) {
+    return w == "the" || w == "his" || w == "her" || w == "its" || w == "their" || w == "your" || w == "our" ||
+           w == "my" || w == "this" || w == "that" || w == "these" || w == "those";
+  }
+
+  // " of " after lexeme j - 1, followed by no unit, scale word or "dozen" (after an optional
+  // article: "of an hour", "of a million").
+  bool of_share(std::size_t j) const {
+    if (!(is(j, K::Space) && low(j + 1) == "of" && is(j + 2, K::Space))) return false;
+    std::size_t k = j + 3;
+    if (article(k) && is(k + 1, K::Space)) k += 2;
+    const Low w = low(k);
+    return !(measure_unit(k) != nullptr || scale_word(w) > 0 || w == "dozen" || w == "hundred");
+  }
+
   // "08:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "12 noon", "12 midnight".
   bool time_of_day(std::size_t i, Raw& r) {
     if (len(i) > 2) return false;
@@ -739,8 +997,13 @@ class Parser {
         end += 2;
       }
       std::size_t e2 = 0;
+      int part = 0;
       if (meridiem(end, &e2, &pm)) {
         if (h >= 1 && h <= 12) h = to_24h(h, pm);  // "17:30 pm": the marker is redundant
+        end = e2;
+        r.marked = true;
+      } else if (h <= 24 && (e2 = day_part(end, &part)) != 0) {  // "3:30 in the afternoon"
+        if (h >= 1 && h <= 12) h = day_part_hour(h, part);  // "15:30 in the afternoon": redundant
         end = e2;
         r.marked = true;
       } else if (h >= 1 && h <= 12 && text(i)[0] != '0') {  // "6:30": am or pm is open
@@ -751,9 +1014,16 @@ class Parser {
       if (h == 24) h = 0;  // "24:00" is midnight, like "midnight" and "12 am"
     } else if (punct(i + 1, '.') && is(i + 2, K::Num) && len(i + 2) == 2) {  // "5.30 pm" only
       const int m = small_int(i + 2);
-      if (m > 59 || h < 1 || h > 12 || !meridiem(i + 3, &end, &pm)) return false;
+      if (m > 59 || h < 1 || h > 12) return false;
+      int part = 0;
+      if (meridiem(i + 3, &end, &pm)) {
+        h = to_24h(h, pm);
+      } else if ((end = day_part(i + 3, &part)) != 0) {  // "5.30 in the evening"
+        h = day_part_hour(h, part);
+      } else {
+        return false;
+      }
       minutes = m;
-      h = to_24h(h, pm);
       r.marked = true;
     } else if (h >= 1 && h <= 12 && meridiem(i + 1, &end, &pm)) {
       h = to_24h(h, pm);
@@ -763,7 +1033,8 @@ class Parser {
       end = i + 3;
       r.marked = true;
     } else {
-      return false;
+      int hour = 0;  // "7 o'clock", "9 in the evening"
+      return clock_hour(i, &hour) && clock_tail(i, i + 1, hour, 0, hour, /*bare_ok=*/false, /*part_ok=*/true, r);
     }
     r.la = i;
     r.lb = end;
@@ -1194,6 +1465,12 @@ class Parser {
     if (!*r.unit) j = unit(j, r);
     j = subunits(j, r);
     r.lb = j;
+    if (!*r.unit && r.scale == 1.0 && r.value >= 1 && r.value <= 12 && r.value == std::floor(r.value) &&
+        (written_words().find(w) != nullptr && (written_words().find(w)->kind == WrittenKind::Digit ||
+                                                 written_words().find(w)->kind == WrittenKind::Teen))) {
+      // a bare "six": a clock reading next to a marked time
+      r.clock_h = static_cast<int>(r.value);
+    }
     return true;
   }
 
@@ -1333,5 +1610,22 @@ class Parser {
 }  // namespace
 
 std::vector<NumberMention> find_numbers(std::string_view text) { return Parser(text).run(); }
+
+namespace {
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b))); }
+}  // namespace
+
+bool same_time_of_day(double a, bool a_open, double b, bool b_open) {
+  if (close(a, b)) return true;
+  if (!a_open && !b_open) return false;
+  return close(std::fabs(a - b), 720.0);
+}
+
+bool same_share(double a, double b) {
+  if (close(a, b)) return true;
+  // a third or two thirds (the values of "a third of", "two-thirds of") against its rounding
+  auto third = [](double v) { return close(v, 100.0 / 3.0) || close(v, 200.0 / 3.0); };
+  return (third(a) || third(b)) && std::fabs(a - b) <= 0.5 + 1e-9;
+}
 
 }  // namespace director_fast

@@ -616,9 +616,9 @@ def declarative_part(text: typing.Any) -> str:
     """
     The sentences of `text` that assert something (questions and requests dropped), joined with one space; see director_fast.core.scorer.declarative_part.
     """
-def find_numbers(text: str) -> list[tuple[int, int, float, str, str]]:
+def find_numbers(text: str) -> list[tuple[int, int, float, str, str, bool]]:
     """
-    Number mentions of `text` as (start, end, value, unit, surface) tuples; start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.
+    Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.
     """
 def lexical_stem(word: str) -> str:
     """

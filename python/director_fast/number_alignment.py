@@ -177,10 +177,40 @@ def checkable(mentions: Sequence[Any]) -> list[Any]:
             or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
 
 
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def _same_reading(a: Any, b: Any) -> bool | None:
+    """The clock and share rules of ``same_time_of_day`` / ``same_share`` in
+    cpp/include/director_fast/numbers.hpp (the lexical NLI's): two times of day are the same when
+    equal or, when either one's half-day is open (:attr:`~NumberMention.half_day_open`: "7:15"),
+    720 minutes apart; two percentages when equal or one is a third or two thirds ("a third of")
+    and the other within half a percentage point ("33%", "66.7%"). None when the two mentions are
+    not both times or both percentages."""
+    if a.unit == "time" and b.unit == "time":
+        if _close(a.value, b.value):
+            return True
+        open_ = getattr(a, "half_day_open", False) or getattr(b, "half_day_open", False)
+        return open_ and _close(abs(a.value - b.value), 720.0)
+    if a.unit == "%" and b.unit == "%":
+        if _close(a.value, b.value):
+            return True
+        third = any(_close(v, 100 / 3) or _close(v, 200 / 3) for v in (a.value, b.value))
+        return third and abs(a.value - b.value) <= 0.5 + 1e-9
+    return None
+
+
 def same_quantity(a: Any, b: Any) -> bool:
     """Whether two mentions state the same quantity: equal :attr:`~NumberMention.quantity`
     (relative tolerance 1e-9) and no two different base units ("2 weeks" == "14 days"; "£5" !=
-    "5 kg"; a bare number takes any unit's value)."""
+    "5 kg"; a bare number takes any unit's value). Times of day and percentages follow the
+    lexical NLI's rules: an unmarked "7:15" (:attr:`~NumberMention.half_day_open`) is 07:15 or
+    19:15 ("7:15 am" is not 19:15), and a written third or two thirds ("a third of", "two-thirds
+    of") matches a percentage within half a point of it ("33%", "33.3%", "67%", "66.7%")."""
+    reading = _same_reading(a, b)
+    if reading is not None:
+        return reading
     if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
         return False
     return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))

@@ -47,6 +47,27 @@ Recognised (each mention is one contiguous span of the text):
   ``"11 to 2 pm"``: 660 and 840; ``"9 to midnight"``: 1260 and 0), an unmarked end the first such
   time after the start (``"9 am to 5:30"``: 540 and 1050). Without a meridiem nothing is inferred
   (``"9 to 5:30"``: 9 and 330), and a 24-hour reading (``"08:30"``, ``"17:30"``) is never an anchor;
+* clock phrases as times of day: ``"half past three"`` (210), ``"a quarter past seven"``,
+  ``"quarter to eight"`` (465), ``"twenty-five past two"``, ``"seven o'clock"``; ``"ten to nine"``
+  and the other "five / ten / twenty / twenty-five to" forms only after ``"at"``, ``"by"``,
+  ``"around"``, ``"about"``, ``"before"``, ``"after"``, ``"until"``, ``"till"`` or ``"since"`` (never
+  after ``"from"`` or ``"between"``: ``"from ten to nine"`` is a range) or with a part of the day;
+  British ``"half seven"`` (450) after one of those words or ``"from"``, ``"to"``, ``"between"``,
+  ``"and"``. A clock reading followed by ``"in the morning"`` is am, by ``"in the afternoon"`` /
+  ``"in the evening"`` pm, by ``"at night"`` pm for 5..11, am for 1..4 and midnight for 12:
+  ``"3:30 in the afternoon"`` (930), ``"9 in the evening"`` (1260), ``"nine in the evening"`` after
+  one of the words above. Without a meridiem or part of the day the half-day is open
+  (:attr:`NumberMention.half_day_open`; a range with one meridiem fixes it as for ``"6:30"``);
+* shares written as fractions, as percentages (unit ``"%"``, the span being the fraction words):
+  ``"half of"``, ``"half the"`` / ``"half your"`` (a determiner after ``"half"``), ``"half price"``
+  (50), ``"a quarter of"`` (25), ``"three quarters of"`` / ``"three-quarters of"`` (75), ``"a third
+  of"`` (100/3), ``"two-thirds of"`` (200/3), ``"one-fifth of"`` (20), ``"three-tenths of"``, ``"an
+  eighth of"``: numerator ``"a"`` / ``"an"`` / ``"one"`` .. ``"nine"`` below the denominator (2, 3, 4,
+  5, 8, 10), singular after one, plural after more. Not when ``"of"`` is followed by a unit
+  (``"three-quarters of an hour"`` is 0.75 ``"h"``, ``"a quarter of a mile"`` 0.25 ``"mile"``), nor
+  after ``"first"``, ``"last"``, ``"next"``, ``"past"``, ``"previous"``, ``"following"`` (``"the last
+  three quarters of the year"``); before a number the fraction is a plain factor without unit
+  (``"half of the £9.50"``: 0.5; ``"two-thirds of 300"``: 0.666...);
 * ranges and dates split into their numbers: ``"1990-1995"``, ``"2023-05-12"``,
   ``"12/05/2020"``, ``"12.05.2020"`` (a dotted run of three or more parts is never a decimal). In a
   range joined by ``-``, ``–`` or ``to`` a unit or multiplier written once is shared:
@@ -123,6 +144,13 @@ class NumberMention:
         unit: canonical unit key, one of :data:`UNITS` (``""`` when none).
         surface: the mention as written, currency, multiplier and unit included (``"$3 billion"``,
             ``"8 kg"``, ``"EUR 12"``).
+        half_day_open: True for a time of day whose half-day is not stated: an unmarked
+            ``"7:15"`` or ``"12:30"`` (hour 1..12 without a leading zero, no am / pm, not fixed by
+            a marked time across a range), ``"half past three"``, ``"seven o'clock"``. Its
+            :attr:`value` is the reading as written (``"7:15"``: 435.0; hour 12 reads as 12:xx)
+            and it stands as well for the reading 720 minutes away (19:15). False for
+            ``"07:15"``, ``"19:15"``, ``"7:15 am"``, ``"noon"``, ``"half past three in the
+            afternoon"`` and for every mention that is not a time.
 
     Derived (properties, not fields): :attr:`base_unit` and :attr:`quantity`, the value in the base
     unit of its dimension (``"2 weeks"`` and ``"14 days"``: 20160 ``"min"``).
@@ -133,6 +161,7 @@ class NumberMention:
     value: float
     unit: str
     surface: str
+    half_day_open: bool = False
 
     @property
     def base_unit(self) -> str:
@@ -175,11 +204,15 @@ def find_numbers(text: str) -> list[NumberMention]:
         >>> [(m.value, m.unit) for m in find_numbers("Open 08:30-17:30 (5:30 pm on Fridays)")]
         [(510.0, 'time'), (1050.0, 'time'), (1050.0, 'time')]
         >>> find_numbers("Le café coûte 3 €.")[0]
-        NumberMention(start=14, end=17, value=3.0, unit='eur', surface='3 €')
+        NumberMention(start=14, end=17, value=3.0, unit='eur', surface='3 €', half_day_open=False)
         >>> [(m.surface, m.value) for m in find_numbers("twenty-five thousand pounds, 3bn, 2,500")]
         [('twenty-five thousand pounds', 25000.0), ('3bn', 3000000000.0), ('2,500', 2500.0)]
         >>> [(m.value, m.unit, m.quantity, m.base_unit) for m in find_numbers("2 weeks or 14 days")]
         [(2.0, 'week', 20160.0, 'min'), (14.0, 'day', 20160.0, 'min')]
+        >>> [(m.surface, m.value, m.half_day_open) for m in find_numbers("at 7:15, 07:15 or half past seven")]
+        [('7:15', 435.0, True), ('07:15', 435.0, False), ('half past seven', 450.0, True)]
+        >>> [(m.surface, m.value, m.unit) for m in find_numbers("three-quarters of the fee")]
+        [('three-quarters', 75.0, '%')]
     """
     if not isinstance(text, str):
         raise InputTypeError(f"text must be a str, got {type(text).__name__}")

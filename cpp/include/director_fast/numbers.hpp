@@ -29,6 +29,26 @@
 //     one mention in the smaller unit (90 "min", 75 "min", 17 "day") when the second part is less
 //     than one of the first's unit; nights, months and years are never joined, nor adjectives ("a
 //     2 hour and 30 minute slot");
+//   - clock phrases: "half past three", "a quarter past seven", "quarter to eight", "twenty past
+//     six", "ten to nine" (the "five / ten / twenty / twenty-five to" forms only after "at", "by",
+//     "around", "about", "before", "after", "until", "till" or "since", or with a part of the
+//     day), "seven o'clock", British "half seven" (7:30; only after one of those words or "from"),
+//     minutes "five", "ten", "quarter", "twenty", "twenty-five", "half" and "past" / "after" /
+//     "to", hours "one".."twelve" or 1..12 in digits; any clock reading may be followed by "in the
+//     morning" (am), "in the afternoon" / "in the evening" (pm) or "at night" (pm for 5..11, am
+//     for 1..4, midnight for 12), which fixes its half-day ("3:30 in the afternoon": 15:30; "9 in
+//     the evening": 21:00; "nine in the evening" after one of the words above); without them the
+//     half-day is open (half_day_open, value the reading as written: "half past three" 210);
+//   - shares written as fractions, as percentages (unit "%"): "half of", "a third of", "one-third
+//     of", "two-thirds of", "a quarter of", "three quarters of", "three-quarters of", "one-fifth
+//     of", "three-tenths of", "an eighth of" (numerator "a" / "an" / "one" .. "nine", below the
+//     denominator; a plural after a numerator above one), "half the" / "half your" ... (a
+//     determiner after "half": "half the adult fare") and "half price" / "half-price" (50); the
+//     span is the fraction words ("three-quarters");
+//     not when "of" is followed by a unit ("three-quarters of an hour" stays 0.75 h, "a quarter
+//     of a mile" 0.25 mile), nor after "first", "last", "next", "past", "previous" or
+//     "following" ("the last three quarters of the year"); before a number ("half of the £9.50",
+//     "two-thirds of 300 seats") the fraction is a plain value (0.5, 2/3, unit ""), a factor;
 //   - times of day: "08:30", "17:30", "17:30:15", "5:30 pm", "5.30pm", "9 am", "9am", "9 a.m.",
 //     "noon", "midday", "midnight", "12 noon": value = minutes since midnight, unit "time"
 //     ("17:30" == "5:30 pm" == 1050; "12 am" == "midnight" == "24:00" == 0; "12 pm" == "noon" ==
@@ -83,9 +103,26 @@ struct NumberMention {
   // "g", "m", "ml"; any other unit, "" included, is its own base: quantity == value).
   double quantity = 0.0;
   std::string base_unit;
+  // A time of day whose half-day is not stated: an unmarked "7:15" or "12:30" (hour 1..12
+  // without a leading zero, no am / pm, not fixed by a marked time across a range), "half past
+  // three", "seven o'clock". `value` is the reading as written (hour 12 reads as 12:xx); the
+  // other reading is 720 minutes away. False for "07:15", "19:15", "7:15 am", "noon", "half past
+  // three in the afternoon" and every mention that is not a time.
+  bool half_day_open = false;
 };
 
 // Every number mention of `text`, in text order, non-overlapping.
 std::vector<NumberMention> find_numbers(std::string_view text);
+
+// Whether two times of day (minutes since midnight) may be the same clock time: equal, or, when
+// either one's half-day is open (NumberMention::half_day_open), 720 minutes apart ("7:15" is
+// 07:15 or 19:15; "7:15 am" and "19:15" are not the same). The one rule of the lexical NLI and of
+// director_fast.number_alignment.same_quantity.
+bool same_time_of_day(double a, bool a_open, double b, bool b_open);
+
+// Whether two percentages state the same share: equal (relative tolerance 1e-9), or one of them
+// is a third or two thirds (100/3, 200/3, written "a third of", "two-thirds of") and the other is
+// within half a percentage point of it ("33%", "33.3%", "67%", "66.7%"; not "34%" or "66%").
+bool same_share(double a, double b);
 
 }  // namespace director_fast
