@@ -220,3 +220,13 @@ def test_more_chat_units(text, kind):
 ])
 def test_chat_look_alikes_stay_claims(text):
     assert claims(text), kinds(text)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Bear in mind the plan has a minimum term of 12 months.", ["the plan has a minimum term of 12 months."]),
+    ("Just remember that children under 8 need an adult.", ["children under 8 need an adult."]),
+    ("Please note that parking is free after 6 pm.", ["parking is free after 6 pm."]),
+    ("Remember to bring your membership card.", ["Remember to bring your membership card."]),  # an instruction
+])
+def test_reminder_openers_are_dropped(text, expected):
+    assert claims(text) == expected

@@ -98,7 +98,8 @@ def test_a_telephone_number_is_matched_whole(answer, approved):
 POLICY = ["Rooms must be booked at least 14 days in advance.",
           "Bookings cancelled with less than 72 hours' notice are not refunded.",
           "Pets are prohibited in the reading rooms.",
-          "The help desk is open Monday to Friday and closed on Saturdays and Sundays."]
+          "The help desk is open Monday to Friday and closed on Saturdays and Sundays.",
+          "Children under 10 must be collected from the crèche by a parent."]
 
 
 @pytest.mark.parametrize("answer,approved", [
@@ -108,6 +109,8 @@ POLICY = ["Rooms must be booked at least 14 days in advance.",
     ("Pets are allowed in the reading rooms.", False),
     ("The help desk is closed at weekends.", True),
     ("Rooms have to be reserved at least 7 days ahead of time.", False),
+    ("Any child younger than 10 has to be picked up from the crèche by a parent.", True),
+    ("Any child younger than 12 has to be picked up from the crèche by a parent.", False),
 ])
 def test_common_paraphrases_are_matched(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=POLICY).review("Tell me the rules.", answer)

@@ -172,7 +172,8 @@ std::vector<std::string> stem_roots(const std::string& s) {
       {"said", "say"}, {"built", "build"}, {"wrote", "writ"},
       {"written", "writ"}, {"went", "go"}, {"gone", "go"}, {"came", "com"}, {"led", "lead"},
       {"grew", "grow"}, {"grown", "grow"}, {"knew", "know"}, {"known", "know"},
-      {"drove", "driv"}, {"driven", "driv"}, {"flew", "fly"}, {"flown", "fly"}};
+      {"drove", "driv"}, {"driven", "driv"}, {"flew", "fly"}, {"flown", "fly"},
+      {"children", "child"}, {"people", "person"}, {"men", "man"}, {"women", "woman"}};
   // ("found" is left alone: "founded" stems to it)
   // (suffix, shortest remainder kept); longer suffixes first where both could apply
   static const std::pair<const char*, std::size_t> rules[] = {

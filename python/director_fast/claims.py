@@ -56,6 +56,8 @@ Units
 
   Dropped the same way (``start`` moves forward, nothing is emitted for them):
 
+  - reminder openers: ``Bear in mind (that)``, ``Just remember that``, ``Please note that``,
+    ``It's worth noting that``, ``Don't forget that`` (not before "to ...": an instruction);
   - hedge and attribution openers that end at a comma and hold no digit: ``As far as I can
     see/tell (from ...),`` ``According to our/the ...,`` ``From what I can find,`` ``Based on
     the information I have,`` ``To my knowledge,`` (``"According to Dr Lowe, ..."`` keeps its
@@ -1038,6 +1040,24 @@ _OPENERS = _Patterns([
 ])
 
 
+# reminders that only introduce a statement: "Bear in mind (that) ...", "Just remember that ...",
+# "Please note that ...", "It's worth noting that ...", "Don't forget that ..."
+_REMINDER_RE = re.compile(
+    r"(?:(?:just|please|do|but|and|also)\s+)?(?:(?:bear|keep)\s+in\s+mind(?:\s+that)?|remember\s+that|note\s+that|"
+    r"(?:it['’]s\s+|it\s+is\s+)?worth\s+noting(?:\s+that)?|don['’]t\s+forget(?:\s+that)?|"
+    r"just\s+so\s+you\s+know[,:]?)\s+(?=[A-Za-z])", re.IGNORECASE)
+
+
+def _reminder(text: str, pos: int, end: int) -> int | None:
+    """The content start after a reminder opener (:data:`_REMINDER_RE`) followed by a statement
+    (not "to ...": "Remember to bring ID" is an instruction and stays whole); None when there is
+    none."""
+    m = _REMINDER_RE.match(text, pos, end)
+    if m is None or text.startswith("to ", m.end()) or not _has_alnum(text, m.end(), end):
+        return None
+    return m.end()
+
+
 def _opener(text: str, pos: int, end: int) -> int | None:
     """The content start after a hedge or attribution opener (:data:`_OPENERS`) that ends at a
     comma within its first 12 words and holds no digit; None when there is none."""
@@ -1551,6 +1571,7 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
             # "**How it works:** ..." and "As far as I can see, ..." are dropped like particles
             nxt = _label(text, pos, e)
             nxt = _opener(text, pos, e) if nxt is None else nxt
+            nxt = _reminder(text, pos, e) if nxt is None else nxt
             if nxt is None:
                 break
             unit_start = pos = nxt
