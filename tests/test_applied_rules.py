@@ -51,7 +51,7 @@ def test_the_verdict_on_applied_rules():
     ok = scorer.score("I'm 70, what do I pay?", "Visitors aged 65 and over pay £9, so at 70 you pay £9.")
     assert ok.approved, [(a.verdict, a.signal) for a in ok.attributions]
     bad = scorer.score("I'm 60, what do I pay?", "Visitors aged 65 and over pay £9, so at 60 you pay £9.")
-    assert not bad.approved and [(a.verdict, a.signal) for a in bad.attributions] == [("contradicted", "applied_rule")]
+    assert not bad.approved and [a.verdict for a in bad.attributions] == ["contradicted"]
     # the rule itself is still judged: a wrong bound is caught against the evidence
     wrong = scorer.score("I'm 70, what do I pay?", "Visitors aged 60 and over pay £9, so at 70 you pay £9.")
     assert not wrong.approved

@@ -24,8 +24,10 @@ A number of the claim is an application when all of these hold:
   6-month minimum term, so leaving after 3 months wouldn't be possible": 3 is outside, the
   application is negated).
 
-An application that disagrees with its rule ("aged 65 and over, so at 60 you qualify") is
-reported as such (the claim is contradicted by its own rule and the asker's number).
+An application that disagrees with its rule by this reading ("aged 65 and over, so at 60 you
+qualify") is reported as such; the scorer then leaves the claim whole, so the asker's number is
+checked like any other number (a reply may also describe what happens outside the bound: "£165
+covers up to 15 children, plus £8 for each extra", which this reading cannot tell apart).
 
 Thread safety: pure functions over immutable tables.
 """

@@ -579,12 +579,10 @@ class CoherenceScorer:
                 if sentences is not None:
                     judged = strip_derived(u.text, sentences.around(u.start, u.end))
                 applied = applied_rule(judged, roles.prompt) if judged is not None else None
-                if applied is not None:  # "I'm 70" -> "At 70 you pay the rate for 65 and over"
+                if applied is not None and applied.consistent:  # "I'm 70" -> "at 70 you pay the 65+ rate"
                     judged = applied.text
                 if judged is None:  # nothing but numbers computed right from the answer's own
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
-                elif applied is not None and not applied.consistent:  # "65 and over, so at 60 you qualify"
-                    decision, unit, chunks = ClaimDecision("contradicted", 0.8, "applied_rule"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
             # a bare "Not on her own." whose question the knowledge does not answer: its content is
