@@ -389,11 +389,25 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
         return EvidenceUnit(text, text, "kb:0", EvidenceChunk(text=text, distance=0.0), text)
 
     j = HybridJudge(AlwaysEntails(), LexicalJudge(df.LexicalNLI()))
+    # a unit contradicts: the lexical verdicts stand, even where the model would support
     got = j.compare("The shop opens at 9 am.", [unit("The shop opens at 08:30."), unit("Aisle 9 holds tools.")])
-    assert [(c.verdict, c.signal) for c in got] == [("contradicted", "number"), ("supported", "entailment")]
+    assert [c.verdict for c in got] == ["contradicted", "not_found"]
     got = j.compare("Walter bought the shop from Priya.", [unit("Priya bought the shop from Walter.")])
     assert got[0].signal == "roles"
-    assert j.compare_texts("The shop opens at 08:30.", ["The shop opens at 08:30."])[0].verdict == "supported"
+    assert j.compare_texts("The shop opens at 08:30.", ["The shop opens at 08:30."])[0].signal == "coverage"
+    # a paraphrase the lexical backend covers too thinly: the model upgrades it
+    got = j.compare("You'll need to check in with the car at least half an hour before the boat leaves.",
+                    [unit("Vehicles must check in at least 30 minutes before departure."), unit("Dogs are welcome.")])
+    assert [(c.verdict, c.signal) for c in got] == [("supported", "entailment"), ("not_found", "number")]
+
+    class Unsure(AlwaysEntails):
+        def compare(self, claim, units, question=""):
+            return [Comparison("supported", 0.55, "entailment") for _ in units]
+
+    got = HybridJudge(Unsure(), LexicalJudge(df.LexicalNLI())).compare(
+        "You'll need to check in with the car at least half an hour before the boat leaves.",
+        [unit("Vehicles must check in at least 30 minutes before departure.")])
+    assert got[0].verdict == "not_found"  # below UPGRADE_ENTAILMENT
 
 
 # ---- found by a fresh reviewer: nothing false passes unjudged ---------------------------------

@@ -221,9 +221,10 @@ class CoherenceScorer:
             evidence units.
         context_units: units of the call's ``context`` compared with each claim (>= 1; the most
             similar ones by IDF-weighted word overlap).
-        lexical_signals: with an NLI model, a number or unit that the aligned evidence unit
-            contradicts, or two names in swapped roles, found by the lexical backend, make the
-            pair ``contradicted`` whatever the model says (default True; False: the model alone).
+        lexical_signals: with an NLI model, the lexical backend's verdicts with the model
+            upgrading thinly covered units it finds entailed
+            (:class:`~director_fast.claim_verdict.HybridJudge`; default True); False: the
+            model's verdicts alone.
         injection_detection: also run intent-grounded injection detection
             (:class:`~director_fast.injection.InjectionDetector`'s rules) on every :meth:`score` /
             :meth:`review`: ``CoherenceScore.injection_risk`` is its ``combined_score``, and a
