@@ -177,3 +177,14 @@ def test_align_number_reads_open_clock_times_and_written_shares(evidence, claim,
     ms = find_numbers(claim)
     assert len(ms) == 1
     assert align_number(claim, ms[0], ms, ev).kind == kind
+
+
+def test_a_number_another_unit_about_the_claim_states_is_not_a_conflict():
+    claim = "A single ticket (€2.40) covers zones A and B."
+    ev = evidence_numbers(["Single tickets cover zones A and B only, and Zone C needs a supplement of €1.10.",
+                           "A single adult ticket costs €2.40."])
+    ms = find_numbers(claim)
+    assert align_number(claim, ms[0], ms, ev).kind in ("absent", "equal")
+    wrong = "A single ticket (€3.10) covers zones A and B."
+    ms = find_numbers(wrong)
+    assert align_number(wrong, ms[0], ms, ev).kind == "conflict"

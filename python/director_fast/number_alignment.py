@@ -258,7 +258,8 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     of the whole claim against the evidence number's clause and the clause before, which must
     share at least three words (two for a claim of fewer than six content words; one when the
     counted noun is the same). Equally good matches in different units that disagree settle
-    nothing (``"absent"``). A bare number of three or more digits alone in its clause ("call 0800 412 7799") that
+    nothing (``"absent"``), nor does a best match stating another quantity while another unit
+    about the claim's words (a weaker match) states this one. A bare number of three or more digits alone in its clause ("call 0800 412 7799") that
     no evidence number is about is aligned with the same digits written anywhere in the evidence.
 
     Returns:
@@ -271,7 +272,7 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
     need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
 
-    def best(pool: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
+    def scored_pool(pool: Sequence[EvidenceNumber]) -> list[tuple[tuple, EvidenceNumber]]:
         scored = []
         for e in pool:
             clause = len(own & e.clause)
@@ -279,18 +280,29 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
             counted = bool(noun) and noun == e.noun
             if context >= need or (counted and context >= 1):
                 scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
+        return scored
+
+    def best(pool: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
+        scored = scored_pool(pool)
         if not scored:
             return []
         top = max(key for key, _e in scored)
         return [e for key, e in scored if key == top]
 
     kind = number_kind(mention)
-    about = best([e for e in evidence if number_kind(e.mention) == kind])
+    same_kind = [e for e in evidence if number_kind(e.mention) == kind]
+    about = best(same_kind)
     if about:
         equal = [e for e in about if same_quantity(mention, e.mention)]
         if equal and len(equal) < len(about) and len({e.unit for e in about}) > 1:
             # equally good matches in different units disagree ("Product 2 costs 84 euros" and
             # "Product 17 costs 184 euros" for "Product 2 costs 184 euros"): nothing is settled
+            return Alignment("absent")
+        if not equal and any(same_quantity(mention, e.mention) and e.unit not in {a.unit for a in about}
+                             for _key, e in scored_pool(same_kind)):
+            # the best match states another quantity, but another unit about the claim's words
+            # states this one ("a single ticket (€2.40) ... the Zone C supplement of €1.10" against
+            # the zone sentence with €1.10 and the fares sentence with €2.40): nothing is settled
             return Alignment("absent")
         return Alignment("equal", equal[0]) if equal else Alignment("conflict", about[0])
     if not own and not mention.unit and sum(ch.isdigit() for ch in mention.surface) >= 3:
