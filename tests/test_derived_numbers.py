@@ -101,6 +101,9 @@ def test_only_the_right_sum_is_derived(a, b, delta):
     ("Workshops are £7 per child, so 12 children would be £84.", [], ["would be £84"]),
     ("Workshops are £7 per child, so 12 children would be £86.", [], []),
     ("A locker is £2 a day, so 5 days will cost £10.", [], ["will cost £10"]),
+    # two groups priced apiece (stated counts only)
+    ("2 adults at £12 each and two children at £6 each would come to £36.", [], ["come to £36"]),
+    ("2 adults at £12 each and two children at £6 each would come to £38.", [], []),
 ])
 def test_more_derivations(claim, context, derived):
     got = [claim[a:b] for a, b in derived_spans(claim, context)]
