@@ -73,7 +73,7 @@ from director_fast.core.temporal_consistency import (
 )
 from director_fast.core.config import DirectorConfig
 from director_fast.production import ProductionGuard
-from director_fast.nli import LexicalNLI, NLIModel, NLIScore
+from director_fast.nli import LexicalNLI, NLIModel, NLIScore, shipped_model_dir
 from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
 from director_fast.agent import CoherenceAgent
 from director_fast.structured import recover_json
@@ -201,6 +201,7 @@ __all__ = [
     "score",
     "LexicalNLI",
     "NLIModel",
+    "shipped_model_dir",
     "NLIScore",
     "astream_guard",
     "ScorerExecutor",

@@ -33,6 +33,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -46,6 +47,8 @@ __all__ = [
     "NLIScore",
     "LexicalNLI",
     "NLIModel",
+    "SHIPPED_MODEL",
+    "shipped_model_dir",
     "aggregate_matrix",
     "label_roles",
     "LexicalIndex",
@@ -480,6 +483,25 @@ def _resolve_providers(providers: Any, available: Sequence[str]) -> tuple[list[A
     return chosen, requested
 
 
+#: the name of the model directory that ships with the package (under ``director_fast/models/``)
+SHIPPED_MODEL = "claim-nli-minilm-l6"
+
+
+def shipped_model_dir() -> Path:
+    """The directory of the claim verifier that ships with the package
+    (``director_fast/models/claim-nli-minilm-l6``: ``model_quantized.onnx``, ``tokenizer.json``,
+    ``config.json``, ``MODEL_CARD.md``, ``LICENSE``, ``export.json``).
+
+    Raises:
+        ConfigError: the directory or its ``model_quantized.onnx`` is missing (named in the
+            message): never a silent fallback to the lexical backend.
+    """
+    d = Path(str(resources.files("director_fast") / "models" / SHIPPED_MODEL))
+    if not (d / "model_quantized.onnx").is_file():
+        raise ConfigError(f"the shipped model is missing from this installation: {d}/model_quantized.onnx", "model")
+    return d
+
+
 class NLIModel:
     """An ONNX Runtime NLI model (three-way or two-way head).
 
@@ -544,6 +566,23 @@ class NLIModel:
         self.batch_count = 0
 
     # -- loading --
+
+    @classmethod
+    def shipped(cls, **kwargs: Any) -> "NLIModel":
+        """The claim verifier that ships inside the package (:func:`shipped_model_dir`: an int8
+        all-MiniLM-L6-v2 cross-encoder fine-tuned on SNLI and on in-domain claim / evidence pairs;
+        its ``MODEL_CARD.md`` gives data, metrics, limits and license, CC BY-SA 4.0). Pass it as
+        ``CoherenceScorer(nli=NLIModel.shipped())``: the lexical verdicts, with the model upgrading
+        paraphrases the lexical backend covers too thinly
+        (:class:`~director_fast.claim_verdict.HybridJudge`). Not the default: the lexical backend
+        is. Same as ``from_pretrained(shipped_model_dir(), **kwargs)``.
+
+        Raises:
+            ConfigError: the model directory is missing from this installation (an install from a
+                source tree without it), or onnxruntime / tokenizers are not installed
+                (``pip install "director-fast[nli]"``).
+        """
+        return cls.from_pretrained(str(shipped_model_dir()), **kwargs)
 
     @classmethod
     def from_pretrained(

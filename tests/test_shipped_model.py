@@ -1,0 +1,70 @@
+"""The claim verifier that ships inside the package (NLIModel.shipped) and the hybrid judging it enables."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+import director_fast as df
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("tokenizers")
+
+KB = ["Members who cancel with less than 24 hours notice lose the session.",
+      "The sauna is for adults aged 18 and over.",
+      "Lockers must be emptied at the end of each day.",
+      "Towels can be hired at reception for £2."]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return df.NLIModel.shipped()
+
+
+def test_the_shipped_directory_is_complete_and_matches_its_card():
+    d = df.shipped_model_dir()
+    for name in ("model_quantized.onnx", "tokenizer.json", "config.json", "MODEL_CARD.md", "LICENSE", "export.json"):
+        assert (d / name).is_file(), name
+    export = json.loads((d / "export.json").read_text())
+    digest = hashlib.sha256((d / "model_quantized.onnx").read_bytes()).hexdigest()
+    assert digest == export["files"]["model_quantized.onnx"]["sha256"]
+    assert "CC BY-SA 4.0" in (d / "LICENSE").read_text()
+    assert export["snli_test"]["int8"]["accuracy"] >= 0.80
+
+
+def test_three_way_probabilities(model):
+    p = np.asarray(model.predict_proba([("The sauna is for adults aged 18 and over.", "Adults may use the sauna."),
+                                        ("The sauna is for adults aged 18 and over.", "The pool opens at 7.")]))
+    assert p.shape == (2, 3) and np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    assert model.head == "three_way" and model.max_length == 128
+
+
+@pytest.mark.parametrize("answer,lexical,hybrid", [
+    # paraphrases the lexical backend covers too thinly: the model upgrades them
+    ("You need to be at least 18 to go in the sauna.", False, True),
+    ("Lockers have to be cleared daily.", False, True),
+    # hard signals stay the lexical backend's: a wrong number is never upgraded
+    ("You need to be at least 16 to go in the sauna.", False, False),
+    ("Towels can be hired at reception for £3.", False, False),
+    # what the lexical backend supports stays supported
+    ("Towels can be hired at reception for £2.", True, True),
+])
+def test_hybrid_judging_upgrades_paraphrases_only(model, answer, lexical, hybrid):
+    lx = df.CoherenceScorer(knowledge=KB).score("q?", answer)
+    hy = df.CoherenceScorer(knowledge=KB, nli=model).score("q?", answer)
+    assert (lx.approved, hy.approved) == (lexical, hybrid), [(a.verdict, a.signal) for a in hy.attributions]
+    # the stream agrees with review on the hybrid scorer too
+    g = df.stream_guard([w + " " for w in answer.split()], df.CoherenceScorer(knowledge=KB, nli=model), prompt="q?")
+    "".join(g)
+    assert g.session.halted is (not hy.approved)
+
+
+def test_a_missing_shipped_model_fails_loudly(monkeypatch, tmp_path):
+    import director_fast.nli as nli
+
+    monkeypatch.setattr(nli, "SHIPPED_MODEL", "no-such-model")
+    with pytest.raises(df.ConfigError, match="missing from this installation"):
+        nli.shipped_model_dir()
