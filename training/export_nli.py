@@ -214,6 +214,8 @@ def _ckpt_context(src: str, step: int | None) -> dict:
                     ctx["train_args"] = json.loads(line.split("args ", 1)[1])
                 if " data " in line and "steps of" in line:
                     ctx["data_line"] = line.strip().split(" ", 2)[2]
+                    if "train_args" not in ctx and "args {" in line:  # train_stage2.py logs its args here
+                        ctx["train_args"] = json.loads(line.split("args ", 1)[1])
     return ctx
 
 
