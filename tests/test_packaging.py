@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # the package as imported: the installed copy (a wheel), or python/director_fast (editable)
 PKG = Path(director_fast.__file__).resolve().parent
 DIST = "director-fast"
-LICENSE_EXPRESSION = "Apache-2.0 AND BSD-3-Clause AND MIT AND Unicode-3.0"
+LICENSE_EXPRESSION = "Apache-2.0 AND BSD-3-Clause AND MIT AND Unicode-3.0 AND CC-BY-SA-4.0"
 SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 
 
@@ -47,7 +47,8 @@ def test_license_file_is_the_apache_2_text():
 def test_metadata_license_and_license_files():
     md = metadata.metadata(DIST)
     assert md["License-Expression"] == LICENSE_EXPRESSION
-    assert sorted(md.get_all("License-File") or []) == ["LICENSE", "THIRD_PARTY_NOTICES.md"]
+    assert sorted(md.get_all("License-File") or []) == [
+        "LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-nli-minilm-l6/LICENSE"]
     # PEP 639: no license classifiers next to a license expression
     assert not [c for c in md.get_all("Classifier") or [] if c.startswith("License ::")]
     assert _pyproject()["project"]["license"] == LICENSE_EXPRESSION
