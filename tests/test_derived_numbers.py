@@ -158,3 +158,19 @@ def test_new_arithmetic_in_answers(answer, approved):
     for _ in g:
         pass
     assert g.session.halted is (not approved)
+
+
+def test_the_work_per_claim_is_bounded(monkeypatch):
+    import director_fast.derived_numbers as dn
+
+    seen = []
+    real = dn._derivable
+
+    def spy(result, operands, implicit=()):
+        seen.append(len(operands))
+        return real(result, operands, implicit)
+
+    monkeypatch.setattr(dn, "_derivable", spy)
+    text = "aged 65 and over so at 70 " * 60  # 120 numbers, 60 result cues
+    dn.derived_spans(text, ["a context sentence with 1 2 3 " * 10])
+    assert 0 < len(seen) <= dn._MAX_RESULTS and max(seen) <= 2 * dn._MAX_OPERANDS

@@ -33,7 +33,9 @@ other; a wrong result is never derived (a claim "so that's £7.70" keeps its num
 before; "£3 a month adds up to £38 over a year" keeps its £38). :func:`strip_derived` also drops
 the counts a derived result was computed with ("so twelve months would come to £3,120": the
 number of months is the asker's scenario, not a fact of the evidence). Costs: at most a few
-thousand float operations per result cue (the operands of three sentences).
+thousand float operations per result cue (the operands of three sentences; at most the 16
+operands nearest a result and the first 8 results of a claim are considered, so a long run of
+numbers costs bounded time).
 
 Thread safety: pure functions over immutable tables.
 """
@@ -75,6 +77,10 @@ RESULT_CUE_WORDS = frozenset(
 
 _TOLERANCE = 0.005
 _MAX_COUNT = 1000
+# a bound on the work per claim (the formulas are cubic to quartic in the operands): the operands
+# nearest the result, and the first results in text order; a real reply sentence stays far below
+_MAX_OPERANDS = 16
+_MAX_RESULTS = 8
 # units whose whole amounts count things ("twelve months", "3 nights", "2 hours" of a rate)
 _PERIOD_UNITS = frozenset({"s", "min", "h", "day", "night", "week", "fortnight", "month", "year"})
 # periods named in the texts -> the count that converts a rate of the first into one of the second
@@ -211,12 +217,13 @@ def _derivations(claim: str, context: Sequence[str]) -> list[tuple[tuple[int, in
     pool: list[Any] = [m for text in context for m in find_numbers(text)]
     implicit = _implicit_counts([claim, *context])
     out: list[tuple[tuple[int, int], list[NumberMention]]] = []
-    for k in sorted(cued):
+    for k in sorted(cued)[:_MAX_RESULTS]:
         m = mentions[k]
         if _result_span(claim, m, ends[k]) is None and not out:  # "versus" after no derived result
             continue
         operands = [x for j, x in enumerate(mentions) if j < k or (j > k and j not in cued)]
-        used = _derivable(m, operands + pool, implicit)
+        operands = sorted(operands, key=lambda x: abs(x.start - m.start))[:_MAX_OPERANDS]
+        used = _derivable(m, operands + pool[-_MAX_OPERANDS:], implicit)
         if used is not None:
             own = [x for x in used if any(x is y for y in mentions)]
             out.append((cued[k], own))
