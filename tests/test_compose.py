@@ -577,7 +577,20 @@ def test_the_opposite_state_for_the_claims_subject():
     ("I'm a member - do I get a free towel?", "No.", False, False),
 ])
 def test_bare_answers_the_knowledge_does_not_settle(question, answer, approved, warning):
+    # (see also test_a_short_answer_with_numbers_of_its_own below)
     kb = ["Gym users under 14 must be with an adult.", "Members get a free towel."]
     scorer = df.CoherenceScorer(knowledge=kb)
     got = scorer.score(question, answer)
     assert (got.approved, got.warning) == (approved, warning), [(a.claim, a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("Is the library open on Sundays?", "Yes, from 6:00 to 23:00.", False),
+    ("Is the library open on Sundays?", "Yes, from 11:00 to 16:00.", True),
+    ("Do I have to pay for the locker?", "Yes, it is £20.", False),
+    ("Do I have to pay for the locker?", "Yes, it is £2 a day.", True),
+])
+def test_a_short_answer_with_numbers_of_its_own(question, answer, approved):
+    kb = ["The library is open on Sundays from 11:00 to 16:00.", "Lockers cost £2 a day."]
+    got = df.CoherenceScorer(knowledge=kb).score(question, answer)
+    assert (got.approved, got.warning) == (approved, False), [(a.claim, a.verdict, a.signal) for a in got.attributions]

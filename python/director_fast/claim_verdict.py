@@ -1161,7 +1161,9 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     asserts that proposition (affirmed) or its negation. None when the unit has no letter, or a content word
     of its own or the prompt ends with no question. A bare answer to a question is judged through
     the question ("Yes." to "Does Acme employ 9,000 people?" is as wrong as the 9,000), never
-    passed unjudged."""
+    passed unjudged. A unit with a number the question does not state asserts the proposition with
+    that number ("Yes, from 6:00 to 23:00." to "Is the museum open on Saturdays?" is judged as
+    "the museum open on Saturdays from 6:00 to 23:00"), never as a bare yes."""
     if not re.search(r"[^\W\d_]", unit):
         return None  # no word at all ("📚" is no "yes")
     q = question.strip()
@@ -1171,6 +1173,13 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     own = content_words(unit) - _ANSWER_WORDS
     if own - content_words(last):
         return None  # a word of its own (words of the question only restate it: "Not on her own.")
+    numbers_of_its_own = False
+    if _HAS_NUMBER.search(unit):
+        from director_fast.numbers import find_numbers
+
+        asked = [m.value for m in find_numbers(q)]
+        numbers_of_its_own = any(all(abs(m.value - v) > 1e-9 * max(1.0, abs(v)) for v in asked)
+                                 for m in find_numbers(unit))
     if own and not (_NEGATORS.search(unit) or content_words(unit) & _ANSWER_WORDS):
         return None  # a full restatement ("We are open on Sundays.") is judged as itself
     tag = _QUESTION_TAG.search(last)
@@ -1184,6 +1193,8 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     first = last.split(None, 1)[0].lower() if last else ""
     if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"
+    if numbers_of_its_own:  # "Yes, from 6:00 to 23:00.": the question's proposition with those numbers
+        return f"{last} {unit.strip()}", not _NEGATORS.search(unit)
     return last, not _NEGATORS.search(unit)
 
 

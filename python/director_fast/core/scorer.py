@@ -588,7 +588,8 @@ class CoherenceScorer:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
             # a bare "Not on her own." whose question the knowledge does not answer: its content is
             # what the answer goes on to say (judged claim by claim); approved with a warning
-            mode = "warn" if bare is not None and decision.verdict == "not_found" and known else self.unsupported
+            mode = "warn" if bare is not None and decision.verdict == "not_found" and known \
+                and not _HAS_DIGIT.search(u.text) else self.unsupported  # a number is checked in full
             score = claim_score(decision, *self.score_scale, mode)
             if status is not None and unit is not None and decision.verdict == "supported" \
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
