@@ -16,8 +16,10 @@ from director_fast.numbers import find_numbers
     ("Vans are not allowed between 08:00 and 10:00, so 9am won't work.", "Can I bring my van at 9am?",
      "Vans are not allowed between 08:00 and 10:00, so won't work.", True),
     ("Vans are not allowed between 08:00 and 10:00, so 9am is fine.", "Can I bring my van at 9am?", None, False),
-    ("The gate is closed between 23:00 and 06:00, so at midnight you can't drive in.",
+    ("The gate is closed between 23:00 and 06:00, so arriving at midnight won't work.",
      "We get back at midnight, can we drive in?", None, True),  # a range past midnight
+    ("The museum is open from 10:00 to 17:00, so at 4:30 it's fine.", "Can I come at 4:30?",
+     "The museum is open from 10:00 to 17:00, so at it's fine.", True),  # an unmarked 4:30 may be 16:30
     ("Lockers need a 3-month minimum, so renting for 2 months isn't possible.", "Can I rent one for 2 months?",
      None, True),
     ("Lockers need a 3-month minimum, so renting for 2 months is fine.", "Can I rent one for 2 months?", None, False),
@@ -30,6 +32,11 @@ def test_applications_of_a_stated_bound(claim, question, left, consistent):
 
 
 @pytest.mark.parametrize("claim,question", [
+    # found by a reviewer: a fact that happens to hold the asker's number is no application, and
+    # an application concluding something other than eligibility, permission, cost or cover is
+    # left whole (its number is then checked as any number)
+    ("We are open from 12:00 to 22:00, and last orders are taken at 8pm.", "Can I come at 8pm?"),
+    ("Groups of 7 or more must call us, so a group of 8 can book online.", "We are a group of 8. Can we book online?"),
     ("The museum is open until 8 pm.", "Is the museum open until 8 pm?"),  # no asker's number
     ("Seniors aged 65 and over pay £9.", "Is it £9 for seniors?"),         # the question asserts nothing of the asker
     ("The pool opens at 7.", "I'm 7, can I swim?"),                         # no bound of the kind

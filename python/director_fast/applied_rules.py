@@ -13,6 +13,11 @@ A number of the claim is an application when all of these hold:
 * the question states the same quantity in a sentence that speaks of the asker ("I'm 70", "my
   son is 14", "we won't be back until 11pm", "I want to donate 6 bikes": a first-person word in
   the sentence);
+* it is applied: a consequence or condition stands before it in its clause, or the clause speaks
+  to the asker ("so 8am won't work", "at 70 you pay", "since you're 70"), and the clause
+  concludes eligibility, permission, cost or cover ("won't work", "qualifies", "you'd pay",
+  "isn't possible", "you're covered"; "so a group of 8 can book online" concludes something else
+  and is left whole, its 8 then checked as any number);
 * the claim states another bound of the same kind (same base
   unit, or both bare numbers; times with times): "65 and over", "or more", "at least",
   "minimum", "over", "under", "up to", "within", "until", "before", "after", "between A and B",
@@ -136,6 +141,29 @@ def bounds(text: str, mentions: Sequence[Any]) -> list[Bound]:
     return out
 
 
+# what marks the asker's number as an application of the rule: a consequence or condition
+# before it in its clause, or a second-person reference ("so at 70 you pay", "since you're 70")
+_APPLICATION_CUE = re.compile(r"\b(?:so|since|as|because|which\s+means|meaning|therefore|if|at)\b|"
+                              r"\b(?:you|your|you['’]re|you['’]d|you['’]ll|he|she|they|he['’]s|she['’]s|they['’]re)\b",
+                              re.IGNORECASE)
+# what an application may conclude: eligibility, permission, cost, cover ("won't work", "you're
+# still covered", "qualifies", "you'd pay the senior rate", "isn't possible"); an application
+# stating anything else ("so a group of 8 can book online" against "groups of 7 or more must
+# call") is left whole to be judged
+_VERDICT_WORDS = frozenset("""work works worked fine ok okay possible impossible allowed permitted welcome
+eligible qualify qualifies qualified count counts covered cover covers free pay pays charged charge
+apply applies valid accepted need needs needed able unable""".split())
+
+
+def _is_application(text: str, mention: Any) -> bool:
+    a, b = clause_span(text, mention.start, mention.end)
+    before = text[a:mention.start]
+    clause = text[a:b].lower()
+    words = set(re.findall(r"[a-z]+", clause))
+    return bool(_APPLICATION_CUE.search(before) or _APPLICATION_CUE.search(text, mention.end, b)) \
+        and not _VERDICT_WORDS.isdisjoint(words | {w[:-1] for w in words if w.endswith("s")})
+
+
 def _within(x: float, b: Bound) -> bool:
     if b.kind == "time" and b.lo is not None and b.hi is not None and b.lo > b.hi:
         return x >= b.lo or x <= b.hi  # past midnight: 22:30 to 07:00
@@ -186,8 +214,12 @@ def applied_rule(claim: str, question: str) -> AppliedRule | None:
         rules = [b for b in stated if b.kind == number_kind(m) and not (b.start <= m.start and m.end <= b.end)]
         if not rules:
             continue
+        if not _is_application(claim, m):
+            continue  # "..., and last orders are taken at 8pm": a fact, not the rule applied
         rule = rules[0]
-        sat = _within(m.quantity, rule)
+        # an unmarked "4:30" is 04:30 or 16:30: within the bound if either reading is
+        sat = _within(m.quantity, rule) or (getattr(m, "half_day_open", False)
+                                             and _within((m.quantity + 720.0) % _DAY, rule))
         expected = _negated(claim, rule.start, rule.end) != (not sat)
         consistent = consistent and _negated(claim, m.start, m.end) == expected
         cuts.append((m.start, m.end))
