@@ -93,6 +93,11 @@ def test_framing_line_above_a_list_is_not_a_claim():
     "Here's how booking works with Dr Lowe:\n- call",  # a name is content
     "The sauna is closed on:\n- Sundays",              # not a lead-in shape
     "Members get 3 guest passes:\n- weekdays only",    # a digit
+    # found by a reviewer: lines that state something before their colon
+    "Members park free and also get:\n- two guest passes",
+    "Membership is free and covers:\n- the gym",
+    "Parking is free for members, and so are the following:\n- towels",
+    "Parking is always free, see the details:",
 ])
 def test_lines_ending_in_a_colon_that_assert_stay_claims(text):
     assert split_claims(text)[0].kind == "claim"

@@ -1609,6 +1609,10 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
 _LEAD_FIRST = frozenset("here here's here're these below following".split())
 _LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare
 compares following below""".split())
+# words a lead-in may hold besides its lead word and up to two others
+_LEAD_FILLER = frozenset("""a an the few some couple of to for how they it this that what your our my
+is's and also here's here're how's what's""".split()) - {"is"}
+_LEAD_COPULAS = frozenset("is are was were be been".split())
 # nouns of an enumeration ("A few things to plan for:", "Some points to note:", "Your options:")
 _LEAD_NOUNS = frozenset("things points options steps details tips notes ways".split())
 _LEAD_NEG = frozenset("not no never without except only nor neither none nothing".split())
@@ -1617,7 +1621,9 @@ _LEAD_NEG = frozenset("not no never without except only nor neither none nothing
 def _is_lead_in(text: str, s: int, e: int) -> bool:
     """A line such as "Here's how they compare:" or "Being a member gets you:" that only
     introduces what follows it (the line's ending ":" is checked by the caller): at most 10 words, no digit, no
-    capitalised word but the first (and "I"), no negation, and it opens with ``here`` /
+    capitalised word but the first (and "I"), no negation, no "is" / "are" ("Membership is free
+    and covers:" states something), at most two words besides its lead word and filler
+    ("Members park free and also get:" says more than it introduces), and it opens with ``here`` /
     ``these`` / ``below`` / ``the following``, or ends with a word whose object is the list
     (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...), or names what
     follows as an enumeration (``things``, ``points``, ``options``, ``steps``, ``tips`` ...:
@@ -1630,8 +1636,12 @@ def _is_lead_in(text: str, s: int, e: int) -> bool:
     if any(t.upper and t.norm not in ("i", "i'm", "i've", "i'd", "i'll") for t in toks[1:]):
         return False
     norms = [t.norm for t in toks]
-    if any(w in _LEAD_NEG or w.endswith("n't") for w in norms):
-        return False
+    if any(w in _LEAD_NEG or w.endswith("n't") or w in _LEAD_COPULAS for w in norms):
+        return False  # "Membership is free and covers:" states something
+    rest = [w for w in norms if w not in _LEAD_FIRST and w not in _LEAD_LAST and w not in _LEAD_NOUNS
+            and w not in _LEAD_FILLER]
+    if len(rest) > 2:
+        return False  # "Members park free and also get:" says more than it introduces
     return norms[0] in _LEAD_FIRST or tuple(norms[:2]) == ("the", "following") \
         or norms[-1] in _LEAD_LAST or not _LEAD_NOUNS.isdisjoint(norms)
 
