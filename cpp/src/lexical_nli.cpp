@@ -164,17 +164,18 @@ std::string root_key(const std::string& root) { return std::string(1, '\x1e') + 
 // claim word is covered when it and some premise word share a stem or a root.
 std::vector<std::string> stem_roots(const std::string& s) {
   static const std::unordered_map<std::string, std::string> irregular = {
-      {"bought", "buy"}, {"sold", "sell"}, {"took", "tak"}, {"taken", "tak"}, {"paid", "pay"},
+      {"bought", "buy"}, {"took", "tak"}, {"taken", "tak"}, {"paid", "pay"},
       {"gave", "giv"}, {"given", "giv"}, {"made", "mak"}, {"held", "hold"}, {"kept", "keep"},
-      {"sent", "send"}, {"spent", "spend"}, {"left", "leav"}, {"brought", "bring"},
+      {"sent", "send"}, {"spent", "spend"}, {"brought", "bring"},
       {"chose", "choos"}, {"chosen", "choos"}, {"began", "begin"}, {"begun", "begin"},
-      {"ran", "run"}, {"won", "win"}, {"lost", "los"}, {"met", "meet"}, {"told", "tell"},
+      {"ran", "run"}, {"won", "win"}, {"met", "meet"}, {"told", "tell"},
       {"said", "say"}, {"built", "build"}, {"wrote", "writ"},
       {"written", "writ"}, {"went", "go"}, {"gone", "go"}, {"came", "com"}, {"led", "lead"},
       {"grew", "grow"}, {"grown", "grow"}, {"knew", "know"}, {"known", "know"},
       {"drove", "driv"}, {"driven", "driv"}, {"flew", "fly"}, {"flown", "fly"},
       {"children", "child"}, {"people", "person"}, {"men", "man"}, {"women", "woman"}};
-  // ("found" is left alone: "founded" stems to it)
+  // left alone: "found" ("founded" stems to it), "left" (the side), "sold" ("sold out"), "lost"
+  // ("lost property")
   // (suffix, shortest remainder kept); longer suffixes first where both could apply
   static const std::pair<const char*, std::size_t> rules[] = {
       {"ation", 5}, {"ion", 5}, {"ment", 5}, {"anc", 5}, {"enc", 5}, {"ship", 4},
@@ -188,6 +189,11 @@ std::vector<std::string> stem_roots(const std::string& s) {
     const std::size_t n = std::char_traits<char>::length(suf);
     if (s.size() < n + keep || s.compare(s.size() - n, n, suf) != 0) continue;
     std::string r = s.substr(0, s.size() - n);
+    // "-al" only after v / w / s / rr, where it makes nouns of verbs ("renewal", "arrival",
+    // "refusal", "referral"); "personal", "general", "digital" are adjectives of other words
+    if (suf[0] == 'a' && suf[1] == 'l' && suf[2] == '\0' && !(ends_with(r, "v") || ends_with(r, "w") ||
+                                                             ends_with(r, "s") || ends_with(r, "rr")))
+      continue;
     if (suf[0] == 'e' && suf[1] == 'r') r += "er";  // "delivery" -> "deliver"
     tidy_stem(r);
     if (r.size() >= 4 && r != s && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
