@@ -467,3 +467,15 @@ def test_claim_attribution_payloads_old_and_new():
     ev = ScoringEvidence(chunks=[], nli_premise="", nli_hypothesis="", nli_score=0.0)
     assert ev.skipped_units is None and ev.comparisons is None
     assert ScoringEvidence.from_dict(ev.to_dict()) == ev
+
+
+@pytest.mark.parametrize("kb,answer,approved", [
+    # found by a reviewer: the number of a neighbouring fact partly covering the claim
+    (["Standard delivery takes 5 days.", "Express delivery takes 2 days."], "Standard delivery takes 2 days.", False),
+    (["Standard delivery takes 5 days.", "Express delivery takes 2 days."], "Express delivery takes 2 days.", True),
+    (["The pool opens at 6:30 on weekdays.", "The gym opens at 7:00 on weekdays."], "The pool opens at 7:00 on weekdays.", False),
+    (["The pool opens at 6:30 on weekdays.", "The gym opens at 7:00 on weekdays."], "The gym opens at 7:00 on weekdays.", True),
+])
+def test_a_number_of_a_neighbouring_fact_never_confirms(kb, answer, approved):
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]

@@ -1217,6 +1217,18 @@ PARTIAL_SUPPORT = 0.75
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
+def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+                            i: int) -> bool:
+    """Whether a unit that gives the claim's quantity another value shares more of the claim's
+    words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
+    covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
+    delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
+    words = content_stems(claim)
+    mine = len(words & content_stems(units[i].text))
+    return any(c.verdict == "contradicted" and c.signal == "number" and len(words & content_stems(units[j].text)) > mine
+               for j, c in enumerate(comparisons))
+
+
 def _contains(a: EvidenceUnit, b: EvidenceUnit) -> bool:
     """Whether one of two units of one sentence is that whole sentence (the other then is one of
     its clauses): a sentence that supports a claim in one clause and negates something else in
@@ -1269,6 +1281,8 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
         against = max((comparisons[j].strength for j in negating if not _contains(units[i], units[j])), default=-1.0)
         if partial < PARTIAL_SUPPORT and against > partial:
             i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
+    if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
+        i = -1
     if i >= 0:
         if dropped_exception(units[i].sentence or units[i].premise, claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
