@@ -594,3 +594,22 @@ def test_a_short_answer_with_numbers_of_its_own(question, answer, approved):
     kb = ["The library is open on Sundays from 11:00 to 16:00.", "Lockers cost £2 a day."]
     got = df.CoherenceScorer(knowledge=kb).score(question, answer)
     assert (got.approved, got.warning) == (approved, False), [(a.claim, a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    # found by a reviewer: affirmative chat that answers a yes / no question is a bare "yes"
+    ("Can I bring my dog into the cafe?", "No problem!", False),
+    ("Can I bring my dog into the cafe?", "Sure thing!", False),
+    ("Can I bring my dog into the cafe?", "No worries at all!", False),
+    ("Can I bring my dog into the cafe?", "Why not!", False),
+    ("Is parking free?", "No problem!", True),
+    # a bare answer to two questions asserts both
+    ("Can I bring my dog into the cafe? Is parking free?", "Yes!", False),
+    ("Is parking free? Can I bring my dog into the garden?", "Yes!", True),
+    # "welcome" is a permission: "not allowed" negates it
+    ("Can I bring my dog into the cafe?", "No problem, dogs are welcome in the cafe.", False),
+])
+def test_affirmative_chat_and_several_questions(question, answer, approved):
+    kb = ["Dogs are not allowed in the cafe.", "Dogs are allowed in the garden.", "Parking is free for visitors."]
+    got = df.CoherenceScorer(knowledge=kb).score(question, answer)
+    assert got.approved is approved, [(a.claim, a.verdict, a.signal) for a in got.attributions]

@@ -69,7 +69,7 @@ __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJ
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
-           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict"]
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
@@ -282,6 +282,8 @@ _PARAPHRASES = (
     (r"e-mail", "email", "e-mail"),
     (r"shut(?:s)?", "closes", "shut shuts"),
     (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
+    # "Dogs are (very) welcome" is a permission ("allowed"), so "not allowed" negates it
+    (r"(?:is|are|be)\s+(?:very\s+|most\s+|always\s+|also\s+)?welcome\b(?!\s+to\b)", "are allowed", "welcome"),
     (r"younger\s+than", "under", "younger"),
     (r"older\s+than", "over", "older"),
     (r"pick(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", "collect", "pick picks picked picking"),
@@ -1138,7 +1140,11 @@ _ANSWER_WORDS = frozenset(
     "straight away immediately always moment now you she would could should might must shall aren isn "
     "generally usually normally typically mostly sort partly partially own alone necessarily entirely "
     "completely fully "
-    "don doesn didn won couldn wouldn shouldn wasn weren haven hasn".split())
+    "don doesn didn won couldn wouldn shouldn wasn weren haven hasn thing problem worries worry bother trouble "
+    "why".split())
+# affirmative idioms built on a negation word ("No problem!", "Not a problem.", "No worries", "Why not!")
+_AFFIRMING_IDIOMS = re.compile(r"\b(?:no|not\s+a)\s+(?:problem|worries|bother|trouble)\b|\bwhy\s+not\b",
+                               re.IGNORECASE)
 # a tag that turns a statement into a yes / no question ("We're open on Sundays, right?")
 _QUESTION_TAG = re.compile(r",\s*(?:right|correct|yes|no|true|ok|okay|is\s+that\s+(?:right|correct|so|ok|okay|alright|"
                            r"all\s+right|allowed|possible|fine)|"
@@ -1170,7 +1176,7 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     if not q.endswith("?"):
         return None
     last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
-    own = content_words(unit) - _ANSWER_WORDS
+    own = content_words(_AFFIRMING_IDIOMS.sub("yes", unit)) - _ANSWER_WORDS
     if own - content_words(last):
         return None  # a word of its own (words of the question only restate it: "Not on her own.")
     numbers_of_its_own = False
@@ -1193,9 +1199,23 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     first = last.split(None, 1)[0].lower() if last else ""
     if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"
+    said = _AFFIRMING_IDIOMS.sub("yes", unit)  # "No problem!" says yes
     if numbers_of_its_own:  # "Yes, from 6:00 to 23:00.": the question's proposition with those numbers
-        return f"{last} {unit.strip()}", not _NEGATORS.search(unit)
-    return last, not _NEGATORS.search(unit)
+        return f"{last} {unit.strip()}", not _NEGATORS.search(said)
+    return last, not _NEGATORS.search(said)
+
+
+def bare_answers(unit: str, question: str) -> list[tuple[str, bool]]:
+    """:func:`bare_answer` for every yes / no question of the user's message, in order: a bare
+    "Yes!" to "Can I bring my dog? Is parking free?" asserts both propositions. ``[]`` when the
+    unit answers none of them."""
+    q = question.strip()
+    if "?" not in q:
+        return []
+    asked = [x.strip() for x in re.split(r"(?<=\?)\s+", q) if x.strip().endswith("?")]
+    out = [b for b in (bare_answer(unit, x) for x in asked[:-1]) if b is not None]
+    last = bare_answer(unit, q)  # the last one with the whole message (a statement before it)
+    return out + ([last] if last is not None else [])
 
 
 def flip(decision: ClaimDecision) -> ClaimDecision:

@@ -44,7 +44,7 @@ from director_fast.claim_evidence import (
 from director_fast.claim_verdict import (
     UNSUPPORTED_MODES,
     ClaimDecision,
-    bare_answer,
+    bare_answers,
     claim_score,
     compose,
     conjuncts,
@@ -489,6 +489,18 @@ class CoherenceScorer:
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
         return decision, unit, retrieved
 
+    def _judge_bare(self, bare: tuple[str, bool], prompt: str, tenant_id: str, known: bool,
+                    ctx: ContextEvidence | None,
+                    view: StatusView | None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
+        """A bare yes / no (``bare``: the proposition and whether it is affirmed) judged through
+        its question's proposition."""
+        decision, unit, chunks = self._verify_claim(bare[0], prompt, tenant_id, known, ctx, view)
+        if decision.verdict == "supported" and unit is not None \
+                and polarity_flipped(bare[0], unit.sentence or unit.premise):
+            decision = ClaimDecision("contradicted", decision.strength, "negation", decision.unit_index,
+                                     decision.comparisons)
+        return (decision if bare[1] else flip(decision)), unit, chunks
+
     def _judge_conjuncts(self, claim: str, question: str, tenant_id: str, known: bool,
                          ctx: ContextEvidence | None, whole: tuple,
                          view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple] | None:
@@ -559,20 +571,17 @@ class CoherenceScorer:
         units = split_claims(text)
         sentences = _SentenceContext(text, previous) if any(_HAS_DIGIT.search(u.text) for u in units) else None
         for u in units:
-            bare = bare_answer(u.text, roles.prompt) if u.kind in ("claim", "pleasantry") else None
+            bares = bare_answers(u.text, roles.prompt) if u.kind in ("claim", "pleasantry") else []
+            bare = bares[0] if bares else None
             if u.kind != "claim" and bare is None:
                 skipped.append(SkippedUnit(text=u.text, start=u.start, end=u.end, kind=u.kind))
                 continue
             if not known and ctx is None:
                 reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
-            elif bare is not None:  # "Yes." / "It is not.": judged through the question
-                decision, unit, chunks = self._verify_claim(bare[0], roles.prompt, tenant_id, known, ctx, status)
-                if decision.verdict == "supported" and unit is not None \
-                        and polarity_flipped(bare[0], unit.sentence or unit.premise):
-                    decision = ClaimDecision("contradicted", decision.strength, "negation", decision.unit_index,
-                                             decision.comparisons)
-                decision = decision if bare[1] else flip(decision)
+            elif bare is not None:  # "Yes." / "It is not.": judged through the question(s)
+                decision, unit, chunks = min((self._judge_bare(b, roles.prompt, tenant_id, known, ctx, status)
+                                              for b in bares), key=lambda j: _VERDICT_ORDER[j[0].verdict])
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
             else:
@@ -864,6 +873,8 @@ class _SentenceContext:
 
 # single-unit verdicts that may come from a claim spread over several units
 _COMPOSABLE = frozenset({"coverage", "number", "entity"})
+# the worst verdict first: a bare "Yes!" to two questions is as wrong as its worse one
+_VERDICT_ORDER = {"contradicted": 0, "not_found": 1, "supported": 2}
 
 
 def _declarative_sentences(prompt: str) -> list[str]:
