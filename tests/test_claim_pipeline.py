@@ -479,3 +479,17 @@ def test_claim_attribution_payloads_old_and_new():
 def test_a_number_of_a_neighbouring_fact_never_confirms(kb, answer, approved):
     got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    # found by a reviewer: "free" against a price, and one shared word supporting a short claim
+    ("Please note that parking is free.", False),
+    ("Parking is free of charge.", False),
+    ("Lockers are free.", False),                          # "free" of the delivery fact is no support
+    ("Delivery is free for orders over £50.", True),
+    ("Parking costs £5 a day.", True),
+])
+def test_free_against_a_price(answer, approved):
+    kb = ["Parking costs £5 a day.", "Delivery is free for orders over £50 and costs £4 otherwise."]
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]

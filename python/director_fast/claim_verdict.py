@@ -181,6 +181,27 @@ def _rate_verdict(claim: str, premise: str) -> Comparison | None:
     return None
 
 
+_FREE = re.compile(r"\bfree\b(?!\s*(?:-|of\s+(?!charge)))", re.IGNORECASE)  # not "free-range", "free of nuts"
+_CURRENCY_UNITS = frozenset({"gbp", "usd", "eur", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr"})
+
+
+def _free_verdict(claim: str, premise: str) -> Comparison | None:
+    """A claim that something is free against a sentence that prices it with no "free" of its own
+    ("Parking is free." against "Parking costs £5 a day."): contradicted (signal ``number``) when
+    the two share a content word besides "free"; None otherwise. (Both sides have their common
+    paraphrases folded: "at no cost" and "costs nothing" are "free".)"""
+    if not _FREE.search(claim) or _FREE.search(premise) or not _HAS_NUMBER.search(premise):
+        return None
+    from director_fast.numbers import find_numbers
+
+    if not any(m.unit in _CURRENCY_UNITS and m.value > 0 for m in find_numbers(premise)):
+        return None
+    if any(m.unit in _CURRENCY_UNITS for m in find_numbers(claim)):
+        return None  # "free over £50": the amounts decide
+    shared = (content_stems(claim) - {"free"}) & content_stems(premise)
+    return Comparison("contradicted", 0.75, "number") if shared else None
+
+
 # closed classes of words where one member for another is a contradiction, not a paraphrase
 _CONTRAST_CLASSES = tuple(frozenset(c.split()) for c in (
     "child children kid kids infant infants baby babies toddler toddlers teen teens teenager teenagers "
@@ -545,7 +566,8 @@ class LexicalJudge:
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
-        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise)
+        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
+            or _free_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
@@ -581,7 +603,10 @@ class LexicalJudge:
                 mismatch = "antonym"
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
-        if mismatch or sig.coverage < self.support_coverage:
+        matched = sig.covered_words + sig.numbers - sig.numeric_mismatches  # words and numbers
+        if mismatch or sig.coverage < self.support_coverage or matched < min(2, sig.content_words + sig.numbers):
+            # (one shared word never supports a claim of two or more words and numbers: "Lockers
+            # are free." is not confirmed by "Delivery is free over £50.")
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
         if not close and s.premise_sentence >= 0 and state_bound_elsewhere(
                 s.text, self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)):
