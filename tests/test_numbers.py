@@ -171,6 +171,9 @@ TABLE = [
       ("half nine", 570, "time")]),
     ("The ferry leaves at ten past six in the morning and returns at twenty to eleven at night.",
      [("ten past six in the morning", 370, "time"), ("twenty to eleven at night", 1360, "time")]),
+    # "tonight", "this evening", "tomorrow morning" set the half-day too (found by a reviewer)
+    ("Doors open at 7:30 tonight and the bar shuts at 9 this evening; breakfast at 8 tomorrow morning.",
+     [("7:30 tonight", 1170, "time"), ("9 this evening", 1260, "time"), ("8 tomorrow morning", 480, "time")]),
     ("Check-in is 4:45 in the afternoon, supper 6.15 in the evening, lights out 10 in the evening.",
      [("4:45 in the afternoon", 1005, "time"), ("6.15 in the evening", 1095, "time"),
       ("10 in the evening", 1320, "time")]),

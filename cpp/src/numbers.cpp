@@ -724,14 +724,27 @@ class Parser {
 
   static int to_24h(int h, bool pm) { return h % 12 + (pm ? 12 : 0); }
 
-  // A part of the day after lexeme j - 1: " in the morning" (*kind 0), " in the afternoon" / " in
-  // the evening" (1), " at night" (2). Returns the lexeme after it; 0 when there is none.
+  // A part of the day after lexeme j - 1: " in the morning" / " this morning" / " tomorrow
+  // morning" (*kind 0), " in the afternoon" / " in the evening" / " this evening" / " tomorrow
+  // afternoon" ... (1), " at night" / " tonight" (2). Returns the lexeme after it; 0 when there
+  // is none.
   std::size_t day_part(std::size_t j, int* kind) const {
     if (!is(j, K::Space)) return 0;
     const Low w = low(j + 1);
     if (w == "at" && is(j + 2, K::Space) && low(j + 3) == "night") {
       *kind = 2;
       return j + 4;
+    }
+    if (w == "tonight") {
+      *kind = 2;
+      return j + 2;
+    }
+    if ((w == "this" || w == "tomorrow" || w == "yesterday") && is(j + 2, K::Space)) {
+      const Low v = low(j + 3);
+      if (v == "morning" || v == "afternoon" || v == "evening") {
+        *kind = v == "morning" ? 0 : 1;
+        return j + 4;
+      }
     }
     if (w != "in" || !is(j + 2, K::Space) || low(j + 3) != "the" || !is(j + 4, K::Space)) return 0;
     const Low v = low(j + 5);
