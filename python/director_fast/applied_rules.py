@@ -39,6 +39,7 @@ Thread safety: pure functions over immutable tables.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -94,17 +95,22 @@ class AppliedRule:
     consistent: bool
 
 
-def asker_numbers(question: str) -> list[Any]:
-    """The numbers of ``question`` that stand in a sentence speaking of the asker (a first-person
-    word in the sentence: "I'm 70", "my son is 14", "we won't be back until 11pm", "Can I take
-    my bike on the tram at 8am?")."""
+@functools.lru_cache(maxsize=1024)  # pure; asked once per claim of an answer
+def _asker_numbers(question: str) -> tuple[Any, ...]:
     spans = split_sentences(question)
     out = []
     for m in find_numbers(question):
         a, b = next(((a, b) for a, b in spans if a <= m.start < b), (0, len(question)))
         if _FIRST_PERSON.search(question, a, b):
             out.append(m)
-    return out
+    return tuple(out)
+
+
+def asker_numbers(question: str) -> list[Any]:
+    """The numbers of ``question`` that stand in a sentence speaking of the asker (a first-person
+    word in the sentence: "I'm 70", "my son is 14", "we won't be back until 11pm", "Can I take
+    my bike on the tram at 8am?")."""
+    return list(_asker_numbers(question))
 
 
 def bounds(text: str, mentions: Sequence[Any]) -> list[Bound]:
