@@ -493,3 +493,14 @@ def test_free_against_a_price(answer, approved):
     kb = ["Parking costs £5 a day.", "Delivery is free for orders over £50 and costs £4 otherwise."]
     got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]
+
+
+@pytest.mark.parametrize("answer", [
+    # "free" of another noun, or meaning "available", is no price claim: never contradicted by a price
+    "A checked bag includes free travel insurance.",
+    "You can sit at whichever desk is free.",
+])
+def test_free_that_is_no_price(answer):
+    kb = ["A checked bag costs £35 and comes with travel insurance.", "Hot desks cost £160 a month; you can sit at any free desk."]
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert all(a.verdict != "contradicted" for a in got.attributions), [(a.verdict, a.signal) for a in got.attributions]

@@ -252,9 +252,10 @@ _ALLOWED = [
     r"director_fast/_core\.pyi",
     r"director_fast/py\.typed",
     r"director_fast/data/(sample\.jsonl|SAMPLE_PROVENANCE\.md)",
-    r"director_fast/models/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\.(onnx|json|txt|md)",  # bundled model files
+    r"director_fast/models/[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+\.(onnx|json|txt|md)|LICENSE)",  # bundled model files
     r"director_fast-[0-9][^/]*\.dist-info/(METADATA|WHEEL|RECORD|INSTALLER|REQUESTED|"
-    r"direct_url\.json|entry_points\.txt|licenses/(LICENSE|THIRD_PARTY_NOTICES\.md))",
+    r"direct_url\.json|entry_points\.txt|licenses/(LICENSE|THIRD_PARTY_NOTICES\.md|"
+    r"python/director_fast/models/claim-nli-minilm-l6/LICENSE))",
     r"(\.\./)+bin/director-fast|(\.\./)+Scripts/director-fast(\.exe)?",        # the console script
 ]
 _REQUIRED = ["director_fast/_core.pyi", "director_fast/py.typed", "director_fast/__init__.py",
@@ -279,8 +280,10 @@ def test_installed_files_match_the_allowlist():
     assert not stray, f"unexpected files in the installed package: {stray}"
     for need in _REQUIRED:
         assert need in files, need
-    licenses = {f.rsplit("/", 1)[-1] for f in files if ".dist-info/licenses/" in f}
-    assert licenses == {"LICENSE", "THIRD_PARTY_NOTICES.md"}
+    licenses = {f.split(".dist-info/licenses/", 1)[1] for f in files if ".dist-info/licenses/" in f}
+    assert licenses == {"LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-nli-minilm-l6/LICENSE"}
+    shipped = {f.rsplit("/", 1)[-1] for f in files if f.startswith("director_fast/models/claim-nli-minilm-l6/")}
+    assert {"model_quantized.onnx", "tokenizer.json", "config.json", "LICENSE", "MODEL_CARD.md"} <= shipped
     ext = [f for f in files if re.fullmatch(r"director_fast/_core[^/]*\.(so|pyd)", f)]
     assert len(ext) == 1, ext
     # every module of the source tree is installed (nothing left behind by wheel.packages)

@@ -181,7 +181,11 @@ def _rate_verdict(claim: str, premise: str) -> Comparison | None:
     return None
 
 
-_FREE = re.compile(r"\bfree\b(?!\s*(?:-|of\s+(?!charge)))", re.IGNORECASE)  # not "free-range", "free of nuts"
+# "free" said of the subject ("Parking is free.", "Entry stays free", "travel for free"), not of
+# another noun ("includes free travel insurance") or a free-range / free-of-nuts kind
+_FREE = re.compile(r"\b(?:is|are|be|was|were|stays?|remains?|comes?|goes|go|travel|travels|for)\s+"
+                   r"(?:\w+\s+)?free\b(?!\s*-)|\bfree\s+of\s+charge\b", re.IGNORECASE)
+_FREE_WORD = re.compile(r"\bfree\b", re.IGNORECASE)  # any "free" in the evidence ("any free desk")
 _CURRENCY_UNITS = frozenset({"gbp", "usd", "eur", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr"})
 
 
@@ -190,7 +194,7 @@ def _free_verdict(claim: str, premise: str) -> Comparison | None:
     ("Parking is free." against "Parking costs £5 a day."): contradicted (signal ``number``) when
     the two share a content word besides "free"; None otherwise. (Both sides have their common
     paraphrases folded: "at no cost" and "costs nothing" are "free".)"""
-    if not _FREE.search(claim) or _FREE.search(premise) or not _HAS_NUMBER.search(premise):
+    if not _FREE.search(claim) or _FREE_WORD.search(premise) or not _HAS_NUMBER.search(premise):
         return None
     from director_fast.numbers import find_numbers
 
