@@ -10,7 +10,9 @@ Sources
       clause, synonym rewrite), contradiction (number/time/price change, entity swap within the domain's KB,
       negation insert/remove, role swap in "A reports to B"-like sentences), neutral (sentence of another
       document of the same domain, sentence + invented detail); plus the response sentences of
-      ``supported: true`` dev cases paired with their best-overlapping KB sentences (entailment).
+      ``supported: true`` dev cases paired with their best-overlapping KB sentences (entailment); with
+      ``--wrong-claims``, the one claim of an unsupported dev reply that the lexical backend does not
+      support, paired the same way (binary, not entailed).
   (b) /work/shared/data/halluc/: summedits.jsonl rows with split == "evaluation" and wice_claim_dev.jsonl,
       binary (premise: <= 3 document sentences most overlapping the response; hypothesis: the response's
       first sentence).
@@ -293,6 +295,40 @@ def case_pairs(dev: list[dict]) -> list[dict]:
     return rows
 
 
+def wrong_case_pairs(dev: list[dict]) -> list[dict]:
+    """Binary not-entailed rows from the dev split's unsupported replies: where the lexical
+    backend (the package's ``CoherenceScorer``) supports every claim of the reply but one, that one
+    is the reply's wrong claim (the reply is labelled unsupported); it is paired with its best 1
+    and 2 overlapping knowledge sentences. These are the near misses a model must not accept (a
+    wrong claim the lexical backend covers too thinly to judge)."""
+    try:
+        import director_fast as df
+    except ImportError:  # the torch venv: run this script with the package's venv
+        return []
+    rows = []
+    scorers: dict[str, object] = {}
+    for c in dev:
+        if c["supported"]:
+            continue
+        if c["domain"] not in scorers:
+            kb = df.KnowledgeBase()
+            for source, text in c["kb"].items():
+                kb.add(text, source=source, tenant=c["domain"])
+            scorers[c["domain"]] = df.CoherenceScorer(knowledge=kb)
+        _ok, score = scorers[c["domain"]].review(c["question"], c["response"], tenant_id=c["domain"])
+        bad = [a for a in score.attributions if a.verdict != "supported"]
+        if len(bad) != 1 or len(score.attributions) < 1:
+            continue
+        claim = bad[0].claim
+        if len(claim.split()) < 4:
+            continue
+        kb_sents = [t for text in c["kb"].values() for t in split_sentences(text)]
+        for k in (1, 2):
+            rows.append({"premise": " ".join(best_overlap(claim, kb_sents, k)), "hypothesis": claim, "label": 1,
+                         "binary": True, "source": f"dev_wrong:top{k}", "domain": c["domain"]})
+    return rows
+
+
 def halluc_pairs() -> list[dict]:
     rows = []
     for fname, keep in (("summedits.jsonl", lambda r: r.get("split") == "evaluation"),
@@ -332,6 +368,8 @@ def main() -> int:
     ap.add_argument("--snli-n", type=int, default=20000)
     ap.add_argument("--dev-repeat", type=int, default=2, help="copies of the in-domain (a) pairs")
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--wrong-claims", action="store_true",
+                    help="also binary not-entailed rows from unsupported dev replies (wrong_case_pairs)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
 
@@ -350,6 +388,8 @@ def main() -> int:
     for d in sorted(kbs):
         a_rows += kb_pairs(d, kbs[d], rng)
     a_rows += case_pairs(dev)
+    if args.wrong_claims:
+        a_rows += wrong_case_pairs(dev)
     a_rows = [r for r in a_rows] * args.dev_repeat
     b_rows = halluc_pairs()
     c_rows = snli_pairs(args.snli_n, args.seed)
