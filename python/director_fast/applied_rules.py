@@ -24,7 +24,8 @@ A number of the claim is an application when all of these hold:
   "from A to B", "A-B";
 * the application agrees with the rule: with ``sat`` whether the asker's number lies within the
   bound (a range of times may run past midnight: 22:30 to 07:00 holds 23:00), the clause of the
-  asker's number is negated exactly when the clause of the bound is negated XOR ``sat`` is false
+  asker's number is negated exactly when the clause of the bound is negated (a "closed",
+  "prohibited" or "unavailable" state counts as a negation) XOR ``sat`` is false
   ("not permitted between 07:00 and 09:00, so 8am won't work": both negated, 8am within; "a
   6-month minimum term, so leaving after 3 months wouldn't be possible": 3 is outside, the
   application is negated).
@@ -34,7 +35,8 @@ qualify") is reported as such; the scorer then leaves the claim whole, so the as
 checked like any other number (a reply may also describe what happens outside the bound: "£165
 covers up to 15 children, plus £8 for each extra", which this reading cannot tell apart).
 
-Thread safety: pure functions over immutable tables.
+Thread safety: pure functions over immutable tables (and a thread-safe LRU cache of the asker's
+numbers per question).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ _AT_MOST_BEFORE = re.compile(r"\b(?:up\s+to|at\s+most|(?:a\s+)?maximum\s+(?:of\s
                              r"until|till)\s*$", re.IGNORECASE)
 _AT_MOST_AFTER = re.compile(r"\s*(?:or\s+(?:less|fewer|under|younger)|(?:-?\s*\w+\s+)?maximum)\b", re.IGNORECASE)
 _RANGE_OPEN = re.compile(r"\b(?:between|from)\s*$", re.IGNORECASE)
-_RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*$", re.IGNORECASE)
+_RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)
 _DAY = 1440.0
 
 
@@ -121,11 +123,8 @@ def bounds(text: str, mentions: Sequence[Any]) -> list[Bound]:
     in_range: set[int] = set()
     for k in range(len(mentions) - 1):
         a, b = mentions[k], mentions[k + 1]
-        if number_kind(a) != number_kind(b) or not _RANGE_JOIN.match(text[a.end:b.start]) \
-                and not _RANGE_JOIN.search(text[a.end:b.start]):
-            continue
         gap = text[a.end:b.start]
-        if not re.fullmatch(r"\s*(?:and|to|until|till|-|–|—)\s*", gap, re.IGNORECASE):
+        if number_kind(a) != number_kind(b) or not _RANGE_JOIN.fullmatch(gap):
             continue
         if gap.strip().lower() == "and" and not _RANGE_OPEN.search(text[max(0, a.start - 12):a.start]):
             continue  # "£5 and £8" is no range; "between £5 and £8" is
