@@ -188,3 +188,18 @@ def test_a_number_another_unit_about_the_claim_states_is_not_a_conflict():
     wrong = "A single ticket (€3.10) covers zones A and B."
     ms = find_numbers(wrong)
     assert align_number(wrong, ms[0], ms, ev).kind == "conflict"
+
+
+def test_aligning_many_numbers_reads_the_claim_a_bounded_number_of_times(monkeypatch):
+    # found by a reviewer: "You pay 9 9 9 ..." re-read the whole claim for every number (quadratic)
+    import director_fast.number_alignment as na
+
+    read = []
+    real = na.content_word_list
+    monkeypatch.setattr(na, "content_word_list", lambda text: read.append(len(text)) or real(text))
+    na._word_counts.cache_clear()
+    claim = "You pay " + "9 " * 400
+    ev = evidence_numbers(["Visitors aged 65 and over pay £9.", "The pool is open from 7:00 to 21:00."])
+    ms = find_numbers(claim)
+    align_numbers(claim, ms, ev)
+    assert sum(read) <= 40 * len(claim)  # a few passes over the claim, not one per number

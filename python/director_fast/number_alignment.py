@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections import Counter
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from director_fast.numbers import NumberMention, find_numbers
-from director_fast.text import content_words
+from director_fast.text import content_word_list, content_words
 
 __all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
            "counted_noun", "number_kind", "evidence_numbers", "same_quantity", "align_number",
@@ -75,18 +76,35 @@ def clause_words(text: str, start: int, end: int) -> set[str]:
     {escape, water, claim, carry, excess} for the £500 and {subsidence, claim, carry} for the
     £1,000."""
     a, b = clause_span(text, start, end)
-    return content_words(text[a:start]) | content_words(text[end:b])
+    return _words_outside(text[a:b], text[start:end])
 
 
 def _number_bounds(text: str, mention: Any, mentions: Sequence[Any]) -> tuple[int, int]:
     """The clause around ``mention`` cut at the numbers next to it: the text a number owns."""
     a, b = clause_span(text, mention.start, mention.end)
-    for m in mentions:
-        if m.end <= mention.start:
-            a = max(a, m.end)
-        elif m.start >= mention.end:
-            b = min(b, m.start)
+    # the mentions are in text order and do not overlap: the neighbours by binary search
+    k = bisect.bisect_left(mentions, mention.start, key=_start)
+    if k > 0 and mentions[k - 1].end <= mention.start:
+        a = max(a, mentions[k - 1].end)
+    j = bisect.bisect_left(mentions, mention.end, key=_start)
+    if j < len(mentions):
+        b = min(b, mentions[j].start)
     return a, b
+
+
+def _start(m: Any) -> int:
+    return m.start
+
+
+@functools.lru_cache(maxsize=1024)  # pure; asked once per number of a claim
+def _word_counts(text: str) -> Counter:
+    return Counter(content_word_list(text))
+
+
+def _words_outside(claim: str, surface: str) -> set[str]:
+    """The content words of ``claim`` outside ``surface``, a span of it (a number and its unit;
+    the claim's words are counted once per claim, not once per number)."""
+    return set(_word_counts(claim) - Counter(content_word_list(surface)))
 
 
 def near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: bool = False) -> set[str]:
@@ -269,7 +287,7 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     noun = counted_noun(claim, mention, mentions)
     near = near_words(claim, mention, mentions)
     own = clause_words(claim, mention.start, mention.end)
-    whole = content_words(claim[:mention.start]) | content_words(claim[mention.end:])
+    whole = _words_outside(claim, mention.surface)
     need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
 
     def scored_pool(pool: Sequence[EvidenceNumber]) -> list[tuple[tuple, EvidenceNumber]]:
@@ -356,11 +374,12 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
         chosen: dict[int, EvidenceNumber] = {}
         for es in by_unit.values():
             hits: dict[int, EvidenceNumber] = {}
+            used: set[int] = set()
             for i, m in enumerate(mentions):  # each evidence number vouches for one claim number
-                e = next((e for e in es if _same_kind(m, e.mention) and all(e is not h for h in hits.values())),
-                         None)
+                e = next((e for e in es if id(e) not in used and _same_kind(m, e.mention)), None)
                 if e is not None:
                     hits[i] = e
+                    used.add(id(e))
             if len(hits) < 2:
                 continue
             shared = len(words & frozenset().union(*(e.clause | e.near | e.before for e in es)))

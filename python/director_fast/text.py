@@ -25,6 +25,7 @@ __all__ = [
     "NEGATION_RE",
     "OffsetMap",
     "content_words",
+    "content_word_list",
     "cp_to_utf8",
     "utf8_to_cp",
     "cp_to_utf16",
@@ -230,12 +231,13 @@ def content_words(text: str) -> set[str]:
     """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded (a word of
     5+ letters ending in "s" loses it): the words the claim pipeline and the number aligner
     compare. ``content_words("Checked suitcases weigh 23 kg")`` -> ``{"checked", "suitcase", "weigh"}``."""
-    out = set()
-    for w in _CONTENT_WORD.findall(text.lower()):
-        if w in _FUNCTION_WORDS:
-            continue
-        out.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
-    return out
+    return set(content_word_list(text))
+
+
+def content_word_list(text: str) -> list[str]:
+    """The words of :func:`content_words` in text order, repeats kept."""
+    return [w[:-1] if len(w) > 4 and w.endswith("s") else w
+            for w in _CONTENT_WORD.findall(text.lower()) if w not in _FUNCTION_WORDS]
 
 
 def normalize_terms(text: str) -> list[str]:
