@@ -901,8 +901,8 @@ class HybridJudge:
     """The lexical backend's verdicts, with an NLI model to see paraphrase: a unit the lexical
     judge finds no mismatch in but covers too thinly (``not_found``, signal ``coverage``) is
     ``supported`` when the model gives P(entailment) >= :attr:`UPGRADE_ENTAILMENT` for it
-    (signal ``entailment``; "You'll need to check in with the car at least half an hour before
-    the boat leaves." against "Vehicles must check in at least 30 minutes before departure.").
+    (signal ``entailment``; with the shipped model, "You need to be at least 18 to go in the
+    sauna." against "The sauna is for adults aged 18 and over.").
     Every other verdict is the lexical one: numbers, units, names, negations, antonyms, roles and
     exceptions stay the lexical backend's (a small NLI model is weakest exactly there), and the
     model never contradicts on its own. The model is asked only when no unit supports or
