@@ -613,3 +613,14 @@ def test_affirmative_chat_and_several_questions(question, answer, approved):
     kb = ["Dogs are not allowed in the cafe.", "Dogs are allowed in the garden.", "Parking is free for visitors."]
     got = df.CoherenceScorer(knowledge=kb).score(question, answer)
     assert got.approved is approved, [(a.claim, a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("question", [
+    # found by a second reviewer: yes / no questions the bare-answer reading missed
+    "So can I bring my dog?", "Quick question: can I bring my dog?", "can i bring my dog",
+    "Any chance I could bring my dog?", "Dogs allowed?", "Are dogs allowed? Thanks!",
+])
+@pytest.mark.parametrize("answer", ["Yes.", "Sure thing!", "OK!", "Sounds good!"])
+def test_a_bare_yes_is_never_approved_silently(question, answer):
+    got = df.CoherenceScorer(knowledge=["Dogs are not allowed in the hotel."]).score(question, answer)
+    assert not got.approved or got.warning, [(a.claim, a.verdict, a.signal) for a in got.attributions]

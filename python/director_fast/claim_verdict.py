@@ -1170,7 +1170,7 @@ _ANSWER_WORDS = frozenset(
     "generally usually normally typically mostly sort partly partially own alone necessarily entirely "
     "completely fully "
     "don doesn didn won couldn wouldn shouldn wasn weren haven hasn thing problem worries worry bother trouble "
-    "why".split())
+    "why okay sounds sound good fine alright".split())
 # affirmative idioms built on a negation word ("No problem!", "Not a problem.", "No worries", "Why not!")
 _AFFIRMING_IDIOMS = re.compile(r"\b(?:no|not\s+a)\s+(?:problem|worries|bother|trouble)\b|\bwhy\s+not\b",
                                re.IGNORECASE)
@@ -1202,9 +1202,10 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     if not re.search(r"[^\W\d_]", unit):
         return None  # no word at all ("📚" is no "yes")
     q = question.strip()
-    if not q.endswith("?"):
+    asked = _last_question(q)
+    if asked is None:
         return None
-    last = re.split(r"(?<=[.!?])\s+", q)[-1].rstrip("?").strip()
+    last, verbless = asked
     own = content_words(_AFFIRMING_IDIOMS.sub("yes", unit)) - _ANSWER_WORDS
     if own - content_words(last):
         return None  # a word of its own (words of the question only restate it: "Not on her own.")
@@ -1226,7 +1227,7 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
             if _QUESTION_LEAD.search(last) else []
         last = parts[-1].strip() if parts else last
     first = last.split(None, 1)[0].lower() if last else ""
-    if (first not in _YES_NO_OPENERS and not tag) or not content_words(last):
+    if (first not in _YES_NO_OPENERS and not tag and not verbless) or not content_words(last):
         return None  # "When do you open?" is not answered by "Sure!"
     said = _AFFIRMING_IDIOMS.sub("yes", unit)  # "No problem!" says yes
     if numbers_of_its_own:  # "Yes, from 6:00 to 23:00.": the question's proposition with those numbers
@@ -1234,13 +1235,43 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
     return last, not _NEGATORS.search(said)
 
 
+# openers that only lead into a question ("So can I ...?", "Quick question: can I ...?")
+_QUESTION_PREAMBLE = re.compile(r"^(?:(?:so|and|but|ok|okay|well|also|oh|hi|hey|hello|right)\b[,\s]*)+|^[^:?]{1,40}:\s*",
+                                re.IGNORECASE)
+_WH_WORDS = frozenset("what what's when where where's who who's whom whose which why how how's".split())
+
+
+def _last_question(q: str) -> tuple[str, bool] | None:
+    """The user's last question, as ``(its text without the "?" and any preamble, verbless)``:
+    the last sentence ending with "?" ("Are dogs allowed? Thanks!" asks "Are dogs allowed"), or a
+    last sentence that opens like a yes / no question without the "?" ("can i bring my dog");
+    ``verbless`` when a "?" sentence opens with neither an auxiliary nor a wh-word ("Dogs
+    allowed?", "Any chance I could bring my dog?": still a yes / no question). None when the
+    message asks nothing, or its last question is a wh-question."""
+    sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+|\n+", q) if x.strip()]
+    asked = [x for x in sentences if x.endswith("?")]
+    if asked:
+        text = asked[-1]
+    elif sentences and _QUESTION_PREAMBLE.sub("", sentences[-1]).split(None, 1)[:1] \
+            and _QUESTION_PREAMBLE.sub("", sentences[-1]).split(None, 1)[0].lower() in _YES_NO_OPENERS:
+        text = sentences[-1]
+    else:
+        return None
+    body = _QUESTION_PREAMBLE.sub("", text.rstrip("?!. ").strip()).strip() or text.rstrip("?!. ").strip()
+    first = body.split(None, 1)[0].lower() if body else ""
+    if first in _WH_WORDS:
+        return None
+    return body, text.endswith("?") and first not in _YES_NO_OPENERS
+
+
 def bare_answers(unit: str, question: str) -> list[tuple[str, bool]]:
     """:func:`bare_answer` for every yes / no question of the user's message, in order: a bare
     "Yes!" to "Can I bring my dog? Is parking free?" asserts both propositions. ``[]`` when the
     unit answers none of them."""
     q = question.strip()
-    if "?" not in q:
-        return []
+    if "?" not in q:  # "can i bring my dog" (no "?"): the one question, if it opens like one
+        one = bare_answer(unit, q)
+        return [one] if one is not None else []
     asked = [x.strip() for x in re.split(r"(?<=\?)\s+", q) if x.strip().endswith("?")]
     out = [b for b in (bare_answer(unit, x) for x in asked[:-1]) if b is not None]
     last = bare_answer(unit, q)  # the last one with the whole message (a statement before it)
