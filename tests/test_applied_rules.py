@@ -40,6 +40,8 @@ def test_applications_of_a_stated_bound(claim, question, left, consistent):
     ("The museum is open until 8 pm.", "Is the museum open until 8 pm?"),  # no asker's number
     ("Seniors aged 65 and over pay £9.", "Is it £9 for seniors?"),         # the question asserts nothing of the asker
     ("The pool opens at 7.", "I'm 7, can I swim?"),                         # no bound of the kind
+    # found by a second reviewer: an age against a bound that counts something else
+    ("Groups of up to 15 people get half price, so at 14 she travels free.", "My daughter is 14, does she travel free?"),
 ])
 def test_no_application(claim, question):
     assert applied_rule(claim, question) is None

@@ -18,8 +18,10 @@ A number of the claim is an application when all of these hold:
   concludes eligibility, permission, cost or cover ("won't work", "qualifies", "you'd pay",
   "isn't possible", "you're covered"; "so a group of 8 can book online" concludes something else
   and is left whole, its 8 then checked as any number);
-* the claim states another bound of the same kind (same base
-  unit, or both bare numbers; times with times): "65 and over", "or more", "at least",
+* the claim states another bound of the same kind (same base unit, or both bare numbers; times
+  with times) about the same thing (bare numbers: the same counted noun, "6 bikes" / "5 or more
+  bikes", or an age in the question and ages in the bound's clause, "I'm 70" / "aged 65 and
+  over"; never "my daughter is 14" / "groups of up to 15 people"): "65 and over", "or more", "at least",
   "minimum", "over", "under", "up to", "within", "until", "before", "after", "between A and B",
   "from A to B", "A-B";
 * the application agrees with the rule: with ``sat`` whether the asker's number lies within the
@@ -47,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from director_fast.number_alignment import clause_span, number_kind, same_quantity
+from director_fast.number_alignment import clause_span, counted_noun, number_kind, same_quantity
 from director_fast.numbers import find_numbers
 from director_fast.text import NEGATION_RE, split_sentences
 
@@ -160,6 +162,38 @@ eligible qualify qualifies qualified count counts covered cover covers free pay 
 apply applies valid accepted need needs needed able unable""".split())
 
 
+# an age in the question ("I'm 70", "my son is 14", "aged 9", "a 7-year-old") and in a bound
+# ("aged 65 and over", "ages 11 to 16", "under-8s", "children under 12", "adults 18 and over")
+_AGE_IN_QUESTION = re.compile(r"(?:\b(?:i['’]m|i\s+am|is|are|he['’]s|she['’]s|they['’]re|aged|age)\s+$)", re.IGNORECASE)
+_AGE_AFTER = re.compile(r"^\s*(?:-?\s*years?(?:\s*-?\s*old)?|-?\s*y/?o)\b", re.IGNORECASE)
+_AGE_WORDS = re.compile(r"\b(?:aged?|ages|years?|old|adults?|child(?:ren)?|kids?|under-\d+s?|seniors?|teens?|"
+                        r"juniors?|infants?|babies|baby|toddlers?|students?|pensioners?)\b", re.IGNORECASE)
+
+
+def _is_age(text: str, mention: Any) -> bool:
+    """Whether a bare number of ``text`` states an age ("I'm 70", "my son is 14", "a 7-year-old")."""
+    return bool(_AGE_IN_QUESTION.search(text[max(0, mention.start - 12):mention.start])
+                or _AGE_AFTER.match(text[mention.end:mention.end + 12]))
+
+
+def _same_thing(claim: str, m: Any, question: str, q: Any, rule: Bound, mentions: Sequence[Any]) -> bool:
+    """Whether the asker's number ``q`` and the bound ``rule`` count the same thing. Numbers with a
+    unit (times, prices, durations) need only the kind; bare numbers need the same counted noun
+    ("6 bikes" and "5 or more bikes") or both an age (the question states one and the bound's
+    clause speaks of ages: "I'm 70" and "aged 65 and over"; not "groups of up to 15 people")."""
+    if number_kind(m):
+        return True
+    if counted_noun(question, q, find_numbers(question)) and \
+            counted_noun(question, q, find_numbers(question)) == counted_noun(claim, _at(mentions, rule.start), mentions):
+        return True
+    a, b = clause_span(claim, rule.start, rule.end)
+    return _is_age(question, q) and bool(_AGE_WORDS.search(claim, a, b))
+
+
+def _at(mentions: Sequence[Any], start: int) -> Any:
+    return next(m for m in mentions if m.start == start)
+
+
 def _is_application(text: str, mention: Any) -> bool:
     a, b = clause_span(text, mention.start, mention.end)
     before = text[a:mention.start]
@@ -213,10 +247,13 @@ def applied_rule(claim: str, question: str) -> AppliedRule | None:
     cuts: list[tuple[int, int]] = []
     consistent = True
     for m in mentions:
-        if not any(same_quantity(m, q) and number_kind(m) == number_kind(q) for q in asker):
+        q = next((q for q in asker if same_quantity(m, q) and number_kind(m) == number_kind(q)), None)
+        if q is None:
             continue
-        # the bounds of its kind other than its own ("after 3 months" read as the asker's 3)
-        rules = [b for b in stated if b.kind == number_kind(m) and not (b.start <= m.start and m.end <= b.end)]
+        # the bounds of its kind other than its own ("after 3 months" read as the asker's 3), about
+        # the same thing ("I'm 14" is no "group of up to 15 people")
+        rules = [b for b in stated if b.kind == number_kind(m) and not (b.start <= m.start and m.end <= b.end)
+                 and _same_thing(claim, m, question, q, b, mentions)]
         if not rules:
             continue
         if not _is_application(claim, m):
