@@ -235,3 +235,11 @@ def test_chat_look_alikes_stay_claims(text):
 ])
 def test_reminder_openers_are_dropped(text, expected):
     assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # found by a second reviewer: a gerund subject with a finite verb states something
+    "Visiting the gallery costs nothing.", "Calling us costs nothing.",
+])
+def test_a_gerund_subject_is_no_offer(text):
+    assert claims(text) == [text]

@@ -782,7 +782,9 @@ _DEFERRALS = _Patterns([
     "for_your|for_this|for_that|on_this|on_that}",
 ])
 # words that end the short target of a contact pointer ("Please contact the hotel, it ...")
-_TARGET_STOP = _AUX | _SUBJ_VERB | _NOT_SUBJECT | frozenset("i it he she we they there".split())
+# (a finite verb ends the target: "Visiting the gallery costs nothing." states a price, it offers nothing)
+_TARGET_STOP = _AUX | _SUBJ_VERB | _NOT_SUBJECT | frozenset(
+    "i it he she we they there costs cost takes means requires includes gives gets pays".split())
 _OFFERS = _Patterns([
     "[please|just|so|and|also|do] {let_me|let_us} know",
     "{i'd|i_would|i'll|i_will|we'd|we_would|we'll|we_will} [also|always|certainly|gladly|"
