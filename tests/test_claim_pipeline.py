@@ -504,3 +504,15 @@ def test_free_that_is_no_price(answer):
     kb = ["A checked bag costs £35 and comes with travel insurance.", "Hot desks cost £160 a month; you can sit at any free desk."]
     got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
     assert all(a.verdict != "contradicted" for a in got.attributions), [(a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("kb,answer,approved", [
+    # found by a second reviewer: a quantity bounded from the other side
+    (["Passengers may carry one cabin bag up to 10 kg."], "You are allowed a carry-on bag weighing at least 10 kg.", False),
+    (["Passengers may carry one cabin bag up to 10 kg."], "You may carry one cabin bag of up to 10 kg.", True),
+    (["Guests can check in from 3 pm."], "Guests can check in until 3 pm.", False),
+    (["Guests can check in from 3 pm."], "You can check in from 3 pm.", True),
+])
+def test_a_bound_from_the_other_side_contradicts(kb, answer, approved):
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]

@@ -68,3 +68,10 @@ def test_a_missing_shipped_model_fails_loudly(monkeypatch, tmp_path):
     monkeypatch.setattr(nli, "SHIPPED_MODEL", "no-such-model")
     with pytest.raises(df.ConfigError, match="missing from this installation"):
         nli.shipped_model_dir()
+
+
+def test_the_model_never_upgrades_a_unit_sharing_no_word(model):
+    # found by a second reviewer: "until 3 pm" upgraded against "from 3 pm" with no word in common
+    got = df.CoherenceScorer(knowledge=["Guests can check in from 3 pm."], nli=model).score(
+        "q?", "Your room will be ready for you until 3 pm.")
+    assert not got.approved

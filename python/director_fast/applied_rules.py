@@ -60,7 +60,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|
 # cues after a number: "65 and over", "5 or more", "16+", "a 6-month minimum"
 _AT_LEAST_AFTER = re.compile(r"\s*(?:\+|(?:and|or)\s+(?:over|above|more|older|upwards|up)\b|"
                              r"(?:-?\s*\w+\s+)?minimum\b)", re.IGNORECASE)
-_AT_LEAST_BEFORE = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum\s+(?:of\s+)?|no\s+less\s+than|no\s+fewer\s+than)\s*$",
+_AT_LEAST_BEFORE = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum\s+(?:of\s+)?|no\s+less\s+than|no\s+fewer\s+than|"
+                              r"from|starting(?:\s+at)?|no\s+earlier\s+than)\s*$",
                               re.IGNORECASE)
 _ABOVE_BEFORE = re.compile(r"\b(?:over|above|more\s+than|older\s+than|after)\s*$", re.IGNORECASE)
 _BELOW_BEFORE = re.compile(r"\b(?:under|below|less\s+than|fewer\s+than|younger\s+than|before)\s*$", re.IGNORECASE)

@@ -206,6 +206,34 @@ def _free_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.75, "number") if shared else None
 
 
+def _bound_verdict(claim: str, premise: str) -> Comparison | None:
+    """A quantity the claim bounds from one side and the premise from the other ("a bag of at
+    least 10 kg" against "bags of up to 10 kg"; "ready until 3 pm" against "check in from 3 pm"),
+    the two sharing a content word besides the bound: contradicted (signal ``number``); None
+    otherwise (bounds as :func:`director_fast.applied_rules.bounds` reads them; ranges are not
+    compared)."""
+    if not _HAS_NUMBER.search(claim) or not _HAS_NUMBER.search(premise):
+        return None
+    from director_fast.applied_rules import bounds
+    from director_fast.numbers import find_numbers
+
+    def one_sided(text: str) -> list[Any]:
+        return [b for b in bounds(text, find_numbers(text)) if (b.lo is None) != (b.hi is None)]
+
+    mine = one_sided(claim)
+    if not mine:
+        return None
+    theirs = one_sided(premise)
+    for b in mine:
+        v = b.lo if b.lo is not None else b.hi
+        for p in theirs:
+            w = p.lo if p.lo is not None else p.hi
+            if b.kind == p.kind and abs(v - w) <= 1e-9 * max(1.0, abs(v)) and (b.lo is None) != (p.lo is None) \
+                    and content_stems(claim) & content_stems(premise):
+                return Comparison("contradicted", 0.75, "number")
+    return None
+
+
 # closed classes of words where one member for another is a contradiction, not a paraphrase
 _CONTRAST_CLASSES = tuple(frozenset(c.split()) for c in (
     "child children kid kids infant infants baby babies toddler toddlers teen teens teenager teenagers "
@@ -571,7 +599,7 @@ class LexicalJudge:
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
         early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
-            or _free_verdict(claim, premise)
+            or _free_verdict(claim, premise) or _bound_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
@@ -908,7 +936,8 @@ class HybridJudge:
     model never contradicts on its own. The model is asked only when no unit supports or
     contradicts the claim lexically (a number of one fact never confirms a claim that another
     fact contradicts), and only about the :attr:`MODEL_UNITS` thinly covered units of highest
-    coverage (one batched call per such claim).
+    coverage that share at least one content word with the claim (one batched call per such
+    claim).
 
     The combination and both constants were chosen on the ``dev`` split of the chat/RAG dev set
     (the policy "the model's verdict unless a lexical hard signal", measured first, lost 0.1 to
@@ -950,7 +979,8 @@ class HybridJudge:
     def _to_ask(self, lexical: Sequence[Comparison]) -> list[int]:
         if any(c.verdict != "not_found" for c in lexical):
             return []  # supported already, or a unit contradicts it: the lexical verdict stands
-        thin = [i for i, c in enumerate(lexical) if c.verdict == "not_found" and c.signal == "coverage"]
+        # (a unit sharing no content word with the claim is no paraphrase of it, whatever the model says)
+        thin = [i for i, c in enumerate(lexical) if c.verdict == "not_found" and c.signal == "coverage" and c.strength > 0]
         return sorted(thin, key=lambda i: -lexical[i].strength)[:self.MODEL_UNITS]
 
     def _upgrade(self, lexical: list[Comparison], ask: list[int], model: list[Comparison]) -> list[Comparison]:
