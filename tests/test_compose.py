@@ -624,3 +624,16 @@ def test_affirmative_chat_and_several_questions(question, answer, approved):
 def test_a_bare_yes_is_never_approved_silently(question, answer):
     got = df.CoherenceScorer(knowledge=["Dogs are not allowed in the hotel."]).score(question, answer)
     assert not got.approved or got.warning, [(a.claim, a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("kb,answer,approved", [
+    # a negated "welcome" stays negated; "need not" negates a duty (second reviewer)
+    (["Dogs are welcome in reception."], "Dogs are not welcome in reception.", False),
+    (["Dogs are welcome in reception."], "Dogs aren't welcome in reception.", False),
+    (["Dogs are welcome in reception."], "Dogs are very welcome in reception.", True),
+    (["Lost cards should be reported by phone immediately."], "Lost cards need not be reported.", False),
+    (["Lost cards should be reported by phone immediately."], "Lost cards should be reported by phone.", True),
+])
+def test_negations_of_permissions_and_duties(kb, answer, approved):
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]

@@ -336,7 +336,8 @@ _PARAPHRASES = (
     (r"shut(?:s)?", "closes", "shut shuts"),
     (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
     # "Dogs are (very) welcome" is a permission ("allowed"), so "not allowed" negates it
-    (r"(?:is|are|be)\s+(?:very\s+|most\s+|always\s+|also\s+)?welcome\b(?!\s+to\b)", "are allowed", "welcome"),
+    (r"(is|are|be)(\s+not)?\s+(?:very\s+|most\s+|always\s+|also\s+)?welcome\b(?!\s+to\b)", r"\1\2 allowed",
+     "welcome"),
     (r"younger\s+than", "under", "younger"),
     (r"older\s+than", "over", "older"),
     (r"pick(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", "collect", "pick picks picked picking"),
@@ -629,7 +630,9 @@ class LexicalJudge:
             if mismatch == "negation" and not negation_in_scope(s.text, sentence):
                 mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False)
             elif not mismatch and (negated_elsewhere(s.text, sentence)
-                                   or (sig.negation_flips and negated_clause_aligned(s.text, sentence))):
+                                   or (sig.negation_flips and negated_clause_aligned(s.text, sentence))
+                                   or (sig.negation_flips and sig.coverage >= PARTIAL_SUPPORT
+                                       and _negates_what_it_states(s.text, sentence))):
                 mismatch = "negation"
             elif not mismatch and state_bound_elsewhere(s.text, sentence):
                 mismatch = "antonym"
@@ -1077,6 +1080,21 @@ def _negated_clauses(text: str) -> tuple[frozenset[str], ...]:
         a, b = clause_span(text, m.start(), m.end())
         out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
     return tuple(out)
+
+
+def _negates_what_it_states(claim: str, sentence: str) -> bool:
+    """Whether ``claim`` negates only words ``sentence`` states without a negation: every negation
+    of the claim is followed, within its clause, by content words that all stand in the sentence
+    ("Lost cards need not be reported." against "Lost cards should be reported by phone."). Used
+    for a claim the sentence otherwise covers well."""
+    if _NEGATORS.search(sentence):
+        return False
+    words = content_stems(_fold_paraphrases(sentence))
+    scopes = []
+    for m in _NEGATORS.finditer(claim):
+        _a, b = clause_span(claim, m.start(), m.end())
+        scopes.append(content_stems(claim[m.end():b]))
+    return bool(scopes) and all(sc and sc <= words for sc in scopes)
 
 
 def negation_in_scope(claim: str, premise: str) -> bool:
