@@ -196,14 +196,28 @@ def _free_verdict(claim: str, premise: str) -> Comparison | None:
     paraphrases folded: "at no cost" and "costs nothing" are "free".)"""
     if not _FREE.search(claim) or _FREE_WORD.search(premise) or not _HAS_NUMBER.search(premise):
         return None
-    from director_fast.numbers import find_numbers
-
-    if not any(m.unit in _CURRENCY_UNITS and m.value > 0 for m in find_numbers(premise)):
+    if not _priced(premise):
         return None
-    if any(m.unit in _CURRENCY_UNITS for m in find_numbers(claim)):
+    if _HAS_NUMBER.search(claim) and _priced(claim):
         return None  # "free over £50": the amounts decide
     shared = (content_stems(claim) - {"free"}) & content_stems(premise)
     return Comparison("contradicted", 0.75, "number") if shared else None
+
+
+@functools.lru_cache(maxsize=8192)  # pure; a claim meets many premises and a premise many claims
+def _one_sided_bounds(text: str) -> tuple[Any, ...]:
+    from director_fast.applied_rules import bounds
+    from director_fast.numbers import find_numbers
+
+    return tuple(b for b in bounds(text, find_numbers(text)) if (b.lo is None) != (b.hi is None))
+
+
+@functools.lru_cache(maxsize=8192)  # pure, as _one_sided_bounds
+def _priced(text: str) -> bool:
+    """Whether ``text`` states a positive amount of money."""
+    from director_fast.numbers import find_numbers
+
+    return any(m.unit in _CURRENCY_UNITS and m.value > 0 for m in find_numbers(text))
 
 
 def _bound_verdict(claim: str, premise: str) -> Comparison | None:
@@ -214,16 +228,10 @@ def _bound_verdict(claim: str, premise: str) -> Comparison | None:
     compared)."""
     if not _HAS_NUMBER.search(claim) or not _HAS_NUMBER.search(premise):
         return None
-    from director_fast.applied_rules import bounds
-    from director_fast.numbers import find_numbers
-
-    def one_sided(text: str) -> list[Any]:
-        return [b for b in bounds(text, find_numbers(text)) if (b.lo is None) != (b.hi is None)]
-
-    mine = one_sided(claim)
+    mine = _one_sided_bounds(claim)
     if not mine:
         return None
-    theirs = one_sided(premise)
+    theirs = _one_sided_bounds(premise)
     for b in mine:
         v = b.lo if b.lo is not None else b.hi
         for p in theirs:
