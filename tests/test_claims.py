@@ -233,6 +233,8 @@ def test_particle_sentences(text, expected):
     # no split: no subject on the right, no verb on the left, subordinate or bracketed
     ("The shop opens at 08:30 and closes at 18:00.",
      ["The shop opens at 08:30 and closes at 18:00."]),
+    # "am" after a number is a time, not a verb (second reviewer)
+    ("Breakfast is served between 7 and 10 am.", ["Breakfast is served between 7 and 10 am."]),
     ("The hotel and the spa are open.", ["The hotel and the spa are open."]),
     ("Breakfast is served from 7 and lunch from 12.",
      ["Breakfast is served from 7 and lunch from 12."]),

@@ -1153,9 +1153,13 @@ def _is_clause_start(norms: Iterable[str]) -> bool:
     """The words ``norms`` begin with a subject followed by a finite verb (only the first 8 are
     looked at)."""
     subject: list[str] = []
+    prev = ""
     for j, w in enumerate(islice(norms, 8)):
         if j == 0 and w in _SUBJ_VERB:
             return True
+        if w == "am" and prev[:1].isdigit():  # "between 7 and 10 am": a time, not "I am"
+            return False
+        prev = w
         if w in _FINITE:
             if any(x not in _DET_ONLY for x in subject):
                 return True
