@@ -637,3 +637,15 @@ def test_a_bare_yes_is_never_approved_silently(question, answer):
 def test_negations_of_permissions_and_duties(kb, answer, approved):
     got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]
+
+
+@pytest.mark.parametrize("kb,answer,approved", [
+    # a day the evidence names as part of a group (second reviewer)
+    (["The bakery opens at 7 am on weekdays."], "On Mondays the bakery opens at 7 am.", True),
+    (["The bakery opens at 7 am on weekdays."], "On Sundays the bakery opens at 7 am.", False),
+    (["The bakery opens at 8 am at weekends."], "On Saturday the bakery opens at 8 am.", True),
+    (["The bakery opens at 7 am daily."], "On Thursday the bakery opens at 7 am.", True),
+])
+def test_a_day_within_a_group_of_days(kb, answer, approved):
+    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]

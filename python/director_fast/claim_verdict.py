@@ -419,6 +419,35 @@ def _has_unreadable_number(text: str) -> bool:
     return any(not math.isfinite(m.value) for m in find_numbers(text))
 
 
+_WORKDAYS = frozenset("monday tuesday wednesday thursday friday".split())
+_WEEKEND_DAYS = frozenset("saturday sunday".split())
+_ALL_WEEK = re.compile(r"\b(?:daily|every\s+day|each\s+day|7\s+days\s+a\s+week|seven\s+days\s+a\s+week|all\s+week)\b",
+                       re.IGNORECASE)
+_ON_WEEKDAYS = re.compile(r"\b(?:weekdays?|monday\s+to\s+friday|mon(?:day)?\s*[-–]\s*fri(?:day)?)\b", re.IGNORECASE)
+_ON_WEEKENDS = re.compile(r"\bweekends?\b", re.IGNORECASE)
+
+
+def _days_covered(words: Sequence[str], premise: str) -> bool:
+    """Whether every missing name is a day of the week the premise covers as a group ("Mondays"
+    against "on weekdays" or "daily"; "Saturday" against "at weekends"): a day the evidence names
+    as part of a group is no other day."""
+    if not words:
+        return False
+    for w in words:
+        day = w[:-1] if w.endswith("s") else w
+        if _ALL_WEEK.search(premise):
+            ok = day in _WORKDAYS or day in _WEEKEND_DAYS
+        elif day in _WORKDAYS:
+            ok = bool(_ON_WEEKDAYS.search(premise))
+        elif day in _WEEKEND_DAYS:
+            ok = bool(_ON_WEEKENDS.search(premise))
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
 def _given_names(words: Sequence[str], question: str, document: str, documents: Sequence[str] = ()) -> bool:
     """Whether every name (lower-cased word) a unit lacks is context rather than a claim of
     its own: either the user's question gave it and the unit's own document holds it ("Who runs
@@ -667,7 +696,8 @@ class LexicalJudge:
             return "antonym"
         if sig.numeric_mismatches and not _numbers_given(sig.missing_numbers, claim, question):
             return "number"
-        if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text, documents):
+        if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text, documents) \
+                and not _days_covered(sig.missing_entities, unit.premise):
             return "entity"
         return ""
 
