@@ -184,8 +184,8 @@ def _same_thing(claim: str, m: Any, question: str, q: Any, rule: Bound, mentions
     clause speaks of ages: "I'm 70" and "aged 65 and over"; not "groups of up to 15 people")."""
     if number_kind(m):
         return True
-    if counted_noun(question, q, find_numbers(question)) and \
-            counted_noun(question, q, find_numbers(question)) == counted_noun(claim, _at(mentions, rule.start), mentions):
+    noun = counted_noun(question, q, find_numbers(question))
+    if noun and noun == counted_noun(claim, _at(mentions, rule.start), mentions):
         return True
     a, b = clause_span(claim, rule.start, rule.end)
     return _is_age(question, q) and bool(_AGE_WORDS.search(claim, a, b))

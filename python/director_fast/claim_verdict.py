@@ -69,7 +69,7 @@ __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJ
            "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
-           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers"]
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
@@ -186,7 +186,6 @@ def _rate_verdict(claim: str, premise: str) -> Comparison | None:
 _FREE = re.compile(r"\b(?:is|are|be|was|were|stays?|remains?|comes?|goes|go|travel|travels|for)\s+"
                    r"(?:\w+\s+)?free\b(?!\s*-)|\bfree\s+of\s+charge\b", re.IGNORECASE)
 _FREE_WORD = re.compile(r"\bfree\b", re.IGNORECASE)  # any "free" in the evidence ("any free desk")
-_CURRENCY_UNITS = frozenset({"gbp", "usd", "eur", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr"})
 
 
 def _free_verdict(claim: str, premise: str) -> Comparison | None:
@@ -215,9 +214,9 @@ def _one_sided_bounds(text: str) -> tuple[Any, ...]:
 @functools.lru_cache(maxsize=8192)  # pure, as _one_sided_bounds
 def _priced(text: str) -> bool:
     """Whether ``text`` states a positive amount of money."""
-    from director_fast.numbers import find_numbers
+    from director_fast.numbers import CURRENCY_UNITS, find_numbers
 
-    return any(m.unit in _CURRENCY_UNITS and m.value > 0 for m in find_numbers(text))
+    return any(m.unit in CURRENCY_UNITS and m.value > 0 for m in find_numbers(text))
 
 
 def _bound_verdict(claim: str, premise: str) -> Comparison | None:
@@ -232,12 +231,13 @@ def _bound_verdict(claim: str, premise: str) -> Comparison | None:
     if not mine:
         return None
     theirs = _one_sided_bounds(premise)
+    if not theirs or not content_stems(claim) & content_stems(premise):
+        return None
     for b in mine:
         v = b.lo if b.lo is not None else b.hi
         for p in theirs:
             w = p.lo if p.lo is not None else p.hi
-            if b.kind == p.kind and abs(v - w) <= 1e-9 * max(1.0, abs(v)) and (b.lo is None) != (p.lo is None) \
-                    and content_stems(claim) & content_stems(premise):
+            if b.kind == p.kind and abs(v - w) <= 1e-9 * max(1.0, abs(v)) and (b.lo is None) != (p.lo is None):
                 return Comparison("contradicted", 0.75, "number")
     return None
 
@@ -907,9 +907,14 @@ def titles_swapped(claim: str, evidence: str) -> bool:
     return False
 
 
+#: verdicts from worst to best: the worse one counts where several are combined (the sentences of
+#: one comparison; a bare "Yes!" to several questions)
+VERDICT_ORDER = {"contradicted": 0, "not_found": 1, "supported": 2}
+
+
 def _rank(c: Comparison) -> int:
     """Order of badness inside one comparison's sentences: contradicted < not_found < supported."""
-    return {"contradicted": 0, "not_found": 1, "supported": 2}[c.verdict]
+    return VERDICT_ORDER[c.verdict]
 
 
 # ---- model judge ----------------------------------------------------------------------------

@@ -1617,7 +1617,7 @@ _LEAD_LAST = frozenset("""you include includes including get gets offer offers c
 compares following below""".split())
 # words a lead-in may hold besides its lead word and up to two others
 _LEAD_FILLER = frozenset("""a an the few some couple of to for how they it this that what your our my
-is's and also here's here're how's what's""".split()) - {"is"}
+and also here's here're how's what's""".split())
 _LEAD_COPULAS = frozenset("is are was were be been".split())
 # nouns of an enumeration ("A few things to plan for:", "Some points to note:", "Your options:")
 _LEAD_NOUNS = frozenset("things points options steps details tips notes ways".split())

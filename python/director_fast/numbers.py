@@ -94,7 +94,11 @@ from dataclasses import dataclass
 from director_fast import _core
 from director_fast.errors import InputTypeError
 
-__all__ = ["NumberMention", "find_numbers", "UNITS", "BASE_UNITS"]
+__all__ = ["NumberMention", "find_numbers", "UNITS", "BASE_UNITS", "CURRENCY_UNITS"]
+
+#: The unit keys of money (ISO codes, lower-cased), as :func:`find_numbers` reports them.
+CURRENCY_UNITS: frozenset[str] = frozenset(
+    {"usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr"})
 
 #: Every canonical unit key :func:`find_numbers` reports ("" when a number has no unit). Words and
 #: symbols of one quantity share a key: ``"€12"``, ``"EUR 12"`` and ``"12 euros"`` are all
@@ -103,8 +107,8 @@ UNITS: frozenset[str] = frozenset({
     "",
     "%",          # %, percent, per cent, pct, percentage
     "time",       # a time of day (value: minutes since midnight)
-    # currencies: symbols, ISO codes before or after the number, and currency words
-    "usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd", "inr",
+    # currencies (CURRENCY_UNITS): symbols, ISO codes before or after the number, and currency words
+    *CURRENCY_UNITS,
     # durations
     "s", "min", "h", "day", "night", "week", "fortnight", "month", "year",
     # weights

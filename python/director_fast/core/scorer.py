@@ -43,6 +43,7 @@ from director_fast.claim_evidence import (
 )
 from director_fast.claim_verdict import (
     UNSUPPORTED_MODES,
+    VERDICT_ORDER,
     ClaimDecision,
     bare_answers,
     claim_score,
@@ -581,7 +582,7 @@ class CoherenceScorer:
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
             elif bare is not None:  # "Yes." / "It is not.": judged through the question(s)
                 decision, unit, chunks = min((self._judge_bare(b, roles.prompt, tenant_id, known, ctx, status)
-                                              for b in bares), key=lambda j: _VERDICT_ORDER[j[0].verdict])
+                                              for b in bares), key=lambda j: VERDICT_ORDER[j[0].verdict])
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
             else:
@@ -873,8 +874,6 @@ class _SentenceContext:
 
 # single-unit verdicts that may come from a claim spread over several units
 _COMPOSABLE = frozenset({"coverage", "number", "entity"})
-# the worst verdict first: a bare "Yes!" to two questions is as wrong as its worse one
-_VERDICT_ORDER = {"contradicted": 0, "not_found": 1, "supported": 2}
 
 
 def _declarative_sentences(prompt: str) -> list[str]:
