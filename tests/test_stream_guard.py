@@ -408,7 +408,13 @@ def test_incremental_any_tokenisation(parts, seps, cuts, bad, release):
     if not s.halted:
         assert seen == expected and "".join(out) == text
     else:
-        assert bad is not None and bad in seen[-1]
+        assert bad is not None
+        if bad not in seen[-1]:
+            # the bad sentence ended inside a token the next sentence shares ("Done\nParis"): it
+            # has no token of its own, so its score is carried onto the next sentence's tokens and
+            # the stream halts there, with the bad sentence's score
+            assert len(seen) >= 2 and bad in seen[-2]
+            assert s.min_coherence == pytest.approx(0.2)
         if release == "sentence":
             assert bad not in "".join(out)
 
