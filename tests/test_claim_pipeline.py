@@ -410,6 +410,45 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
     assert got[0].verdict == "not_found"  # below UPGRADE_ENTAILMENT
 
 
+def test_hybrid_judge_asks_past_a_number_mismatch_with_another_fact_but_not_past_a_negation():
+    from director_fast.claim_evidence import EvidenceUnit
+    from director_fast.claim_verdict import Comparison, HybridJudge, LexicalJudge, decide
+    from director_fast.core.types import EvidenceChunk
+
+    class AlwaysEntails:
+        def compare(self, claim, units, question=""):
+            return [Comparison("supported", 0.99, "entailment") for _ in units]
+
+    def unit(text):
+        return EvidenceUnit(text, text, "kb:0", EvidenceChunk(text=text, distance=0.0), text)
+
+    j = HybridJudge(AlwaysEntails(), LexicalJudge(df.LexicalNLI()))
+    # the lexical aligner pairs "30 hours" with the complaints deadline's "30 days"; the check-in
+    # sentence states the claim's number and the model vouches for the paraphrase
+    claim = "You can check in online starting 30 hours ahead of your flight."
+    units = [unit("Written complaints must be sent within 30 days of the flight using the online form."),
+             unit("Online check-in opens 30 hours before departure.")]
+    got = j.compare(claim, units)
+    assert [(c.verdict, c.signal) for c in got] == [("contradicted", "number"), ("supported", "entailment")]
+    assert decide(claim, units, got).verdict == "supported"
+    # a negation refutes the claim: the model is not asked about the other unit
+    got = j.compare("Dogs are allowed in the garden.",
+                    [unit("Dogs are not allowed in the garden."), unit("The garden is open to visitors with pets.")])
+    assert [c.verdict for c in got] == ["contradicted", "not_found"]
+
+
+@pytest.mark.parametrize("claim,evidence,expected", [
+    ("The shop opens at 9 am.", "Aisle 9 holds tools.", False),
+    ("Check in at least half an hour before.", "Vehicles must check in at least 30 minutes before departure.", True),
+    ("Parking costs £5 per day.", "Parking costs £8 per day.", False),
+    ("Dogs are welcome.", "Pets are allowed on a lead.", True),  # no number to state
+])
+def test_states_numbers_needs_every_number_of_the_claim_with_the_same_quantity(claim, evidence, expected):
+    from director_fast.claim_verdict import states_numbers
+
+    assert states_numbers(claim, evidence) is expected
+
+
 # ---- found by a fresh reviewer: nothing false passes unjudged ---------------------------------
 
 ACME = ("Parking is free for 2 hours. Pets are not allowed in the office, except guide dogs. "

@@ -20,6 +20,8 @@ Sources
 
 Run with the package venv (uses director_fast.text.split_sentences; falls back to a regex):
     /work/venv/bin/python training/stage2_pairs.py --out /work/ckpt2/pairs.jsonl
+``--exclude-domains a,b,c`` leaves those dev domains out of every pair, for a validation run whose
+model has never seen them (judge the combination policy on them, then train on all dev domains).
 """
 
 from __future__ import annotations
@@ -368,6 +370,8 @@ def main() -> int:
     ap.add_argument("--snli-n", type=int, default=20000)
     ap.add_argument("--dev-repeat", type=int, default=2, help="copies of the in-domain (a) pairs")
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--exclude-domains", default="",
+                    help="comma-separated dev domains left out of every pair (a domain-held-out validation run)")
     ap.add_argument("--wrong-claims", action="store_true",
                     help="also binary not-entailed rows from unsupported dev replies (wrong_case_pairs)")
     args = ap.parse_args()
@@ -380,6 +384,11 @@ def main() -> int:
     held_domains = {c["domain"] for c in allc if c.get("split") == "heldout"}
     assert not held_domains & {c["domain"] for c in dev}, "dev and held-out domains overlap"
     del allc  # nothing below sees held-out rows
+    excluded = {d for d in args.exclude_domains.split(",") if d}
+    unknown = excluded - {c["domain"] for c in dev}
+    if unknown:
+        raise SystemExit(f"--exclude-domains: not dev domains: {sorted(unknown)}")
+    dev = [c for c in dev if c["domain"] not in excluded]
 
     kbs: dict[str, dict[str, str]] = defaultdict(dict)
     for c in dev:
@@ -405,6 +414,7 @@ def main() -> int:
     for (s, lab), n in sorted(cnt.items()):
         summary[s][lab] = n
     print(json.dumps({"out": args.out, "n": len(rows), "dev_cases": len(dev), "dev_domains": sorted(kbs),
+                      "excluded_domains": sorted(excluded),
                       "dev_repeat": args.dev_repeat, "by_source_label": summary}, indent=1))
     return 0
 
