@@ -117,6 +117,75 @@ def test_common_paraphrases_are_matched(answer, approved):
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
+PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 and over."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("A day pass will set you back £12.", True),
+    ("Day passes are priced at £12.", True),
+    ("Day passes are priced at £15.", False),
+    ("You must be 18 or older to use the sauna.", True),
+    ("You must be 16 or older to use the sauna.", False),
+])
+def test_prices_and_ages_in_other_words(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=PRICES_AND_AGES).review("Tell me more.", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
+
+
+# ---- opening hours: "open until" is "closes at", "open from .. to .." gives both -------------------
+
+HOURS = ["The help desk closes at 21:00 on weekdays.",
+         "The shop is open from 8 am to 9 pm.",
+         "The pool is open until 22:00.",
+         "The café on the ground floor is open from 08:00 to 15:00 on weekdays.",
+         "Reception is open until 20:00."]
+
+
+@pytest.mark.parametrize("question,answer,approved", [
+    ("When does the help desk close?", "The help desk is open until 9 pm on weekdays.", True),
+    ("When does the help desk close?", "On weekdays the help desk stays open till 9pm.", True),
+    ("When does the help desk close?", "The help desk is open until 8 pm on weekdays.", False),
+    ("When does the shop close?", "The shop closes at 9 pm.", True),
+    ("When does the shop close?", "The shop is open until 10 pm.", False),
+    ("When does the pool close?", "The pool closes at 10 pm.", True),
+    ("When does the pool close?", "The pool closes at 9 pm.", False),
+    ("When is the café open?", "It's open on weekdays from 08:00 to 15:00.", True),
+    ("When is the café open?", "The café is open on weekdays from 08:00 to 16:00.", False),
+    ("When can I go to reception?", "Reception is closed until 8 pm.", False),  # an opening time
+    ("When does the shop open?", "The shop isn't open until 8 am.", True),
+    ("When does the shop open?", "The shop isn't open until 9 am.", False),
+])
+def test_opening_hours_in_other_words(question, answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=HOURS).review(question, answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
+
+
+CLOSED_DAYS = ["The museum is open Tuesday to Sunday and closed on Mondays.", "The café is open every day."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("The museum doesn't open on Mondays.", True),
+    ("The museum never opens on Mondays.", True),
+    ("The museum is open on Mondays.", False),
+    ("The museum doesn't open on Sundays.", False),
+    ("The café is open 7 days a week.", True),
+])
+def test_closed_days_in_other_words(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=CLOSED_DAYS).review("When can I visit?", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
+
+
+@pytest.mark.parametrize("text,folded", [
+    ("The pool is open until further notice.", "The pool is open until further notice."),  # no time
+    ("The lab is open 2 to 3 times a week.", "The lab is open 2 to 3 times a week."),  # counts, not hours
+    ("Open on Sundays from 9 to 5.", "opens on Sundays at 9 and closes at 5."),  # the day stays
+])
+def test_the_hours_folds_touch_only_hours(text, folded):
+    from director_fast.claim_verdict import _normalise_idioms
+
+    assert _normalise_idioms(text) == folded
+
+
 # ---- roles: job titles and relation synonyms ------------------------------------------------------
 
 ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen Brandt.",

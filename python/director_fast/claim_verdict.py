@@ -317,6 +317,12 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
 # against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
+# a time of day as an hours sentence writes it ("9", "9 pm", "9.30pm", "21:00", "9 p.m", "midnight")
+_CLOCK_WORDS = "midnight|noon|midday"
+_CLOCK = rf"\d{{1,2}}(?:[:.]\d{{2}})?(?:\s*(?:[ap]m|[ap]\.m))?|{_CLOCK_WORDS}"
+# ... with its minutes, "am" / "pm" or a clock word: a bare "2" may count anything ("open 2 to 3 times")
+_CLOCK_STRICT = rf"\d{{1,2}}[:.]\d{{2}}(?:\s*(?:[ap]m|[ap]\.m))?|\d{{1,2}}\s*(?:[ap]m|[ap]\.m)|{_CLOCK_WORDS}"
+
 _PARAPHRASES = (
     # (pattern, replacement, words of which one must be in the text for the pattern to apply)
     (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free",
@@ -342,10 +348,28 @@ _PARAPHRASES = (
     (r"look(?:s|ed|ing)?\s+after", "cares for", "after"),
     (r"e-mail", "email", "e-mail"),
     (r"shut(?:s)?", "closes", "shut shuts"),
+    # opening hours in one wording: "open (on weekdays) from 8 am to 9 pm" / "open 08:00-21:00" ->
+    # "opens (on weekdays) at 8 am and closes at 9 pm"; "is open until 9 pm" -> "closes at 9 pm"
+    # (only before a time: never "open until further notice")
+    (rf"(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)opens?\s+((?:[A-Za-z]+\s+){{0,3}}?)from\s+({_CLOCK})"
+     rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK})", r"opens \1at \2 and closes at \3", "open opens"),
+    (rf"(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)opens?\s+(?:daily\s+|every\s+day\s+)?({_CLOCK_STRICT})"
+     rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK_STRICT})", r"opens at \1 and closes at \2", "open opens"),
+    (rf"(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?<!not\s)(?<!never\s)open\s+(?:until|till|til)(?=\s+(?:\d|{_CLOCK_WORDS}))",
+     "closes at", "open"),
+    # ... and "is closed until 10 am" / "is not open until 10 am" is an opening time
+    (rf"(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?:(?<!not\s)closed|not\s+open)\s+(?:until|till|til)"
+     rf"(?=\s+(?:\d|{_CLOCK_WORDS}))", "opens at", "closed open"),
+    # "does not open on Mondays" is "is closed on Mondays" (the negation is the state, not a flip)
+    (r"(?:does|do|did|is|are|will)\s+not\s+open\b(?!\s+(?:until|till|til)\b)|never\s+opens?\b", "is closed",
+     "open opens"),
+    (r"(?:7|seven)\s+days\s+a\s+week", "daily", "days"),
     (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
     # "Dogs are (very) welcome" is a permission ("allowed"), so "not allowed" negates it
     (r"(is|are|be)(\s+not)?\s+(?:very\s+|most\s+|always\s+|also\s+)?welcome\b(?!\s+to\b)", r"\1\2 allowed",
      "welcome"),
+    (r"will\s+set\s+(?:you|them|us|him|her)\s+back|(?:is|are)\s+priced\s+at|priced\s+at", "costs", "set priced"),
+    (r"(?:or|and)\s+(?:older|above)", "and over", "older above"),
     (r"younger\s+than", "under", "younger"),
     (r"older\s+than", "over", "older"),
     (r"pick(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", "collect", "pick picks picked picking"),
@@ -1401,9 +1425,12 @@ def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], compariso
     words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
     covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
     delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
-    words = content_stems(claim)
-    mine = len(words & content_stems(units[i].text))
-    return any(c.verdict == "contradicted" and c.signal == "number" and len(words & content_stems(units[j].text)) > mine
+    def stems(text: str) -> frozenset[str]:  # in the wording the lexical comparison saw
+        return content_stems(_normalise_idioms(text))
+
+    words = stems(claim)
+    mine = len(words & stems(units[i].text))
+    return any(c.verdict == "contradicted" and c.signal == "number" and len(words & stems(units[j].text)) > mine
                for j, c in enumerate(comparisons))
 
 
