@@ -166,6 +166,8 @@ def test_kinds_constant():
     ("Hello Mr. Smith, the room is ready.", "claim", "the room is ready."),
     ("**Yes**, the shop is open.", "claim", "the shop is open."),
     ("Well — the shop is open.", "claim", "the shop is open."),
+    ("Happy to help — the pool opens at 7 in the morning.", "claim", "the pool opens at 7 in the morning."),
+    ("Glad you asked: the pool is heated.", "claim", "the pool is heated."),
     ("As an AI language model, I cannot browse the internet.", "self_reference",
      "I cannot browse the internet."),
     ("I'm sorry, I don't have any details on parking at the clinic.", "abstention",

@@ -117,7 +117,9 @@ def test_common_paraphrases_are_matched(answer, approved):
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
-PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 and over."]
+PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 and over.",
+                   "Each swimming lesson lasts 45 minutes.", "The guided tour takes about an hour.",
+                   "Delivery takes 3 to 5 working days."]
 
 
 @pytest.mark.parametrize("answer,approved", [
@@ -126,6 +128,10 @@ PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 an
     ("Day passes are priced at £15.", False),
     ("You must be 18 or older to use the sauna.", True),
     ("You must be 16 or older to use the sauna.", False),
+    ("Each swimming lesson lasts an hour.", False),  # "an hour" is a number
+    ("The guided tour lasts around 60 minutes.", True),
+    ("Day passes cost £12.", True),  # "a day pass" is a name, not one day
+    ("It arrives in 3-5 business days.", True),
 ])
 def test_prices_and_ages_in_other_words(answer, approved):
     ok, score = df.CoherenceScorer(knowledge=PRICES_AND_AGES).review("Tell me more.", answer)

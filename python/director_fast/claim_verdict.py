@@ -370,6 +370,8 @@ _PARAPHRASES = (
      "welcome"),
     (r"will\s+set\s+(?:you|them|us|him|her)\s+back|(?:is|are)\s+priced\s+at|priced\s+at", "costs", "set priced"),
     (r"(?:or|and)\s+(?:older|above)", "and over", "older above"),
+    (r"business\s+days?", "working days", "business"),
+    (r"lasts", "takes", "lasts"),  # a duration ("the last bus" is never a verb)
     (r"younger\s+than", "under", "younger"),
     (r"older\s+than", "over", "older"),
     (r"pick(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", "collect", "pick picks picked picking"),

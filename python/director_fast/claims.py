@@ -473,6 +473,7 @@ yes|yeah|yep|yup|no|nope|sure|sure thing|certainly|of course|absolutely|definite
 |thank you for asking|thanks for your question|thank you for your question
 |thanks for reaching out|thank you for reaching out|thanks for contacting us
 |thank you for contacting us|thanks for getting in touch|thank you for getting in touch
+|happy to help|glad to help|happy to assist|glad you asked|good to hear from you
 """)
 
 _AI_PREFIXES = _phrases("""
