@@ -227,12 +227,19 @@ def test_particle_sentences(text, expected):
     ("The room has a TV and the bathroom has a tub, but the balcony is small.",
      ["The room has a TV", "the bathroom has a tub", "the balcony is small."]),
     ("It accepts cash and cards are accepted too.", ["It accepts cash", "cards are accepted too."]),
+    # a plural noun that looks like a verb starts a clause before its own verb
+    ("Delivery is free over £50, and returns are free too.", ["Delivery is free over £50", "returns are free too."]),
+    ("Lessons last an hour and charges apply for late cancellation.",
+     ["Lessons last an hour", "charges apply for late cancellation."]),
     ("Parking is free but it's often full.", ["Parking is free", "it's often full."]),
     ("The spa opens at 9, and Maria runs the front desk.",
      ["The spa opens at 9", "Maria runs the front desk."]),
     ("The pool is open; the gym is closed.", ["The pool is open", "the gym is closed."]),
     ("The cafe is open, and there is a terrace.", ["The cafe is open", "there is a terrace."]),
     # no split: no subject on the right, no verb on the left, subordinate or bracketed
+    ("The shop opens at 9 and closes at 5.", ["The shop opens at 9 and closes at 5."]),
+    ("The café serves lunch and opens at noon.", ["The café serves lunch and opens at noon."]),
+    ("The desk opens at 9 and is open until 5.", ["The desk opens at 9 and is open until 5."]),
     ("The shop opens at 08:30 and closes at 18:00.",
      ["The shop opens at 08:30 and closes at 18:00."]),
     # "am" after a number is a time, not a verb (second reviewer)

@@ -138,6 +138,20 @@ def test_prices_and_ages_in_other_words(answer, approved):
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
+WITH_RECEIPT = ["Refunds are given only with a receipt.", "Delivery is free on orders over £50."]
+
+
+@pytest.mark.parametrize("answer,approved", [
+    ("You can get a refund without a receipt.", False),
+    ("You need a receipt to get a refund.", True),
+    ("Delivery is free on orders over £50, and returns are free too.", False),  # an invented clause
+    ("Orders over £50 ship free.", True),
+])
+def test_without_is_not_with_and_an_invented_clause_is_judged(answer, approved):
+    ok, score = df.CoherenceScorer(knowledge=WITH_RECEIPT).review("Tell me the rules.", answer)
+    assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
+
+
 # ---- opening hours: "open until" is "closes at", "open from .. to .." gives both -------------------
 
 HOURS = ["The help desk closes at 21:00 on weekdays.",

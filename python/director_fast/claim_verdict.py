@@ -297,6 +297,29 @@ def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.8, "antonym")
 
 
+_WITH = re.compile(r"\bwith(out)?\s+(?:(?:a|an|the|your|their|its|his|her|any|our)\s+)?([a-z][a-z-]+)", re.IGNORECASE)
+
+
+def _with_without_verdict(claim: str, premise: str) -> Comparison | None:
+    """"without X" in the claim against "with X" in the premise, or the reverse, the rest of the
+    claim in the premise ("a refund without a receipt" against "refunds only with a receipt"):
+    contradicted (signal ``negation``); None otherwise."""
+    if "with" not in claim.lower() or "with" not in premise.lower():
+        return None
+
+    def objects(text: str) -> dict[str, bool]:  # object -> negated ("without")
+        return {_singular(m.group(2).lower()): bool(m.group(1)) for m in _WITH.finditer(text)}
+
+    c, p = objects(claim), objects(premise)
+    flipped = [w for w, neg in c.items() if w in p and p[w] != neg]
+    if not flipped:
+        return None
+    rest = content_words(claim) - {"without"} - content_words(" ".join(flipped))
+    if not rest or 2 * len(rest & content_words(premise)) < len(rest):
+        return None  # the premise is about something else (half the claim's other words at least)
+    return Comparison("contradicted", 0.8, "negation")
+
+
 _FUSED_PHONE = re.compile(r"\btel\d{8,}\b")
 
 
@@ -663,7 +686,7 @@ class LexicalJudge:
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         premise = _normalise_idioms(unit.premise)
         early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
-            or _free_verdict(claim, premise) or _bound_verdict(claim, premise)
+            or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)

@@ -1164,9 +1164,9 @@ def _is_clause_start(norms: Iterable[str]) -> bool:
         if w in _FINITE:
             if any(x not in _DET_ONLY for x in subject):
                 return True
-            if not subject:
+            if not subject and (w in _AUX or not w.endswith("s") or w.endswith("ss")):
                 return False
-            subject.append(w)  # "the cost is": a noun that looks like a verb
+            subject.append(w)  # "the cost is", "returns are": a noun that looks like a verb
         elif w in _ADVERBS and subject:
             continue
         elif w in _NOT_SUBJECT:
