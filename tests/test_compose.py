@@ -186,6 +186,7 @@ CLOSED_DAYS = ["The museum is open Tuesday to Sunday and closed on Mondays.", "T
 @pytest.mark.parametrize("answer,approved", [
     ("The museum doesn't open on Mondays.", True),
     ("The museum never opens on Mondays.", True),
+    ("The museum isn't open on Mondays.", True),
     ("The museum is open on Mondays.", False),
     ("The museum doesn't open on Sundays.", False),
     ("The café is open 7 days a week.", True),

@@ -34,7 +34,7 @@ KNOWN = [
     (["The Grand Hotel has an outdoor pool.", "Breakfast is served from 7 am. Check-in starts at 3 pm."],
      "Check-in starts at 2 pm.", 1, "Check-in starts at 3 pm.", "number"),
     (["The museum is open on Mondays.", "Tickets cost 12 euros."],
-     "The museum is not open on Mondays.", 0, "The museum is open on Mondays.", "negation"),
+     "The museum is not open on Mondays.", 0, "The museum is open on Mondays.", "antonym"),  # "not open" = "closed"
     (["Our office is open on Saturdays.", "Parking is free for visitors."],
      "Our office is closed on Saturdays.", 0, "Our office is open on Saturdays.", "antonym"),
     (["Harbor Hotel has no parking.", "Harbor Hotel has 40 rooms."],

@@ -383,7 +383,7 @@ _PARAPHRASES = (
     # ... and "is closed until 10 am" / "is not open until 10 am" is an opening time
     (rf"(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?:(?<!not\s)closed|not\s+open)\s+(?:until|till|til)"
      rf"(?=\s+(?:\d|{_CLOCK_WORDS}))", "opens at", "closed open"),
-    # "does not open on Mondays" is "is closed on Mondays" (the negation is the state, not a flip)
+    # "does not open on Mondays" / "is not open on Mondays" is "is closed on Mondays" (the state)
     (r"(?:does|do|did|is|are|will)\s+not\s+open\b(?!\s+(?:until|till|til)\b)|never\s+opens?\b", "is closed",
      "open opens"),
     (r"(?:7|seven)\s+days\s+a\s+week", "daily", "days"),
