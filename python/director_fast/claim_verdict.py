@@ -304,8 +304,8 @@ def _with_without_verdict(claim: str, premise: str) -> Comparison | None:
     """"without X" in the claim against "with X" in the premise, or the reverse, the rest of the
     claim in the premise ("a refund without a receipt" against "refunds only with a receipt"):
     contradicted (signal ``negation``); None otherwise."""
-    if "with" not in claim.lower() or "with" not in premise.lower():
-        return None
+    if _WITH.search(claim) is None or _WITH.search(premise) is None:
+        return None  # ("within" is no "with")
 
     def objects(text: str) -> dict[str, bool]:  # object -> negated ("without")
         return {_singular(m.group(2).lower()): bool(m.group(1)) for m in _WITH.finditer(text)}
