@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from director_fast.citations import (
@@ -506,6 +506,8 @@ def _escape(v: str) -> str:
 @settings(max_examples=200, deadline=None)
 @given(_rows, st.data())
 def test_verbatim_value_from_scoped_row_is_exact(rows, data):
+    # a row named like a word of the sentence ("IT" for "it") scopes the citation to that row
+    assume(all(r["name"].strip().casefold() not in ("it", "has") for r in rows))
     ri = data.draw(st.integers(0, len(rows) - 1))
     value = rows[ri]["v"]
     prose = data.draw(st.sampled_from(["", rows[ri]["name"] + " has "]))
