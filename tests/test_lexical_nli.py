@@ -129,12 +129,6 @@ _QUANTITY_TEXTS = ["2 weeks", "14 days", "a fortnight", "half an hour", "30 minu
                    "30 euros", "2 years"]
 
 
-def test_a_written_one_counts_only_with_a_unit(nli):
-    assert sig(nli, "Each session lasts 45 minutes.", "Each session lasts an hour.")["numeric_mismatches"] == 1
-    assert sig(nli, "One of the rooms has a view.", "One room has a view.")["numbers"] == 0
-    assert sig(nli, "Day passes cost £12.", "A day pass costs £12.")["numeric_mismatches"] == 0  # a name
-
-
 def test_number_matching_follows_quantity(nli):
     # the lexical NLI (C++ table) and NumberMention.quantity / base_unit (Python table) agree
     from director_fast.numbers import find_numbers
@@ -145,7 +139,10 @@ def test_number_matching_follows_quantity(nli):
             (mb,) = find_numbers(b)
             same = ma.base_unit == mb.base_unit and ma.quantity == pytest.approx(mb.quantity, rel=1e-9)
             s = sig(nli, f"It is {a}.", f"It is {b}.")
-            assert s["numbers"] == 1, (a, b)  # "a fortnight" too: a written 1 with a unit counts
+            if b == "a fortnight":  # a written 1 in the hypothesis is not counted ("one of", "a day")
+                assert s["numbers"] == 0
+                continue
+            assert s["numbers"] == 1, (a, b)
             assert (s["numeric_mismatches"] == 0) == same, (a, b, s)
 
 

@@ -864,7 +864,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     // numbers
     for (const Token* t : st) {
       if (!t->number || t->consumed) continue;
-      if (t->written && t->value == 1.0 && t->unit.empty()) continue;  // "one of", too ambiguous ("an hour" counts)
+      if (t->written && t->value == 1.0) continue;  // "one of", too ambiguous
       if (t->written && t->value == 0.5 && t->unit.empty()) continue;  // "half" ("half an hour" counts)
       ++sig.numbers;
       if (!P.number_supported(*t)) {

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <charconv>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -161,18 +160,6 @@ Base base_of(const char* unit) {
 }
 
 // The units "a" / "an" may stand for one of ("an hour", "a day", "a week", "a fortnight").
-// Words that may follow a duration written with an article ("an hour before", "a week later",
-// "a day or two"); any other word after "a day" / "a week" makes it part of a name ("a day
-// pass", "a week ticket").
-bool after_duration_word(std::string_view w) {
-  static constexpr std::string_view words[] = {
-      "before", "after", "later", "earlier", "ago", "ahead", "beforehand", "early", "late", "long",
-      "in", "of", "to", "from", "for", "and", "or", "per", "each", "at", "on", "by", "with", "without",
-      "prior", "notice", "max", "maximum", "minimum", "min", "is", "are", "was", "will", "then", "so",
-      "but", "if", "when", "until", "till", "into", "off", "away", "left", "more", "less"};
-  return std::find(std::begin(words), std::end(words), w) != std::end(words);
-}
-
 const char* article_unit(std::string_view w) {
   if (w == "hour") return "h";
   if (w == "day") return "day";
@@ -1414,8 +1401,6 @@ class Parser {
         j = i + 9;
       } else if (const char* key = article_unit(v)) {  // "an hour", "a day", "a week", "a fortnight"
         if (after_rate_word(L_[i].a)) return false;  // "$20 an hour", "twice a day": a rate
-        if (is(i + 3, K::Space) && is(i + 4, K::Word) && !after_duration_word(low(i + 4)))
-          return false;  // "a day pass", "a week ticket": part of a name, no quantity
         r.value = r.mantissa = 1.0;
         r.unit = key;
         j = i + 3;

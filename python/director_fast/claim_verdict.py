@@ -297,24 +297,49 @@ def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.8, "antonym")
 
 
-_WITH = re.compile(r"\bwith(out)?\s+(?:(?:a|an|the|your|their|its|his|her|any|our)\s+)?([a-z][a-z-]+)", re.IGNORECASE)
+_EVERY_DAY = re.compile(r"\b(?:daily|every\s+day|each\s+day|all\s+week)\b", re.IGNORECASE)
+_SOME_DAYS = re.compile(r"\b(?:weekdays?|weekends?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.IGNORECASE)
+
+
+def _every_day_verdict(claim: str, premise: str) -> Comparison | None:
+    """"every day" / "daily" in the claim against a premise that names only some days ("on
+    weekdays", "Monday to Friday") and never says every day, the rest of the claim in the premise:
+    contradicted (signal ``antonym``); None otherwise. (The reverse, "on Mondays" against "every
+    day", is true and left alone.)"""
+    if _EVERY_DAY.search(claim) is None or _SOME_DAYS.search(premise) is None or _EVERY_DAY.search(premise):
+        return None
+    if _SOME_DAYS.search(claim):
+        return None  # the claim names days itself ("every day except Sunday")
+    rest = content_words(_EVERY_DAY.sub(" ", claim))
+    if not rest or 2 * len(rest & content_words(premise)) < len(rest):
+        return None  # the premise is about something else
+    return Comparison("contradicted", 0.8, "antonym")
+
+
+_WITH = re.compile(r"\bwith(out)?\s+((?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*)", re.IGNORECASE)
+_OTHER_NEGATION = re.compile(r"\b(?:not|no|never|cannot|nothing|none)\b|n't\b", re.IGNORECASE)
+
+
+def _with_objects(text: str) -> set[tuple[str, bool]]:
+    """(content word of what follows "with" / "without", negated) pairs: "without an original
+    receipt" gives (original, True) and (receipt, True)."""
+    return {(_singular(w), bool(m.group(1))) for m in _WITH.finditer(text) for w in content_words(m.group(2))}
 
 
 def _with_without_verdict(claim: str, premise: str) -> Comparison | None:
-    """"without X" in the claim against "with X" in the premise, or the reverse, the rest of the
-    claim in the premise ("a refund without a receipt" against "refunds only with a receipt"):
-    contradicted (signal ``negation``); None otherwise."""
+    """"without X" in the claim where the premise only says "with X", or the reverse, the rest of
+    the claim in the premise ("a refund without a receipt" against "refunds only with a receipt"):
+    contradicted (signal ``negation``); None otherwise, and None when either side holds another
+    negation ("Entry without a ticket is not permitted.") or the premise says both."""
     if _WITH.search(claim) is None or _WITH.search(premise) is None:
         return None  # ("within" is no "with")
-
-    def objects(text: str) -> dict[str, bool]:  # object -> negated ("without")
-        return {_singular(m.group(2).lower()): bool(m.group(1)) for m in _WITH.finditer(text)}
-
-    c, p = objects(claim), objects(premise)
-    flipped = [w for w, neg in c.items() if w in p and p[w] != neg]
+    if _OTHER_NEGATION.search(claim) or _OTHER_NEGATION.search(premise):
+        return None
+    c, p = _with_objects(claim), _with_objects(premise)
+    flipped = {w for w, neg in c if (w, not neg) in p and (w, neg) not in p}
     if not flipped:
         return None
-    rest = content_words(claim) - {"without"} - content_words(" ".join(flipped))
+    rest = content_words(claim) - {"without"} - flipped
     if not rest or 2 * len(rest & content_words(premise)) < len(rest):
         return None  # the premise is about something else (half the claim's other words at least)
     return Comparison("contradicted", 0.8, "negation")
@@ -340,11 +365,43 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
 # against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
-# a time of day as an hours sentence writes it ("9", "9 pm", "9.30pm", "21:00", "9 p.m", "midnight")
+# a time of day written as a word (a digit also starts one)
 _CLOCK_WORDS = "midnight|noon|midday"
+_BEFORE_TIME = rf"(?=\s+(?:\d|{_CLOCK_WORDS}))"
+_OPEN_UNTIL = re.compile(rf"\b(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?<!not\s)(?<!never\s)open\s+(?:until|till|til)"
+                         rf"{_BEFORE_TIME}", re.IGNORECASE)
+_CLOSED_UNTIL = re.compile(rf"\b(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?:(?<!not\s)closed|not\s+open)\s+"
+                           rf"(?:until|till|til){_BEFORE_TIME}", re.IGNORECASE)
+_CLOSES_AT = re.compile(r"\bclos(?:es|e|ing)\s+(?:at|time)\b", re.IGNORECASE)
+_OPENS_AT = re.compile(r"\bopen(?:s|ing)\s+(?:at|time)\b|\bopen\s+from\b", re.IGNORECASE)
 _CLOCK = rf"\d{{1,2}}(?:[:.]\d{{2}})?(?:\s*(?:[ap]m|[ap]\.m))?|{_CLOCK_WORDS}"
-# ... with its minutes, "am" / "pm" or a clock word: a bare "2" may count anything ("open 2 to 3 times")
-_CLOCK_STRICT = rf"\d{{1,2}}[:.]\d{{2}}(?:\s*(?:[ap]m|[ap]\.m))?|\d{{1,2}}\s*(?:[ap]m|[ap]\.m)|{_CLOCK_WORDS}"
+# "open (on weekdays) from 8 am to 9 pm" (the words before "from" kept)
+_OPEN_RANGE = re.compile(rf"\b(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)open\s+((?:[A-Za-z]+\s+){{0,3}}?)from\s+({_CLOCK})"
+                         rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK})", re.IGNORECASE)
+
+
+def hours_in_one_wording(claim: str, premise: str) -> tuple[str, str]:
+    """Rewrite one side's opening hours in the other side's words: "is open until 9 pm" reads
+    "closes at 9 pm" where the other side says "closes at" / "closing time", and "is closed until
+    10 am" / "is not open until 10 am" reads "opens at 10 am" where the other side says "opens at"
+    (only before a time of day: "open until further notice" is left alone); a premise's range
+    "open (on weekdays) from 8 am to 9 pm" reads "opens (on weekdays) at 8 am and closes at 9 pm"
+    against a claim giving an opening or closing time. Without such a word on the other side
+    nothing changes: "open from 8 am to 9 pm" against "is open until 9 pm" agree as written,
+    "closed on weekdays" against that range stays a contradiction, and "closed until 8 pm" against
+    "open until 20:00" too."""
+    if _CLOSES_AT.search(premise):
+        claim = _OPEN_UNTIL.sub("closes at", claim)
+    elif _CLOSES_AT.search(claim):
+        premise = _OPEN_UNTIL.sub("closes at", premise)
+    if _CLOSES_AT.search(claim) or (_OPENS_AT.search(claim) and not _OPEN_RANGE.search(claim)):
+        # a claim giving one end of a range: "closes at 9 pm" against "open from 8 am to 9 pm"
+        premise = _OPEN_RANGE.sub(r"opens \1at \2 and closes at \3", premise)
+    if _OPENS_AT.search(premise):
+        claim = _CLOSED_UNTIL.sub("opens at", claim)
+    elif _OPENS_AT.search(claim):
+        premise = _CLOSED_UNTIL.sub("opens at", premise)
+    return claim, premise
 
 _PARAPHRASES = (
     # (pattern, replacement, words of which one must be in the text for the pattern to apply)
@@ -371,22 +428,10 @@ _PARAPHRASES = (
     (r"look(?:s|ed|ing)?\s+after", "cares for", "after"),
     (r"e-mail", "email", "e-mail"),
     (r"shut(?:s)?", "closes", "shut shuts"),
-    # opening hours in one wording: "open (on weekdays) from 8 am to 9 pm" / "open 08:00-21:00" ->
-    # "opens (on weekdays) at 8 am and closes at 9 pm"; "is open until 9 pm" -> "closes at 9 pm"
-    # (only before a time: never "open until further notice")
-    (rf"(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)opens?\s+((?:[A-Za-z]+\s+){{0,3}}?)from\s+({_CLOCK})"
-     rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK})", r"opens \1at \2 and closes at \3", "open opens"),
-    (rf"(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)opens?\s+(?:daily\s+|every\s+day\s+)?({_CLOCK_STRICT})"
-     rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK_STRICT})", r"opens at \1 and closes at \2", "open opens"),
-    (rf"(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?<!not\s)(?<!never\s)open\s+(?:until|till|til)(?=\s+(?:\d|{_CLOCK_WORDS}))",
-     "closes at", "open"),
-    # ... and "is closed until 10 am" / "is not open until 10 am" is an opening time
-    (rf"(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?:(?<!not\s)closed|not\s+open)\s+(?:until|till|til)"
-     rf"(?=\s+(?:\d|{_CLOCK_WORDS}))", "opens at", "closed open"),
-    # "does not open on Mondays" / "is not open on Mondays" is "is closed on Mondays" (the state)
-    (r"(?:does|do|did|is|are|will)\s+not\s+open\b(?!\s+(?:until|till|til)\b)|never\s+opens?\b", "is closed",
-     "open opens"),
-    (r"(?:7|seven)\s+days\s+a\s+week", "daily", "days"),
+    # "does not open on Mondays" / "is not open on Mondays" is "is closed on Mondays" (the state;
+    # never "does not open before 10 am", which is an opening time)
+    (r"(?:(?:does|do|did|is|are|will)\s+not\s+open|never\s+opens?)\b(?!\s+(?:until|till|til|before|after|from|"
+     r"between|at|by)\b)", "is closed", "open opens"),
     (r"stolen|stole|steal(?:s|ing)?", "theft", "stolen stole steal steals stealing"),
     # "Dogs are (very) welcome" is a permission ("allowed"), so "not allowed" negates it
     (r"(is|are|be)(\s+not)?\s+(?:very\s+|most\s+|always\s+|also\s+)?welcome\b(?!\s+to\b)", r"\1\2 allowed",
@@ -394,7 +439,6 @@ _PARAPHRASES = (
     (r"will\s+set\s+(?:you|them|us|him|her)\s+back|(?:is|are)\s+priced\s+at|priced\s+at", "costs", "set priced"),
     (r"(?:or|and)\s+(?:older|above)", "and over", "older above"),
     (r"business\s+days?", "working days", "business"),
-    (r"lasts", "takes", "lasts"),  # a duration ("the last bus" is never a verb)
     (r"younger\s+than", "under", "younger"),
     (r"older\s+than", "over", "older"),
     (r"pick(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", "collect", "pick picks picked picking"),
@@ -684,15 +728,16 @@ class LexicalJudge:
         return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "", ()) for p in premises]
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
-        premise = _normalise_idioms(unit.premise)
+        claim, premise = hours_in_one_wording(claim, _normalise_idioms(unit.premise))
         early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
-            or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise)
+            or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise) \
+            or _every_day_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
         worst: Comparison | None = None
         for s in r.sentences:
-            c = self._sentence_verdict(s, unit, question, r.premise_sentences, documents)
+            c = self._sentence_verdict(s, unit, premise, question, r.premise_sentences, documents)
             if worst is None or _rank(c) < _rank(worst):
                 worst = c
         if worst is None:
@@ -703,8 +748,9 @@ class LexicalJudge:
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
-    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, question: str, premise_sentences: int,
+    def _sentence_verdict(self, s: Any, unit: EvidenceUnit, premise: str, question: str, premise_sentences: int,
                           documents: tuple[str, ...]) -> Comparison:
+        """``premise``: the unit's premise as compared (normalised, hours in the claim's wording)."""
         sig = s.signals
         aligned = s.alignment >= self.contradict_alignment
         # an antonym needs a close match in a multi-sentence premise (where some sentence nearly
@@ -712,7 +758,7 @@ class LexicalJudge:
         close = s.alignment >= (self.close_alignment if premise_sentences > 1 else self.contradict_alignment)
         mismatch = self._mismatch(sig, unit, question, close, documents, s.text)
         if s.premise_sentence >= 0 and (mismatch == "negation" or (not mismatch and close)):
-            sentence = self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)
+            sentence = self._prepare(premise).sentence(s.premise_sentence)
             if mismatch == "negation" and not negation_in_scope(s.text, sentence):
                 mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False)
             elif not mismatch and (negated_elsewhere(s.text, sentence)
@@ -730,7 +776,7 @@ class LexicalJudge:
             # are free." is not confirmed by "Delivery is free over £50.")
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
         if not close and s.premise_sentence >= 0 and state_bound_elsewhere(
-                s.text, self._prepare(_normalise_idioms(unit.premise)).sentence(s.premise_sentence)):
+                s.text, self._prepare(premise).sentence(s.premise_sentence)):
             # covered, but the sentence gives the claim's subject the opposite state (checked
             # above for closely aligned sentences)
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), "antonym")
@@ -1450,12 +1496,14 @@ def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], compariso
     words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
     covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
     delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
-    def stems(text: str) -> frozenset[str]:  # in the wording the lexical comparison saw
-        return content_stems(_normalise_idioms(text))
+    said = _normalise_idioms(claim)
 
-    words = stems(claim)
-    mine = len(words & stems(units[i].text))
-    return any(c.verdict == "contradicted" and c.signal == "number" and len(words & stems(units[j].text)) > mine
+    def shared(text: str) -> int:  # claim words in the unit, in the wording the comparison saw
+        c, p = hours_in_one_wording(said, _normalise_idioms(text))
+        return len(content_stems(c) & content_stems(p))
+
+    mine = shared(units[i].text)
+    return any(c.verdict == "contradicted" and c.signal == "number" and shared(units[j].text) > mine
                for j, c in enumerate(comparisons))
 
 
@@ -1664,10 +1712,12 @@ def number_conflict(claim: str, evidence: str) -> bool:
     joining facts of several passages is "contradicted" by one passage that lacks one of its
     numbers ("1 TB for employees" against a sentence about mailbox quotas); such a contradiction
     holds only when the passage has a number about the same thing. The numbers are aligned
-    jointly first (:func:`director_fast.number_alignment.align_numbers`)."""
+    jointly first (:func:`director_fast.number_alignment.align_numbers`), with opening hours in one
+    wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm")."""
     from director_fast.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.numbers import find_numbers
 
+    claim, evidence = hours_in_one_wording(claim, evidence)  # "open until 10 pm" is "closes at 10 pm"
     mentions = checkable(find_numbers(claim))
     if not mentions:
         return False

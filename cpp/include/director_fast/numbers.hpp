@@ -19,8 +19,7 @@
 //     "point" ("ninety-nine point nine": 99.9); pounds, euros and dollars with their pence or cents
 //     ("sixteen pounds fifty": 16.5, "three dollars and twenty-five cents"); "290 US dollars";
 //   - article and fraction forms: "an hour", "a day", "a week", "a fortnight" (value 1; not after a
-//     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates;
-//     not before a word that cannot follow a duration: "a day pass", "a week ticket" are names),
+//     number mention, "once" or "times": "$20 an hour", "twice a day", "7 days a week" are rates),
 //     "an hour and a half" (1.5 h), "half an hour" (0.5 h), "half a kilo", "half a dozen" (6),
 //     "half a million", "a quarter of an hour" (0.25 h), "quarter of an hour", "three-quarters of
 //     an hour" (0.75 h), "a quarter of a mile"; "two and a half hours" (2.5 h), "2 and a quarter
