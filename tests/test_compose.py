@@ -118,6 +118,7 @@ def test_common_paraphrases_are_matched(answer, approved):
 
 
 PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 and over.",
+                   "Take the tablets twice a day.",
                    "Each swimming lesson lasts 45 minutes.", "The guided tour takes about an hour.",
                    "Delivery takes 3 to 5 working days."]
 
@@ -128,6 +129,8 @@ PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 an
     ("Day passes are priced at £15.", False),
     ("You must be 18 or older to use the sauna.", True),
     ("You must be 16 or older to use the sauna.", False),
+    ("Take the tablets once a day.", False),  # "once" is a frequency of one
+    ("Take the tablets twice a day.", True),
     ("The guided tour lasts around 60 minutes.", True),
     ("Day passes cost £12.", True),  # "a day pass" is a name, not one day
     ("It arrives in 3-5 business days.", True),

@@ -158,7 +158,8 @@ TABLE = [
       ("4 hour", 4, "h"), ("15 minute", 15, "min"), ("1 hour", 1, "h"), ("60 minutes", 60, "min")]),
     # rates are not durations: "a day" after a number, "once" or "times" is no mention
     ("$20 an hour, twice a day, 7 days a week, once a week, several times a day",
-     [("$20", 20, "usd"), ("twice", 2, ""), ("7 days", 7, "day")]),
+     [("$20", 20, "usd"), ("twice", 2, ""), ("7 days", 7, "day"), ("once", 1, "")]),
+    ("Once you have booked, we email you once a month.", [("once", 1, "")]),  # a conjunction is no number
     # metric symbols after a space
     ("1,500 g, 2,000 m, 1.5 l or 1.5 L", [("1,500 g", 1500, "g"), ("2,000 m", 2000, "m"), ("1.5 l", 1.5, "l"),
                                           ("1.5 L", 1.5, "l")]),

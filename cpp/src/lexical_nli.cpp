@@ -43,6 +43,11 @@ const std::unordered_set<std::string>& stopwords() {
   return s;
 }
 
+// "once" (any case): the one written 1 that is always a quantity ("once a day", parsed only so)
+bool is_once(const std::string& w) {
+  return w.size() == 4 && (w[0] | 0x20) == 'o' && (w[1] | 0x20) == 'n' && (w[2] | 0x20) == 'c' && (w[3] | 0x20) == 'e';
+}
+
 const std::unordered_set<std::string>& negations() {
   static const std::unordered_set<std::string> s = {
       "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
@@ -864,7 +869,7 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     // numbers
     for (const Token* t : st) {
       if (!t->number || t->consumed) continue;
-      if (t->written && t->value == 1.0) continue;  // "one of", too ambiguous
+      if (t->written && t->value == 1.0 && !is_once(t->surface)) continue;  // "one of", too ambiguous ("once a day" counts)
       if (t->written && t->value == 0.5 && t->unit.empty()) continue;  // "half" ("half an hour" counts)
       ++sig.numbers;
       if (!P.number_supported(*t)) {

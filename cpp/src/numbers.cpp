@@ -243,7 +243,8 @@ class StartWords {
  public:
   StartWords() {
     for (const char* w : {"usd", "eur", "gbp", "nok", "sek", "dkk", "chf", "jpy", "cad", "aud", "nzd",
-                          "inr", "us", "a", "au", "c", "ca", "nz", "noon", "midday", "midnight", "an", "quarter"})
+                          "inr", "us", "a", "au", "c", "ca", "nz", "noon", "midday", "midnight", "an", "quarter",
+                          "once"})
       add(word_hash(w));
     for (const auto& kv : written_words().items()) add(word_hash(kv.first));
   }
@@ -1412,6 +1413,12 @@ class Parser {
       } else {
         return false;
       }
+    } else if (w == "once") {  // "once a day", "once per week": a frequency of one ("once you book": none)
+      const Low v = low(i + 2);
+      if (!(is(i + 1, K::Space) && (v == "a" || v == "an" || v == "per" || v == "every" || v == "each")))
+        return false;
+      r.value = r.mantissa = 1.0;
+      j = i + 1;
     } else if (w == "quarter") {  // "quarter of an hour" (without "a": "every quarter of an hour")
       const UnitWord* u = quarters_of(i, &j);
       if (u == nullptr) return false;

@@ -190,8 +190,8 @@ def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[st
 def checkable(mentions: Sequence[Any]) -> list[Any]:
     """The mentions worth aligning: all but a written "one" and a bare written "half", which are
     too often no quantity at all ("if one of you comes along", "comes along with one"), as in
-    the lexical backend's number check."""
-    return [m for m in mentions if any(ch.isdigit() for ch in m.surface)
+    the lexical backend's number check ("once a day" counts)."""
+    return [m for m in mentions if any(ch.isdigit() for ch in m.surface) or m.surface.lower() == "once"
             or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
 
 
