@@ -47,14 +47,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_claims import FACTS, QUESTION  # noqa: E402  (the same 1,000-fact catalogue and question)
 from bench_halluc_regression import datasets  # noqa: E402
 
 import director_fast as df  # noqa: E402
 from director_fast.metrics import binary_metrics  # noqa: E402
-
-FACTS = [f"Product {i} costs {10 + (i * 37) % 490} euros and ships from warehouse {'ABCDEFG'[i % 7]} "
-         f"within {1 + i % 9} days." for i in range(1000)]
-QUESTION = "Tell me about these products."
 
 
 # --------------------------------------------------------------------------- summary files

@@ -297,8 +297,13 @@ def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.8, "antonym")
 
 
-_EVERY_DAY = re.compile(r"\b(?:daily|every\s+day|each\s+day|all\s+week)\b", re.IGNORECASE)
-_SOME_DAYS = re.compile(r"\b(?:weekdays?|weekends?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.IGNORECASE)
+_WORKDAYS = frozenset("monday tuesday wednesday thursday friday".split())
+_WEEKEND_DAYS = frozenset("saturday sunday".split())
+# "every day" (also in _ALL_WEEK, with "7 days a week"); days named one by one or as a group
+_EVERY_DAY_WORDS = r"daily|every\s+day|each\s+day|all\s+week"
+_EVERY_DAY = re.compile(rf"\b(?:{_EVERY_DAY_WORDS})\b", re.IGNORECASE)
+_SOME_DAYS = re.compile(rf"\b(?:weekdays?|weekends?|(?:{'|'.join(sorted(_WORKDAYS | _WEEKEND_DAYS))})s?)\b",
+                        re.IGNORECASE)
 
 
 def _every_day_verdict(claim: str, premise: str) -> Comparison | None:
@@ -310,14 +315,18 @@ def _every_day_verdict(claim: str, premise: str) -> Comparison | None:
         return None
     if _SOME_DAYS.search(claim):
         return None  # the claim names days itself ("every day except Sunday")
-    rest = content_words(_EVERY_DAY.sub(" ", claim))
-    if not rest or 2 * len(rest & content_words(premise)) < len(rest):
+    if not _mostly_in(content_words(_EVERY_DAY.sub(" ", claim)), premise):
         return None  # the premise is about something else
     return Comparison("contradicted", 0.8, "antonym")
 
 
+def _mostly_in(words: set[str], premise: str) -> bool:
+    """Whether ``words`` (the claim's words besides the ones a rule compares) is not empty and at
+    least half of it stands in ``premise``: the premise is about what the claim is about."""
+    return bool(words) and 2 * len(words & content_words(premise)) >= len(words)
+
+
 _WITH = re.compile(r"\bwith(out)?\s+((?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*)", re.IGNORECASE)
-_OTHER_NEGATION = re.compile(r"\b(?:not|no|never|cannot|nothing|none)\b|n't\b", re.IGNORECASE)
 
 
 def _with_objects(text: str) -> set[tuple[str, bool]]:
@@ -333,15 +342,14 @@ def _with_without_verdict(claim: str, premise: str) -> Comparison | None:
     negation ("Entry without a ticket is not permitted.") or the premise says both."""
     if _WITH.search(claim) is None or _WITH.search(premise) is None:
         return None  # ("within" is no "with")
-    if _OTHER_NEGATION.search(claim) or _OTHER_NEGATION.search(premise):
+    if NEGATION_RE.search(claim) or NEGATION_RE.search(premise):
         return None
     c, p = _with_objects(claim), _with_objects(premise)
     flipped = {w for w, neg in c if (w, not neg) in p and (w, neg) not in p}
     if not flipped:
         return None
-    rest = content_words(claim) - {"without"} - flipped
-    if not rest or 2 * len(rest & content_words(premise)) < len(rest):
-        return None  # the premise is about something else (half the claim's other words at least)
+    if not _mostly_in(content_words(claim) - {"without"} - flipped, premise):
+        return None  # the premise is about something else
     return Comparison("contradicted", 0.8, "negation")
 
 
@@ -361,10 +369,6 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.75, "number") if held else Comparison("not_found", 0.0, "number")
 
 
-# common paraphrases of service English, folded to one wording on both sides of a comparison (so
-# the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
-# Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
-# against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
 # a time of day written as a word (a digit also starts one)
 _CLOCK_WORDS = "midnight|noon|midday"
 _BEFORE_TIME = rf"(?=\s+(?:\d|{_CLOCK_WORDS}))"
@@ -403,6 +407,11 @@ def hours_in_one_wording(claim: str, premise: str) -> tuple[str, str]:
         premise = _CLOSED_UNTIL.sub("opens at", premise)
     return claim, premise
 
+
+# common paraphrases of service English, folded to one wording on both sides of a comparison (so
+# the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
+# Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
+# against it is still a negation flip; "acquired" becomes "bought", whose antonym is "sold".
 _PARAPHRASES = (
     # (pattern, replacement, words of which one must be in the text for the pattern to apply)
     (r"free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge)|costs?\s+nothing|for\s+free|complimentary", "free",
@@ -512,10 +521,7 @@ def _has_unreadable_number(text: str) -> bool:
     return any(not math.isfinite(m.value) for m in find_numbers(text))
 
 
-_WORKDAYS = frozenset("monday tuesday wednesday thursday friday".split())
-_WEEKEND_DAYS = frozenset("saturday sunday".split())
-_ALL_WEEK = re.compile(r"\b(?:daily|every\s+day|each\s+day|7\s+days\s+a\s+week|seven\s+days\s+a\s+week|all\s+week)\b",
-                       re.IGNORECASE)
+_ALL_WEEK = re.compile(rf"\b(?:{_EVERY_DAY_WORDS}|7\s+days\s+a\s+week|seven\s+days\s+a\s+week)\b", re.IGNORECASE)
 _ON_WEEKDAYS = re.compile(r"\b(?:weekdays?|monday\s+to\s+friday|mon(?:day)?\s*[-–]\s*fri(?:day)?)\b", re.IGNORECASE)
 _ON_WEEKENDS = re.compile(r"\bweekends?\b", re.IGNORECASE)
 
@@ -1443,10 +1449,10 @@ def _last_question(q: str) -> tuple[str, bool] | None:
     message asks nothing, or its last question is a wh-question."""
     sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+|\n+", q) if x.strip()]
     asked = [x for x in sentences if x.endswith("?")]
+    opening = _QUESTION_PREAMBLE.sub("", sentences[-1]).split(None, 1)[:1] if sentences and not asked else []
     if asked:
         text = asked[-1]
-    elif sentences and _QUESTION_PREAMBLE.sub("", sentences[-1]).split(None, 1)[:1] \
-            and _QUESTION_PREAMBLE.sub("", sentences[-1]).split(None, 1)[0].lower() in _YES_NO_OPENERS:
+    elif opening and opening[0].lower() in _YES_NO_OPENERS:
         text = sentences[-1]
     else:
         return None
