@@ -384,6 +384,9 @@ _OPEN_RANGE = re.compile(rf"\b(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)open\s+((?
                          rf"\s*(?:to|until|till|til|through|-|–|—)\s*({_CLOCK})", re.IGNORECASE)
 
 
+_HOURS_WORD = re.compile(r"open|clos", re.IGNORECASE)
+
+
 def hours_in_one_wording(claim: str, premise: str) -> tuple[str, str]:
     """Rewrite one side's opening hours in the other side's words: "is open until 9 pm" reads
     "closes at 9 pm" where the other side says "closes at" / "closing time", and "is closed until
@@ -394,6 +397,8 @@ def hours_in_one_wording(claim: str, premise: str) -> tuple[str, str]:
     nothing changes: "open from 8 am to 9 pm" against "is open until 9 pm" agree as written,
     "closed on weekdays" against that range stays a contradiction, and "closed until 8 pm" against
     "open until 20:00" too."""
+    if not _HOURS_WORD.search(claim) and not _HOURS_WORD.search(premise):
+        return claim, premise  # every rewrite below needs an "open" or a "clos..." word
     if _CLOSES_AT.search(premise):
         claim = _OPEN_UNTIL.sub("closes at", claim)
     elif _CLOSES_AT.search(claim):

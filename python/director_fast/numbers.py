@@ -89,6 +89,7 @@ unit is its own base (:data:`BASE_UNITS`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from director_fast import _core
@@ -220,4 +221,10 @@ def find_numbers(text: str) -> list[NumberMention]:
     """
     if not isinstance(text, str):
         raise InputTypeError(f"text must be a str, got {type(text).__name__}")
-    return [NumberMention(*m) for m in _core.find_numbers(text)]
+    return list(_parsed(text))
+
+
+@functools.lru_cache(maxsize=8192)  # pure; the claim rules ask about the same texts many times
+def _parsed(text: str) -> tuple[NumberMention, ...]:
+    """The mentions of :func:`find_numbers`, immutable (so one parse can be shared)."""
+    return tuple(NumberMention(*m) for m in _core.find_numbers(text))

@@ -11,6 +11,7 @@ The work is done by the C++ core (``director_fast._core``); this module owns the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -230,8 +231,14 @@ NEGATION_RE = re.compile(r"\b(?:no|not|never|nope|incorrect|false|cannot|none|no
 def content_words(text: str) -> set[str]:
     """Lower-cased words of 3+ letters, function words dropped, a plural "s" folded (a word of
     5+ letters ending in "s" loses it): the words the claim pipeline and the number aligner
-    compare. ``content_words("Checked suitcases weigh 23 kg")`` -> ``{"checked", "suitcase", "weigh"}``."""
-    return set(content_word_list(text))
+    compare. ``content_words("Checked suitcases weigh 23 kg")`` -> ``{"checked", "suitcase", "weigh"}``.
+    Returns a new set on every call (the caller may change it)."""
+    return set(_content_word_set(text))
+
+
+@functools.lru_cache(maxsize=8192)  # pure; both sides of many comparisons ask for it
+def _content_word_set(text: str) -> frozenset[str]:
+    return frozenset(content_word_list(text))
 
 
 def content_word_list(text: str) -> list[str]:
