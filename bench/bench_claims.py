@@ -12,7 +12,8 @@ Usage: python bench/bench_claims.py [--answers 200] [--repeats 5] [--hybrid]
   same 1,000 facts, ``review(question, answer)``;
 * plain baseline: for each claim, the best word-overlap fact by a Python scan of all facts
   (what a hand-written check costs without an index);
-* streaming: ``stream_guard`` over 1,000 and 4,000 word tokens of correct answers, us/token;
+* streaming: ``stream_guard`` over 1,000 and 4,000 word tokens of correct answers, us/token, and
+  the floor under it: the same claims' retrievals alone, then with the C++ comparisons added;
 * ``--hybrid``: ``CoherenceScorer(nli=NLIModel.shipped())`` on 3-claim answers reworded so that no
   claim is supported lexically (the model is asked about every claim: its worst case), next to
   the lexical backend alone on the same answers.
@@ -113,6 +114,45 @@ def stream_us_per_token(kb, n_tokens: int, repeats: int) -> float:
     return statistics.median(times) / n_tokens * 1e6
 
 
+def stream_floor_us_per_token(kb, n_tokens: int, repeats: int) -> tuple[int, float, float]:
+    """What any per-claim verdict of the stream's answer costs at least, us/token: the claims'
+    retrievals alone (``KnowledgeBase.retrieve_with_ids(claim, top_k)``, the hybrid search every
+    claim gets) and, added to them, the C++ lexical comparison of each claim with each retrieved
+    evidence unit (``LexicalNLI.score`` on a prepared premise, each premise prepared once per
+    pass as the scorer does), with none of the claim rules. Returns ``(claims, retrieval,
+    retrieval + comparisons)``."""
+    from director_fast.claim_evidence import sentence_units
+    from director_fast.claims import split_claims
+    from director_fast.nli import LexicalNLI
+
+    text = "".join(real_scorer_answer(n_tokens))
+    claims = [u.text for u in split_claims(text) if u.kind == "claim"]
+    top_k = df.CoherenceScorer(knowledge=kb).top_k
+    nli = LexicalNLI()
+
+    def retrieve() -> list:
+        return [kb.retrieve_with_ids(c, top_k, "t") for c in claims]
+
+    def retrieve_and_compare() -> None:
+        prepared: dict[str, object] = {}
+        for c, hits in zip(claims, retrieve()):
+            for ref, chunk in hits:
+                for u in sentence_units(chunk, f"kb:{ref}"):
+                    if u.premise not in prepared:
+                        prepared[u.premise] = nli.prepare(u.premise)
+                    nli.score(prepared[u.premise], c)
+
+    out = []
+    for f in (retrieve, retrieve_and_compare):
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        out.append(statistics.median(times) / n_tokens * 1e6)
+    return len(claims), out[0], out[1]
+
+
 def paraphrased_answers(n: int, seed: int = 1) -> list[str]:
     """3-claim answers whose claims the lexical backend does not support (reworded: "The item
     numbered 12 can be bought for 54 euros."), so that the hybrid judge asks the model about every
@@ -192,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\nstream_guard with the lexical CoherenceScorer (us/token)\n")
     print(f"| 1,000 tokens | {s1:.1f} |\n| 4,000 tokens | {s4:.1f} |")
     print(f"linearity T(4k)/T(1k) = {s4 * 4 / s1:.2f} (ideal 4)")
+    n_claims, floor_r, floor_rc = stream_floor_us_per_token(kb, 1000, a.repeats)
+    print(f"\nfloor of any per-claim verdict of the 1,000-token answer ({n_claims} claims; us/token)\n")
+    print(f"| per-claim retrieval alone | {floor_r:.1f} |\n"
+          f"| retrieval + C++ lexical comparisons (no claim rules) | {floor_rc:.1f} |")
     load1 = os.getloadavg()
     print(f"\nload average at end {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f}")
     return 0
