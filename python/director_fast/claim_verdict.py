@@ -885,6 +885,8 @@ def roles_swapped(claim: str, evidence: str) -> bool:
     voice ("A was acquired by B" against "A acquired B"). A passive rewrite with the order
     swapped ("B was acquired by A" for "A acquired B") is the same statement; names joined
     without a relation word ("Tromvik and Bodo") are never a swap."""
+    if not _relations(claim):  # a swap needs a relation word between two of the claim's names
+        return False
     cn = _role_names(claim)
     if len(cn) < 2:
         return False
