@@ -156,6 +156,8 @@ def _rates(text: str) -> tuple[tuple[tuple[str, float], str], ...]:
     "week")``)."""
     from director_fast.numbers import find_numbers
 
+    if not _RATE.search(text):
+        return ()
     out = []
     for m in find_numbers(text):
         r = _RATE_AFTER.match(text, m.end)
@@ -169,8 +171,6 @@ def _rates(text: str) -> tuple[tuple[tuple[str, float], str], ...]:
 def _rate_verdict(claim: str, premise: str) -> Comparison | None:
     """An amount the claim states per one period and the premise per another ("£10 a year"
     against "£10 a month"): contradicted (signal ``unit``); None otherwise."""
-    if not _RATE.search(claim):
-        return None
     wanted = dict(_rates(claim))
     if not wanted:
         return None
@@ -188,12 +188,17 @@ _FREE = re.compile(r"\b(?:is|are|be|was|were|stays?|remains?|comes?|goes|go|trav
 _FREE_WORD = re.compile(r"\bfree\b", re.IGNORECASE)  # any "free" in the evidence ("any free desk")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; a claim meets many premises
+def _says_free(text: str) -> bool:
+    return _FREE.search(text) is not None
+
+
 def _free_verdict(claim: str, premise: str) -> Comparison | None:
     """A claim that something is free against a sentence that prices it with no "free" of its own
     ("Parking is free." against "Parking costs £5 a day."): contradicted (signal ``number``) when
     the two share a content word besides "free"; None otherwise. (Both sides have their common
     paraphrases folded: "at no cost" and "costs nothing" are "free".)"""
-    if not _FREE.search(claim) or _FREE_WORD.search(premise) or not _HAS_NUMBER.search(premise):
+    if not _says_free(claim) or _FREE_WORD.search(premise) or not _HAS_NUMBER.search(premise):
         return None
     if not _priced(premise):
         return None
