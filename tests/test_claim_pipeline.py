@@ -167,7 +167,10 @@ def test_system_prompt_does_not_turn_correct_answers_into_rejections(scorer):
 def test_a_user_statement_can_be_contradicted():
     s = df.CoherenceScorer(knowledge=["Acme was founded in 1998."])
     ok, c = s.review("Acme was founded in 2003. Is that right?", "Acme was founded in 1998.")
-    assert c.h_logical > 0.5 and not ok  # the answer contradicts what the user stated
+    # the answer contradicts what the user stated (reported), with the knowledge: a correction
+    assert c.h_logical > 0.5 and ok
+    ok, c = s.review("Acme was founded in 2003. Is that right?", "Acme was founded in 2005.")
+    assert c.h_logical > 0.5 and not ok
     ok, c = s.review("I'm travelling with my son. When was Acme founded?", "Acme was founded in 1998.")
     assert ok and c.h_logical == 0.0
 

@@ -251,8 +251,14 @@ def test_questions_and_requests_are_not_premises():
     s = CoherenceScorer(knowledge=kb)
     ok, c = s.review("Tell me about Acme.", "Acme was founded in 1998 in Oslo.")
     assert ok and c.h_logical == 0.0 and c.h_factual < 0.5
+    # a supported answer that contradicts the user corrects the user: reported, not penalised
     ok2, c2 = s.review("Acme was founded in 2003.", "Acme was founded in 1998 in Oslo.")
-    assert c2.h_logical > 0.5 and c2.score < c.score and not ok2
+    assert c2.h_logical > 0.5 and ok2 and c2.score == c.score
+    # an unsupported one is penalised by the contradiction too
+    s_warn = CoherenceScorer(knowledge=["Acme makes bicycles in Oslo."], unsupported="warn")
+    ok3, c3 = s_warn.review("Tell me about Acme.", "Acme was founded in 1998.")
+    ok4, c4 = s_warn.review("Acme was founded in 2003.", "Acme was founded in 1998.")
+    assert ok3 and c4.h_logical > 0.5 and c4.score < c3.score and not ok4
     # new information is not a contradiction of the question (the example)
     s = CoherenceScorer(knowledge=["Children under 12 travel with one cabin bag of up to 8 kg."])
     ok, c = s.review("I'm travelling with my son, who is 7. What can he bring?",

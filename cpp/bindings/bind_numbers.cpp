@@ -72,6 +72,15 @@ void bind_numbers(py::module_& m) {
       py::arg("text"),
       "Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; "
       "start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.");
+  m.def("same_value", &same_value, py::arg("a"), py::arg("b"),
+        "Whether two parsed values are the same number (relative tolerance 1e-12). See "
+        "director_fast.numbers.same_value.");
+  m.def(
+      "long_digits_differ",
+      [](const std::string& a, const std::string& b) { return long_digits_differ(a, b); },
+      py::arg("a"), py::arg("b"),
+      "Whether two surfaces, one of more than 15 digits, hold different digits. See "
+      "director_fast.numbers.long_digits_differ.");
 }
 
 }  // namespace director_fast::bindings

@@ -518,7 +518,13 @@ struct NumberRef {
   double quantity;
   std::string base_unit;
   bool half_day_open;
+  std::string long_surface;  // the surface of a number of more than 15 digits (else empty)
 };
+
+std::string long_surface(const std::string& surface) {
+  const auto digits = std::count_if(surface.begin(), surface.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return digits > 15 ? surface : std::string();
+}
 
 // Slot hashing for the flat tables below: the splitmix64 finalizer (Steele et al., "Fast
 // splittable pseudorandom number generators", OOPSLA 2014) over the key XOR a per-process random
@@ -657,7 +663,7 @@ struct LexicalPremise::Impl {
       if (t.negation) ++negation_counts[static_cast<std::size_t>(t.sentence)];
       if (const std::string* pk = polarity_key(t.low)) polarity.insert(*pk);
       if (t.number) {
-        numbers.push_back({t.value, t.mantissa, t.unit, t.quantity, t.base_unit, t.half_day_open});
+        numbers.push_back({t.value, t.mantissa, t.unit, t.quantity, t.base_unit, t.half_day_open, long_surface(t.surface)});
         const int id = ids.intern(number_key(t.value));
         pairs.emplace_back(id, t.sentence);
         key_id[i] = id;
@@ -736,10 +742,10 @@ struct LexicalPremise::Impl {
   // Is the bigram of key ids (a, b) in the premise? (-1: a key the premise does not have.)
   bool has_bigram(int a, int b) const { return a >= 0 && b >= 0 && bigrams.contains(pack(a, b)); }
   bool number_supported(const Token& t) const {
-    auto eq = [](double a, double b) {
-      return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
-    };
+    auto eq = [](double a, double b) { return same_value(a, b); };
     for (const auto& p : numbers) {
+      // digit runs longer than a double holds (order and account numbers): digit by digit
+      if (long_digits_differ(t.surface, p.long_surface)) continue;
       // one quantity in two units of one dimension ("2 weeks" / "14 days", "1.5 kg" / "1,500 g",
       // "half an hour" / "30 minutes"): both carry a unit, so a duration never matches a count
       if (!t.unit.empty() && !p.unit.empty() && t.unit != p.unit && t.base_unit == p.base_unit &&

@@ -1631,9 +1631,26 @@ class Parser {
 
 std::vector<NumberMention> find_numbers(std::string_view text) { return Parser(text).run(); }
 
+bool same_value(double a, double b) {
+  return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+}
+
 namespace {
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b))); }
+bool close(double a, double b) { return same_value(a, b); }
+
+std::string digits_of(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c >= '0' && c <= '9') out.push_back(c);
+  return out;
+}
 }  // namespace
+
+bool long_digits_differ(std::string_view a, std::string_view b) {
+  const std::string da = digits_of(a), db = digits_of(b);
+  if (da.size() <= 15 && db.size() <= 15) return false;
+  return da != db;
+}
 
 bool same_time_of_day(double a, bool a_open, double b, bool b_open) {
   if (close(a, b)) return true;

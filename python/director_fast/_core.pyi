@@ -620,6 +620,16 @@ def find_numbers(text: str) -> list[tuple[int, int, float, str, str, bool]]:
     """
     Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.
     """
+
+def same_value(a: float, b: float) -> bool:
+    """
+    Whether two parsed values are the same number (relative tolerance 1e-12). See director_fast.numbers.same_value.
+    """
+
+def long_digits_differ(a: str, b: str) -> bool:
+    """
+    Whether two surfaces, one of more than 15 digits, hold different digits. See director_fast.numbers.long_digits_differ.
+    """
 def lexical_stem(word: str) -> str:
     """
     The lexical NLI's light suffix stem of one word (ASCII letters lower-cased).

@@ -63,6 +63,7 @@ from director_fast.claim_evidence import EvidenceUnit
 from director_fast.core.evidence_types import EvidenceChunk
 from director_fast.errors import ConfigError
 from director_fast.number_alignment import clause_span, clauses
+from director_fast.numbers import same_value
 from director_fast.text import NEGATION_RE, content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
@@ -242,7 +243,7 @@ def _bound_verdict(claim: str, premise: str) -> Comparison | None:
         v = b.lo if b.lo is not None else b.hi
         for p in theirs:
             w = p.lo if p.lo is not None else p.hi
-            if b.kind == p.kind and abs(v - w) <= 1e-9 * max(1.0, abs(v)) and (b.lo is None) != (p.lo is None):
+            if b.kind == p.kind and same_value(v, w) and (b.lo is None) != (p.lo is None):
                 return Comparison("contradicted", 0.75, "number")
     return None
 
@@ -593,6 +594,11 @@ def _subject_words(sentence: str, states: set[str]) -> set[str]:
     return set()
 
 
+# an opening or closing verb followed by a time of day ("opens at 9 am", "closes from 18:00")
+_TIMED_STATE = re.compile(r"\b(?:opens?|opening|closes?|closing|shuts?)\s+(?=(?:at|from|until|till|til|by|before|after)"
+                          rf"\s+(?:\d|{_CLOCK_WORDS}))", re.IGNORECASE)
+
+
 def state_bound_elsewhere(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` gives the opposite state (open / closed) to what the claim is about:
     the claim says one state, the sentence says both, and the words of the claim other than the
@@ -602,6 +608,9 @@ def state_bound_elsewhere(claim: str, sentence: str) -> bool:
     ("Both sites stay open on public holidays." against "Both sites are closed on Sundays,
     Mondays and public holidays."; "The cafe is open on Sundays." is not about "The pool is
     closed on Sundays.")."""
+    # "opens at 09:00" / "closes at 18:00 on weekdays" give a time on days when the place is open
+    # (the numbers decide the times): the state they state is "open"
+    claim, sentence = _TIMED_STATE.sub("open ", claim), _TIMED_STATE.sub("open ", sentence)
     c = content_stems(_fold_paraphrases(claim))
     parts = [content_stems(x) for x in clauses(_fold_paraphrases(sentence))]
     for a, b in _STATES:
@@ -1425,7 +1434,7 @@ def bare_answer(unit: str, question: str) -> tuple[str, bool] | None:
         from director_fast.numbers import find_numbers
 
         asked = [m.value for m in find_numbers(q)]
-        numbers_of_its_own = any(all(abs(m.value - v) > 1e-9 * max(1.0, abs(v)) for v in asked)
+        numbers_of_its_own = any(all(not same_value(m.value, v) for v in asked)
                                  for m in find_numbers(unit))
     if own and not (_NEGATORS.search(unit) or content_words(unit) & _ANSWER_WORDS):
         return None  # a full restatement ("We are open on Sundays.") is judged as itself

@@ -57,7 +57,7 @@ from director_fast.core.evidence_types import (
 )
 from director_fast.core.halt import HaltConfig, replay
 from director_fast.number_alignment import align_numbers, evidence_numbers
-from director_fast.numbers import find_numbers
+from director_fast.numbers import find_numbers, same_value
 from director_fast.text import content_words
 
 __all__ = ["MAX_CANDIDATES", "QUESTION", "minimal_edit", "diagnose_halt", "required_delta"]
@@ -143,7 +143,7 @@ def _edit_numbers(fact: str, claim: str) -> str | None:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return a.base_unit == b.base_unit and abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
+    return a.base_unit == b.base_unit and same_value(a.quantity, b.quantity)
 
 
 def _name_spans(text: str) -> list[tuple[str, int, int]]:

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from director_fast.numbers import NumberMention, find_numbers
+from director_fast.numbers import NumberMention, find_numbers, long_digits_differ, same_value
 from director_fast.text import content_word_list, content_words
 
 __all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
@@ -120,7 +120,10 @@ def near_words(text: str, mention: Any, mentions: Sequence[Any], after_only: boo
 
 def counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
     """The first content word in the three words after ``mention`` (within its clause, before
-    the next number): what the number counts ("64 trams" -> "tram"); "" when there is none."""
+    the next number): what the number counts ("64 trams" -> "tram"); "" when there is none, and
+    for a time of day, which counts nothing ("at 18:00 on weekdays")."""
+    if mention.unit == "time":
+        return ""
     _a, b = _number_bounds(text, mention, mentions)
     for w in text[mention.end:b].split()[:3]:
         words = content_words(w)
@@ -196,7 +199,7 @@ def checkable(mentions: Sequence[Any]) -> list[Any]:
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return same_value(a, b)
 
 
 def _same_reading(a: Any, b: Any) -> bool | None:
@@ -221,7 +224,7 @@ def _same_reading(a: Any, b: Any) -> bool | None:
 
 def same_quantity(a: Any, b: Any) -> bool:
     """Whether two mentions state the same quantity: equal :attr:`~NumberMention.quantity`
-    (relative tolerance 1e-9) and no two different base units ("2 weeks" == "14 days"; "£5" !=
+    (:func:`director_fast.numbers.same_value`; digit by digit for more than 15 digits) and no two different base units ("2 weeks" == "14 days"; "£5" !=
     "5 kg"; a bare number takes any unit's value). Times of day and percentages follow the
     lexical NLI's rules: an unmarked "7:15" (:attr:`~NumberMention.half_day_open`) is 07:15 or
     19:15 ("7:15 am" is not 19:15), and a written third or two thirds ("a third of", "two-thirds
@@ -231,7 +234,9 @@ def same_quantity(a: Any, b: Any) -> bool:
         return reading
     if a.base_unit and b.base_unit and a.base_unit != b.base_unit:
         return False
-    return abs(a.quantity - b.quantity) <= 1e-9 * max(1.0, abs(a.quantity))
+    if long_digits_differ(a.surface, b.surface):
+        return False  # "...428490" / "...428491": one float, two numbers
+    return same_value(a.quantity, b.quantity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,8 +275,8 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     Among the evidence numbers of the same kind (:func:`number_kind`: same base unit, or both
     bare; a year only with a year), the ones about the same thing are those whose context best
     matches, in this order: the counted noun (:func:`counted_noun`: "64 trams" is not about "two
-    depots"); the words after the claim number (what it counts: "9 ATR aircraft") against the
-    words next to the evidence number; the words next to the claim number against the evidence
+    depots"); the words after the claim number (what it counts: "9 ATR aircraft"; not after a
+    time of day, which they only qualify) against the words next to the evidence number; the words next to the claim number against the evidence
     number's clause; the words of the claim number's clause against it; then those plus the words
     of the whole claim against the evidence number's clause and the clause before, which must
     share at least three words (two for a claim of fewer than six content words; one when the
@@ -283,7 +288,9 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     Returns:
         :class:`Alignment`.
     """
-    after = near_words(claim, mention, mentions, after_only=True)
+    # the words after a number say what it counts ("9 ATR aircraft"); after a time of day they
+    # only qualify it ("opens at 09:00 on weekdays"): the words around it decide
+    after = near_words(claim, mention, mentions, after_only=True) if mention.unit != "time" else set()
     noun = counted_noun(claim, mention, mentions)
     near = near_words(claim, mention, mentions)
     own = clause_words(claim, mention.start, mention.end)
@@ -329,7 +336,7 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
                 return Alignment("equal", e)
     if other_units and mention.unit:
         pool = [e for e in evidence if e.mention.unit and e.mention.base_unit != mention.base_unit
-                and abs(e.mention.value - mention.value) <= 1e-9 * max(1.0, abs(mention.value))]
+                and same_value(e.mention.value, mention.value)]
         about = best(pool)
         if about:
             return Alignment("conflict", about[0], unit_conflict=True)

@@ -224,6 +224,23 @@ def find_numbers(text: str) -> list[NumberMention]:
     return list(_parsed(text))
 
 
+def same_value(a: float, b: float) -> bool:
+    """Whether two parsed values are the same number: equal within a relative tolerance of 1e-12
+    (of the larger magnitude, at least 1.0), which absorbs the rounding of unit conversions
+    ("1.5 kg" and "1,500 g") but never equates two different integers below 2**53
+    ("5551234567" and "5551234568"). The one tolerance of the claim rules and the lexical
+    backend (the C++ ``same_value``). Thread-safe."""
+    return _core.same_value(float(a), float(b))
+
+
+def long_digits_differ(a: str, b: str) -> bool:
+    """Whether two number surfaces hold different digits when one of them has more than 15
+    digits, beyond what a float64 value tells apart (order, tracking and account numbers:
+    "9400111899223197428490" and "...491" parse to the same float). Separators are ignored;
+    False when both have 15 digits or fewer (compare their values). Thread-safe."""
+    return _core.long_digits_differ(a, b)
+
+
 @functools.lru_cache(maxsize=8192)  # pure; the claim rules ask about the same texts many times
 def _parsed(text: str) -> tuple[NumberMention, ...]:
     """The mentions of :func:`find_numbers`, immutable (so one parse can be shared)."""

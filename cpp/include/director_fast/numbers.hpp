@@ -114,13 +114,24 @@ struct NumberMention {
 // Every number mention of `text`, in text order, non-overlapping.
 std::vector<NumberMention> find_numbers(std::string_view text);
 
+// Whether two parsed values are the same number: equal within a relative 1e-12, which absorbs the
+// rounding of unit conversions ("1.5 kg" / "1,500 g") but never equates two different integers
+// below 2^53 ("5551234567" / "5551234568"). The one tolerance of the lexical NLI and of
+// director_fast.number_alignment (numbers.VALUE_TOLERANCE).
+bool same_value(double a, double b);
+
+// Whether two digit runs too long for a double (more than 15 digits: order, tracking and account
+// numbers) are the same: their digits, separators ignored, are equal. False when either surface
+// has 15 digits or fewer.
+bool long_digits_differ(std::string_view a, std::string_view b);
+
 // Whether two times of day (minutes since midnight) may be the same clock time: equal, or, when
 // either one's half-day is open (NumberMention::half_day_open), 720 minutes apart ("7:15" is
 // 07:15 or 19:15; "7:15 am" and "19:15" are not the same). The one rule of the lexical NLI and of
 // director_fast.number_alignment.same_quantity.
 bool same_time_of_day(double a, bool a_open, double b, bool b_open);
 
-// Whether two percentages state the same share: equal (relative tolerance 1e-9), or one of them
+// Whether two percentages state the same share: equal (same_value), or one of them
 // is a third or two thirds (100/3, 200/3, written "a third of", "two-thirds of") and the other is
 // within half a percentage point of it ("33%", "33.3%", "67%", "66.7%"; not "34%" or "66%").
 bool same_share(double a, double b);

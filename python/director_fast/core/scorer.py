@@ -13,8 +13,10 @@ score (:mod:`director_fast.claim_verdict`):
   ``contradicted`` below ``not_found``;
 * ``h_logical`` = the strongest contradiction between a claim and a statement of the user's
   prompt (0.0 when the prompt states nothing: a question is never a premise to entail);
-* response score = min(claim scores, 1 - h_logical); 1.0 when the response makes no factual
-  claim; ``approved = score >= threshold``; ``warning = threshold <= score < soft_limit``;
+* response score = min(claim scores, 1 - h), ``h`` the strongest contradiction with the prompt
+  among the claims the knowledge does not support (a supported claim that contradicts the prompt
+  corrects the user: it stays in ``h_logical`` but lowers nothing); 1.0 when the response makes
+  no factual claim; ``approved = score >= threshold``; ``warning = threshold <= score < soft_limit``;
   ``h_factual`` = the largest per-claim divergence (1 - claim score).
 
 This replaces director-ai's weighted ``1 - (w_logic * h_logical + w_fact * h_factual)``: a weighted
@@ -83,8 +85,9 @@ class SentenceScore:
     """Coherence of one completed sentence, for incremental (streaming) scoring.
 
     Attributes:
-        score: min over the sentence's claim scores and 1 - its h_logical, in [0, 1]; 1.0 when
-            the sentence makes no factual claim.
+        score: min over the sentence's claim scores and 1 - the contradictions with the prompt
+            of its unsupported claims, in [0, 1] (as the response score); 1.0 when the sentence
+            makes no factual claim.
         evidence: the evidence chunks that decided the sentence's claims.
         nli_scores: divergence (1 - score) of each claim of the sentence, in [0, 1] (None: none).
         retrieval_path: ``"none"``, ``"lexical_facts"``, ``"knowledge_base"``, ``"context"``,
@@ -174,6 +177,8 @@ class _ClaimResult:
     unit: EvidenceUnit | None
     chunks: tuple[EvidenceChunk, ...]
     contradiction: float  # h_logical contribution: contradiction with the prompt, in [0, 1]
+    # the part of it that lowers the score: 0.0 for a supported claim (it corrects the user)
+    counted: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,7 +610,11 @@ class CoherenceScorer:
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
                 score = warned_score(decision.strength, *self.score_scale)
             contra = self._cached_contradiction(u.text, roles.prompt, prompt_facts)
-            claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra))
+            # a claim the knowledge supports that contradicts the prompt corrects the user ("I read
+            # you were founded in 1999?" -> "No, in 2011."): the knowledge outranks what the user
+            # believes, so the contradiction stays in h_logical but does not lower the score
+            counted = 0.0 if decision.verdict == "supported" else contra
+            claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra, counted))
         if claims and not known and ctx is None:
             # rate-limited: one record per kind per 10 s (a server would log this per request)
             if self._access.kind == "none":
@@ -638,7 +647,7 @@ class CoherenceScorer:
     def _assemble(self, response: str, j: _Judgement) -> CoherenceScore:
         claims = j.claims
         h_logical = max((c.contradiction for c in claims), default=0.0)
-        score = min([c.score for c in claims] + [1.0 - h_logical])
+        score = min([c.score for c in claims] + [1.0 - max((c.counted for c in claims), default=0.0)])
         h_factual = max((1.0 - c.score for c in claims), default=0.0)
         strict_rejected = self.strict_mode and not self.model_backed
         approved = score >= self.threshold and not strict_rejected
@@ -824,7 +833,7 @@ class CoherenceScorer:
         if not claims:
             return SentenceScore(score=1.0, retrieval_path=j.path, scorer_path=self.scorer_path,
                                  informative=False)
-        scores = [min(c.score, 1.0 - c.contradiction) for c in claims]
+        scores = [min(c.score, 1.0 - c.counted) for c in claims]
         worst = min(range(len(claims)), key=scores.__getitem__)
         w = claims[worst]
         deciding = tuple(dict.fromkeys(c.unit.chunk for c in claims if c.unit is not None))

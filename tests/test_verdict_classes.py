@@ -1,0 +1,93 @@
+"""Whole classes of wrong verdicts a new user found on an invented bike-shop knowledge base
+(opening times, long digit runs, corrections of the user, ...): each test pins the class with a
+few phrasings, and the wrong variant next to the right one, so that neither side can pass by
+accident."""
+
+from __future__ import annotations
+
+import pytest
+
+import director_fast as df
+from director_fast.numbers import find_numbers, long_digits_differ, same_value
+
+
+def _verdicts(scorer, answer, prompt="", **kw):
+    ok, score = scorer.review(prompt, answer, **kw)
+    return ok, [(a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- opening times: "opens at X ... on weekdays" is a time, not the opposite state ---------------
+
+HOURS = ["The store opens at 09:00 and closes at 18:00 on weekdays."]
+
+
+@pytest.mark.parametrize("answer", [
+    "The store opens at 09:00 on weekdays.",
+    "On weekdays the store opens at 9 am.",
+    "The store closes at 18:00 on weekdays.",
+    "The store closes at 6 pm on weekdays.",
+])
+def test_an_opening_or_closing_time_on_the_days_stated_is_supported(answer):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=HOURS), answer)
+    assert ok and v == [("supported", "coverage")]
+
+
+@pytest.mark.parametrize("answer, signal", [
+    ("The store opens at 10:00 on weekdays.", "number"),
+    ("The store closes at 09:00 on weekdays.", "number"),
+    ("The store is closed on weekdays.", "antonym"),
+])
+def test_a_wrong_time_or_the_opposite_state_stays_contradicted(answer, signal):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=HOURS), answer)
+    assert not ok and v == [("contradicted", signal)]
+
+
+# ---- long digit runs: phone, order and tracking numbers ------------------------------------------
+
+@pytest.mark.parametrize("stated, claimed", [
+    ("5551234567", "5551234568"),                                  # 10 digits, a float tells them apart
+    ("9400111899223197428490", "9400111899223197428491"),          # 22 digits, one float for both
+])
+def test_a_long_number_differing_in_its_last_digit_is_contradicted(stated, claimed):
+    sc = df.CoherenceScorer()
+    ok, v = _verdicts(sc, f"Your reference number is {claimed}.", context=f"Your reference number is {stated}.")
+    assert not ok and v == [("contradicted", "number")]
+    ok, v = _verdicts(sc, f"Your reference number is {stated}.", context=f"Your reference number is {stated}.")
+    assert ok and v == [("supported", "coverage")]
+
+
+def test_same_value_tolerates_conversion_rounding_but_not_another_integer():
+    kg, g = find_numbers("1.5 kg or 1,500 g")
+    assert same_value(kg.quantity, g.quantity)
+    assert not same_value(5551234567.0, 5551234568.0)
+    assert same_value(0.1 + 0.2, 0.3)
+    assert long_digits_differ("9400111899223197428490", "9400 1118 9922 3197 428491")
+    assert not long_digits_differ("9400111899223197428490", "9400 1118 9922 3197 428490")
+    assert not long_digits_differ("5551234567", "5551234568")  # short enough: compare values
+
+
+# ---- a supported correction of the user is not blocked -------------------------------------------
+
+FACTS = ["Nordwind Bikes was founded in 2011.", "Nordwind Bikes employs 140 people.",
+         "Standard delivery costs NOK 99."]
+
+
+@pytest.mark.parametrize("prompt, answer", [
+    ("I read that Nordwind was founded in 1999. Is that true?", "No, Nordwind Bikes was founded in 2011."),
+    ("My friend said you employ 9,000 people. How many staff do you have?", "We have 140 employees."),
+    ("Delivery costs NOK 49. Can you confirm?", "Standard delivery costs NOK 99."),
+])
+def test_correcting_the_users_premise_with_the_knowledge_is_approved_and_reported(prompt, answer):
+    sc = df.CoherenceScorer(knowledge=FACTS)
+    ok, score = sc.review(prompt, answer)
+    assert ok and score.score >= sc.soft_limit
+    assert score.h_logical > 0.5  # the contradiction with the prompt is still reported
+    g = df.stream_guard([w + " " for w in answer.split()], sc, prompt=prompt)
+    assert "".join(g).strip() == answer and not g.session.halted
+
+
+def test_an_unsupported_claim_contradicting_the_prompt_still_lowers_the_score():
+    sc = df.CoherenceScorer(knowledge=FACTS)
+    ok, score = sc.review("I read that Nordwind was founded in 1999. Is that true?",
+                          "No, Nordwind Bikes was founded in 2012.")
+    assert not ok and [a.verdict for a in score.attributions] == ["contradicted"]
