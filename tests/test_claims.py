@@ -341,7 +341,27 @@ def test_markdown_lists_headings_tables_code():
         "Opening hours", "Monday to Friday: 9 to 5.", "Closed on weekends.", "Parking is free",
         "Dogs are welcome", "Bring your ID", "Arrive early", "Pool cleaned",
         "Quoted: the gym is open.", "Day | Hours", "Mon | 9-17", "Done."]
-    assert all(u.kind == "claim" for u in units)
+    # a table's first row is its header: column names, no claim
+    assert [u.text for u in units if u.kind != "claim"] == ["Day | Hours"]
+    assert {u.kind for u in units} == {"claim", "pleasantry"}
+
+
+@pytest.mark.parametrize("previous, kind", [
+    ("", "pleasantry"),                        # the first line of the answer
+    ("Here are our prices:", "pleasantry"),    # a text line before it
+    ("|---|---|", "claim"),                    # the separator row: a body row follows it
+    ("| Basic | NOK 650 |", "claim"),           # another body row
+])
+def test_a_table_row_is_the_header_only_when_no_table_line_precedes_it(previous, kind):
+    # a stream judges the row alone, with the sentence before it as `previous`
+    assert [u.kind for u in split_claims("| Full service | NOK 1,200 |", previous=previous)] == [kind]
+
+
+def test_a_whole_table_answer_splits_as_a_stream_sees_it():
+    text = "Prices:\n\n| Service | Price |\n|---|---|\n| Basic service | NOK 650 |\n| Full service | NOK 1,200 |"
+    assert [(u.kind, u.text) for u in split_claims(text)] == [
+        ("pleasantry", "Prices"), ("pleasantry", "Service | Price"),
+        ("claim", "Basic service | NOK 650"), ("claim", "Full service | NOK 1,200")]
 
 
 def test_heading_closing_hashes_and_kinds():

@@ -38,6 +38,48 @@ def test_closings_wishes_and_suggestions_are_not_claims(text, kind):
     assert kinds(text) == [(text, kind)]
 
 
+@pytest.mark.parametrize("text,kind", [
+    # what a support agent says while working, and refusals: nothing asserted about the world
+    ("Let me check that for you.", "pleasantry"),
+    ("Let me look into that.", "pleasantry"),
+    ("One moment please.", "pleasantry"),
+    ("I understand your frustration.", "pleasantry"),
+    ("I apologise for the inconvenience.", "pleasantry"),
+    ("Ride safe!", "pleasantry"),
+    ("Thank you for contacting Nordwind Bikes support.", "pleasantry"),
+    ("I can help you with that.", "offer"),
+    ("I'm afraid I can't help with that.", "abstention"),
+    ("I can't share that.", "abstention"),
+])
+def test_support_agent_furniture_and_refusals_are_not_claims(text, kind):
+    assert kinds(text) == [(text, kind)]
+
+
+@pytest.mark.parametrize("text", [
+    "I can help you with refunds.",     # says what the service covers
+    "I cannot give refunds.",           # a policy, not a refusal to answer
+    "Let me check: the shop opens at 9.",
+    "Support is open 24/7.",
+])
+def test_furniture_lookalikes_that_state_something_stay_claims(text):
+    assert claims(text)
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Our hours are:", "pleasantry"),
+    ("Here are the prices:", "pleasantry"),
+    ("Our opening hours are as follows:", "pleasantry"),
+    ("Prices:", "pleasantry"),
+    ("Example:", "pleasantry"),
+    ("Membership is free and covers:", "claim"),   # states something before its list
+    ("Dogs are welcome:", "claim"),
+    ("The shop is closed:", "claim"),
+])
+def test_a_line_that_presents_a_list_is_not_a_claim(text, kind):
+    units = split_claims(text + "\n- Weekdays: 09:00-18:00")
+    assert units[0].kind == kind and units[-1].kind == "claim"
+
+
 @pytest.mark.parametrize("text", [
     # a suggestion that carries a checkable fact stays a claim
     "You can email desk@plumtree.example; messages are answered within 3 working days.",

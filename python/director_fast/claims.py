@@ -16,7 +16,9 @@ Units
   classified like any other unit, so a short heading such as ``# Opening hours`` is a ``claim``
   (harmless: a verb-less heading is rarely contradicted, and it fails closed). A table row
   (a line starting with ``|``) is **one** unit spanning the row between its outer pipes
-  (``| Mon | 9-17 |`` -> ``Mon | 9-17``); the separator row (``|---|:--:|``) is skipped. Lines
+  (``| Mon | 9-17 |`` -> ``Mon | 9-17``); the separator row (``|---|:--:|``) is skipped, and the
+  table's first row (no table line before it, in the text or in ``previous``) is its header:
+  a ``pleasantry`` (column names state nothing). Lines
   inside a fenced code block (```` ``` ```` or ``~~~``, closed by a fence of the same character at
   least as long) are skipped with their fences. An *unclosed* fence is not a code block (only
   the fence line itself is skipped): hiding the rest of the answer would fail open. Thematic
@@ -544,6 +546,16 @@ good to hear|glad to hear|happy to assist|glad to assist|glad i could help|happy
 |any time at all|anytime at all
 |i'm sorry|i am sorry|i'm so sorry|i am so sorry|i'm very sorry|i am very sorry|i'm really sorry
 |so sorry|very sorry|really sorry|love the enthusiasm|love your enthusiasm|what a lovely idea
+|let me check that|let me check that for you|let me check on that|let me check on that for you
+|let me look into that|let me look into this|let me look into that for you|let me look into it
+|let me find out|let me find out for you|let me see|one moment|one moment please|just a moment
+|just a moment please|bear with me|bear with me a moment|please bear with me
+|i understand your frustration|i understand your concern|i understand your concerns
+|i completely understand|i totally understand|i understand completely|i fully understand
+|i apologise|i apologise for the inconvenience|i apologise for any inconvenience
+|i apologize for any inconvenience|sorry for any inconvenience|apologies for any inconvenience
+|i apologise for the confusion|i apologise for any confusion|apologies for the confusion
+|ride safe|ride safely|drive safe|drive safely|travel safe|travel safely
 |what a great idea|what a lovely plan|sounds like a great plan|sounds like a lovely plan
 """)
 
@@ -629,8 +641,10 @@ _ASSERTING_QUESTIONS = _Patterns([
 _WISH_MAX_WORDS = 20
 
 _HONORIFICS = frozenset("mr mrs ms dr prof sir madam miss".split())
+# words a greeting or thanks may hold around a name ("Thank you for contacting Nordwind Bikes
+# support.", "Hi team!")
 _ADDRESSEES = frozenset("customer guest guests valued user friend friends all everyone team folks"
-                        " there sir madam".split())
+                        " there sir madam support service services care desk".split())
 
 # the first words of the chat phrases, and every word a sequence of them can hold besides names
 _PLEASANTRY_HEADS = frozenset(p[0] for p in _PLEASANTRIES)
@@ -690,6 +704,13 @@ _ABSTENTION = _Patterns([
     "{that's|that_is|this_is|it's|it_is} beyond {my|what}",
     "{it's|it_is|it_isn't|it_is_not} [not] {clear|unclear} {from|whether|if|what|how|when|where}",
     "i have no way {of|to}",
+    # refusals: "I can't help with that.", "I'm not able to share that." (nothing asserted)
+    "i {can't|cannot|can_not|won't|will_not} {help|assist} [you] with {that|this|it} [one|request|question] $",
+    "i {can't|cannot|can_not|won't|will_not} {share|disclose|provide|discuss|give_out} {that|this|it} "
+    "[information|info|detail|details] $",
+    "{i'm|i_am} {not_able|unable} to {help|assist} [you] with {that|this|it} [one|request|question] $",
+    "{i'm|i_am} {not_able|unable} to {share|disclose|provide|discuss|give_out} {that|this|it} "
+    "[information|info|detail|details] $",
     "i {can't|cannot|can_not|couldn't|could_not} {say|be} for {sure|certain}",
     "i {can't|cannot|can_not|couldn't|could_not} be {sure|certain}",
     "{i'd|i_would} rather not {guess|speculate}",
@@ -806,6 +827,8 @@ _OFFERS = _Patterns([
     "i [can|could|would_be_glad_to|would_be_happy_to] [also|gladly|certainly] {look_into|"
     "check_on|find_out_more|dig_into|dig_deeper}",
     "ask away",
+    # "I can help you with that.": an offer about the conversation itself
+    "i [can|could] [certainly|definitely|gladly|absolutely] {help|assist} [you] with {that|this} $",
     # "Just shout if you have any other questions!", "Give us a call whenever you like."
     "[just|so|and|please|do] {shout|holler|give_us_a_shout|give_me_a_shout|give_us_a_call|"
     "give_us_a_ring|give_us_a_buzz|drop_us_a_line|drop_me_a_line|drop_us_a_message|"
@@ -1614,11 +1637,11 @@ def _piece_units(text: str, s: int, e: int, out: list[ClaimUnit]) -> None:
 
 
 _LEAD_FIRST = frozenset("here here's here're these below following".split())
-_LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare
+_LEAD_LAST = frozenset("""you include includes including get gets offer offers cover covers compare follows
 compares following below""".split())
 # words a lead-in may hold besides its lead word and up to two others
 _LEAD_FILLER = frozenset("""a an the few some couple of to for how they it this that what your our my
-and also here's here're how's what's""".split())
+and also as here's here're how's what's""".split())
 _LEAD_COPULAS = frozenset("is are was were be been".split())
 # nouns of an enumeration ("A few things to plan for:", "Some points to note:", "Your options:")
 _LEAD_NOUNS = frozenset("things points options steps details tips notes ways".split())
@@ -1628,13 +1651,15 @@ _LEAD_NEG = frozenset("not no never without except only nor neither none nothing
 def _is_lead_in(text: str, s: int, e: int) -> bool:
     """A line such as "Here's how they compare:" or "Being a member gets you:" that only
     introduces what follows it (the line's ending ":" is checked by the caller): at most 10 words, no digit, no
-    capitalised word but the first (and "I"), no negation, no "is" / "are" ("Membership is free
-    and covers:" states something), at most two words besides its lead word and filler
-    ("Members park free and also get:" says more than it introduces), and it opens with ``here`` /
-    ``these`` / ``below`` / ``the following``, or ends with a word whose object is the list
-    (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...), or names what
+    capitalised word but the first (and "I"), no negation, no "is" / "are" but one that presents
+    the list (:func:`_presenting_copula`: "Our hours are:", "Here are the prices:"; "Membership is
+    free and covers:" states something), at most two words besides its lead word, filler and
+    copula ("Members park free and also get:" says more than it introduces), and it opens with
+    ``here`` / ``these`` / ``below`` / ``the following``, or ends with a word whose object is the
+    list (``you``, ``includes``, ``get``, ``offers``, ``covers``, ``compare`` ...), or names what
     follows as an enumeration (``things``, ``points``, ``options``, ``steps``, ``tips`` ...:
-    "A few things to plan for:")."""
+    "A few things to plan for:"), or presents it with its copula, or is a label of at most two
+    words ("Prices:", "Opening hours:")."""
     if _DIGIT_RE.search(text, s, e):
         return False
     toks = _tokens(text, s, e)
@@ -1643,14 +1668,25 @@ def _is_lead_in(text: str, s: int, e: int) -> bool:
     if any(t.upper and t.norm not in ("i", "i'm", "i've", "i'd", "i'll") for t in toks[1:]):
         return False
     norms = [t.norm for t in toks]
-    if any(w in _LEAD_NEG or w.endswith("n't") or w in _LEAD_COPULAS for w in norms):
+    if any(w in _LEAD_NEG or w.endswith("n't") for w in norms):
+        return False
+    if any(w in _LEAD_COPULAS and not _presenting_copula(norms, k) for k, w in enumerate(norms)):
         return False  # "Membership is free and covers:" states something
     rest = [w for w in norms if w not in _LEAD_FIRST and w not in _LEAD_LAST and w not in _LEAD_NOUNS
-            and w not in _LEAD_FILLER]
+            and w not in _LEAD_FILLER and w not in _LEAD_COPULAS]
     if len(rest) > 2:
         return False  # "Members park free and also get:" says more than it introduces
+    has_copula = not _LEAD_COPULAS.isdisjoint(norms)
     return norms[0] in _LEAD_FIRST or tuple(norms[:2]) == ("the", "following") \
-        or norms[-1] in _LEAD_LAST or not _LEAD_NOUNS.isdisjoint(norms)
+        or norms[-1] in _LEAD_LAST or not _LEAD_NOUNS.isdisjoint(norms) or has_copula \
+        or len(norms) <= 2  # a label: "Prices:", "Opening hours:", "Example:"
+
+
+def _presenting_copula(norms: Sequence[str], k: int) -> bool:
+    """Whether the copula ``norms[k]`` of a line ending in ":" only presents what follows: the
+    line's last word ("Our opening hours are:"), or after a leading "here" ("Here are the
+    prices:"), or before "as follows"."""
+    return k == len(norms) - 1 or (k == 1 and norms[0] == "here") or tuple(norms[k + 1:]) == ("as", "follows")
 
 
 def _lead_in_lines(text: str, lines: Sequence[tuple[int, str, int, int]]) -> set[int]:
@@ -1661,11 +1697,33 @@ def _lead_in_lines(text: str, lines: Sequence[tuple[int, str, int, int]]) -> set
             if kind == "text" and text[cs:ce].rstrip("*_ \t").endswith(":")}
 
 
-def split_claims(text: str) -> list[ClaimUnit]:
+def _is_table_line(line: str) -> bool:
+    """Whether a raw line is a markdown table row or separator (starts with ``|``, after
+    indentation and block-quote marks)."""
+    return line.lstrip(" \t>").startswith("|")
+
+
+def _is_header_row(text: str, lines: Sequence[tuple[int, str, int, int]], li: int, previous: str) -> bool:
+    """Whether table line ``li`` is its table's header row: the first row of a table (the line
+    before it, or the last line of ``previous`` for the first line, is no table line). A
+    markdown table always opens with its header ("| Service | Price |"), which names columns
+    and states nothing; only what precedes the row is looked at, so a stream that has not yet
+    seen the separator row classifies it as the whole response does."""
+    if li > 0:
+        before = text[lines[li - 1][0]:lines[li][0]].rstrip("\n")
+    else:
+        before = previous.rstrip("\n").rsplit("\n", 1)[-1]
+    return not _is_table_line(before)
+
+
+def split_claims(text: str, *, previous: str = "") -> list[ClaimUnit]:
     """Split an assistant answer into units and classify each one.
 
     Args:
         text: the answer (any length; markdown allowed).
+        previous: the text before ``text`` when ``text`` is a piece of a longer answer (a
+            stream's previous sentence); only its last line is read, to tell a table's header
+            row (the first row of a table: not a claim) from its other rows.
 
     Returns:
         The units in text order, non-overlapping, each with ``u.text == text[u.start:u.end]``
@@ -1690,11 +1748,15 @@ def split_claims(text: str) -> list[ClaimUnit]:
     line_starts = [ls for ls, _, _, _ in lines]
     lead_ins = _lead_in_lines(text, lines)
     out: list[ClaimUnit] = []
-    for ls, kind, cs, ce in lines:
+    check_text(previous, "previous")
+    for li, (ls, kind, cs, ce) in enumerate(lines):
         if kind == "table":
             english = _looks_english(text, [(cs, ce)])
             foreign += not english
-            _emit(text, cs, ce, _classify(text, cs, ce) if english else "claim", out)
+            unit_kind = _classify(text, cs, ce) if english else "claim"
+            if unit_kind == "claim" and _is_header_row(text, lines, li, previous):
+                unit_kind = "pleasantry"  # "| Service | Price |": column names state nothing
+            _emit(text, cs, ce, unit_kind, out)
     for ss, se in sentences:
         # the segmenter ends a sentence at every newline; cut at newlines anyway (defensive)
         while ss < se:

@@ -567,14 +567,15 @@ class CoherenceScorer:
 
     def _judge_text(self, text: str, roles: CallRoles, tenant_id: str, previous: str = "") -> _Judgement:
         """Split ``text`` into units and judge its claims (offsets relative to ``text``).
-        ``previous``: the sentence before ``text`` (streaming), for numbers the answer computes."""
+        ``previous``: the sentence before ``text`` (streaming), for numbers the answer computes and
+        for telling a table's header row from its body."""
         known = self._access.check_tenant(tenant_id)
         status = self._status_view(tenant_id) if known else None
         ctx = self._context(roles.evidence)
         prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
         skipped: list[SkippedUnit] = []
-        units = split_claims(text)
+        units = split_claims(text, previous=previous)
         sentences = _SentenceContext(text, previous) if any(_HAS_DIGIT.search(u.text) for u in units) else None
         for u in units:
             bares = bare_answers(u.text, roles.prompt) if u.kind in ("claim", "pleasantry") else []
