@@ -91,3 +91,43 @@ def test_an_unsupported_claim_contradicting_the_prompt_still_lowers_the_score():
     ok, score = sc.review("I read that Nordwind was founded in 1999. Is that true?",
                           "No, Nordwind Bikes was founded in 2012.")
     assert not ok and [a.verdict for a in score.attributions] == ["contradicted"]
+
+
+# ---- a sentence that only names the claim's subject, or denies something else, supports nothing --
+
+@pytest.mark.parametrize("facts, answer", [
+    (["Harbour View Hotel has 85 rooms."], "Harbour View Hotel allows dogs."),
+    (["Nordwind Bikes employs 140 people."], "Nordwind Bikes repairs cars."),
+    (["The Riverside Dental Clinic opens at 08:00."], "The Riverside Dental Clinic accepts walk-ins."),
+    (["The hotel does not allow pets."], "The hotel allows smoking."),
+    (["The café does not serve alcohol."], "The café serves breakfast."),
+    (["Nordwind Bikes does not sell electric scooters."], "Nordwind Bikes sells children's bikes."),
+])
+def test_an_invented_claim_about_a_known_subject_is_not_supported(facts, answer):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    assert not ok and v == [("not_found", "coverage")]
+
+
+@pytest.mark.parametrize("facts, answer", [
+    (["Harbour View Hotel allows dogs in every room."], "Harbour View Hotel allows dogs."),
+    (["Dogs are allowed at Harbour View Hotel."], "Harbour View Hotel welcomes dogs."),
+    (["The IT Help Desk is led by Farah Quinn, who reports to Leon Baptiste."],
+     "Farah Quinn heads the IT Help Desk and answers to Leon Baptiste."),
+])
+def test_the_same_subject_with_what_the_sentence_says_stays_supported(facts, answer):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    assert ok and all(verdict == "supported" for verdict, _s in v)
+
+
+@pytest.mark.parametrize("sentence, claim, says", [
+    ("The hotel does not allow pets, except guide dogs.", "The hotel allows guide dogs.", True),
+    ("Students who are not complete beginners must take a free placement test.",
+     "Students must take a placement test.", True),   # the negation's scope ends after 3 words
+    ("The hotel does not allow pets.", "The hotel does not allow smoking.", True),  # both deny
+    ("The hotel does not allow pets.", "The hotel allows smoking.", False),
+    ("Harbour View Hotel has 85 rooms.", "Harbour View Hotel has 85 suites.", True),  # a number decides
+    ("Harbour View Hotel has 85 rooms.", "Harbour View Hotel allows dogs.", False),
+])
+def test_says_what_the_claim_says(sentence, claim, says):
+    from director_fast.claim_verdict import says_what_the_claim_says
+    assert says_what_the_claim_says(claim, sentence, 0.45) is says

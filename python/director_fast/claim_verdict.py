@@ -800,6 +800,9 @@ class LexicalJudge:
             # (one shared word never supports a claim of two or more words and numbers: "Lockers
             # are free." is not confirmed by "Delivery is free over £50.")
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
+        sentence = self._prepare(premise).sentence(s.premise_sentence) if s.premise_sentence >= 0 else premise
+        if not says_what_the_claim_says(s.text, sentence, self.support_coverage):
+            return Comparison("not_found", float(sig.coverage), "coverage")
         if not close and s.premise_sentence >= 0 and state_bound_elsewhere(
                 s.text, self._prepare(premise).sentence(s.premise_sentence)):
             # covered, but the sentence gives the claim's subject the opposite state (checked
@@ -1252,6 +1255,70 @@ def _negated_clauses(text: str) -> tuple[frozenset[str], ...]:
         a, b = clause_span(text, m.start(), m.end())
         out.append(content_stems(text[a:m.start()] + " " + text[m.end():b]))
     return tuple(out)
+
+
+# a negation's scope for :func:`_stated_plainly`: from the negation to the end of its phrase
+_SCOPE_END = re.compile(r"[,;:.!?()]|\b(?:but|except|unless|and|or|while|whereas)\b", re.IGNORECASE)
+_SCOPE_WORDS = 3
+_WORD_END = re.compile(r"[\w'’-]+")
+
+
+def _stated_plainly(sentence: str) -> frozenset[str]:
+    """Content stems of ``sentence`` outside the scope of its negations (a negation's scope: the
+    next :data:`_SCOPE_WORDS` words, up to the end of its phrase: "The hotel does not allow pets,
+    except guide dogs." states {hotel, guide, dog} plainly; "Students who are not complete
+    beginners must take a test" states {student, take, test})."""
+    kept, pos = [], 0
+    for m in NEGATION_RE.finditer(sentence):
+        if m.start() < pos:
+            continue
+        end = _SCOPE_END.search(sentence, m.end())
+        stop = end.start() if end else len(sentence)
+        words = list(_WORD_END.finditer(sentence, m.end(), stop))
+        if len(words) > _SCOPE_WORDS:
+            stop = words[_SCOPE_WORDS - 1].end()
+        kept.append(sentence[pos:m.start()])
+        pos = stop
+    kept.append(sentence[pos:])
+    return content_stems(_fold_paraphrases(" ".join(kept)))
+
+
+@functools.lru_cache(maxsize=8192)  # pure; a claim meets several sentences
+def _claim_words(claim: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(words, said)``: the content stems of ``claim`` without its numbers' words ("fifty
+    gigabytes" is checked as a number), and those of them that are not words of its names
+    (what the claim says about whom it names)."""
+    from director_fast.numbers import find_numbers
+
+    text = _fold_paraphrases(claim)
+    for m in reversed(find_numbers(text)):
+        text = text[:m.start] + " " + text[m.end:]
+    words = content_stems(text)
+    named = content_stems(" ".join(name for name, a, _b in _names(claim) if " " in name or a > 0))
+    return words, words - named
+
+
+def says_what_the_claim_says(claim: str, sentence: str, support_coverage: float) -> bool:
+    """Whether a sentence that covers ``claim`` states what the claim says, not only whom it is
+    about or what it denies: some word of the claim besides its names stands in the sentence
+    ("Harbour View Hotel allows dogs." is not supported by "Harbour View Hotel has 85 rooms.",
+    whose only shared words are the name; checked for a claim of two or more such words without
+    a number or a relation word between names, which other rules judge); and, for a claim without a negation, the
+    words the sentence states outside its negations still cover ``support_coverage`` of what
+    the claim says (its words besides its names; all its words when it is all names: "The hotel
+    allows smoking." is not supported by "The hotel does not allow pets.", nor "Nordwind Bikes
+    sells children's bikes." by "Nordwind Bikes does not sell electric scooters.")."""
+    words, said = _claim_words(claim)
+    stated = content_stems(_fold_paraphrases(sentence))
+    if len(said) >= 2 and not said & stated and not _HAS_NUMBER.search(claim) \
+            and not (_relations(claim) and len(_role_names(claim)) >= 2):
+        # (a number, or a relation between names, carries what such a claim says: the number
+        # rules and the role rules judge it)
+        return False
+    if words and not NEGATION_RE.search(claim) and NEGATION_RE.search(sentence):
+        asked = said or words  # what the claim says about its names (a name is never denied)
+        return len(asked & _stated_plainly(sentence)) >= support_coverage * len(asked)
+    return True
 
 
 def _negates_what_it_states(claim: str, sentence: str) -> bool:
