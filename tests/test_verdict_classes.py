@@ -131,3 +131,47 @@ def test_the_same_subject_with_what_the_sentence_says_stays_supported(facts, ans
 def test_says_what_the_claim_says(sentence, claim, says):
     from director_fast.claim_verdict import says_what_the_claim_says
     assert says_what_the_claim_says(claim, sentence, 0.45) is says
+
+
+# ---- "one week", "five working days": written numbers with their period --------------------------
+
+@pytest.mark.parametrize("text, value, unit", [
+    ("takes two working days", 2.0, "day"),
+    ("within 5 business days", 5.0, "day"),
+    ("one calendar month", 1.0, "month"),
+    ("two full days", 2.0, "day"),
+])
+def test_a_qualified_period_is_the_numbers_unit(text, value, unit):
+    (m,) = find_numbers(text)
+    assert (m.value, m.unit) == (value, unit)
+
+
+@pytest.mark.parametrize("facts, answer, ok", [
+    (["A basic service takes two working days."], "A basic service takes one working day.", False),
+    (["The course lasts three weeks."], "The course lasts one week.", False),
+    (["The course lasts one week."], "The course lasts one week.", True),
+    (["Refunds take 5 business days."], "Refunds take five working days.", True),
+    (["A day pass costs £5."], "A one-day pass costs £5.", True),       # a compound is no count
+    (["Refunds take 5 working days."], "Refunds take 5 weeks.", False),  # the period is the unit
+    (["Refunds take 5 working days."], "Refunds take 5 business days.", True),
+    (["Up to 4 guests may join."], "If one of you comes along, that is fine.", True),  # "one" alone
+])
+def test_a_written_one_with_its_unit_is_checked(facts, answer, ok):
+    got, v = _verdicts(df.CoherenceScorer(knowledge=facts, unsupported="warn"), answer)
+    assert got is ok, v
+
+
+# ---- job titles and their acronyms ----------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, ok", [
+    ("The CEO is Ingrid Solberg.", True),
+    ("Our HR manager is Ana Ruiz.", True),
+    ("The CFO is Owen Brandt.", True),
+    ("The CEO is Owen Brandt.", False),
+    ("The CFO is Ingrid Solberg.", False),
+])
+def test_a_job_title_acronym_reads_as_the_spelled_out_title(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["The chief executive is Ingrid Solberg.",
+                                       "Our human resources manager is Ana Ruiz.",
+                                       "The chief financial officer is Owen Brandt."])
+    assert sc.review("", answer)[0] is ok

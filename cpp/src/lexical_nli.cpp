@@ -280,6 +280,15 @@ struct Token {
   bool half_day_open = false;  // NumberMention::half_day_open
 };
 
+// "one week", "one working day", "one pound": a written "one" with a unit word of its own (not a
+// compound such as "one-day", which "a day pass" states without a number, nor "a fortnight")
+bool written_one_with_unit(const Token& t) {
+  const std::string& w = t.surface;
+  return !t.unit.empty() && w.size() > 4 && (w[0] == 'o' || w[0] == 'O') && (w[1] == 'n' || w[1] == 'N') &&
+         (w[2] == 'e' || w[2] == 'E') && w[3] == ' ';
+}
+
+
 // Sentence spans [start, end) in UTF-8 bytes, by the package's one segmenter (split_sentences of
 // segmenter.hpp, the rules of director_fast.text.split_sentences).
 std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string_view text) {
@@ -356,6 +365,20 @@ void push_number(const NumberMention& m, std::string_view s, int sid, std::vecto
   }
 }
 
+// Where the words after a number mention start: its end, or, for a qualified period ("5 working
+// days"), the space before the qualifier, so that "working days" also stand as words (the number
+// carries the period as its unit; the words keep the coverage they had as plain words).
+std::size_t after_number(const NumberMention& m, std::string_view s) {
+  const std::string_view surface = s.substr(m.start, m.end - m.start);
+  const std::size_t sp = surface.find(' ');
+  if (m.unit.empty() || sp == std::string_view::npos) return m.end;
+  const std::size_t sp2 = surface.find(' ', sp + 1);
+  if (sp2 == std::string_view::npos) return m.end;
+  std::string q(surface.substr(sp + 1, sp2 - sp - 1));
+  for (char& c : q) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return is_period_qualifier(q) ? m.start + sp : m.end;
+}
+
 // Tokenise one text into words and numbers (find_numbers of numbers.hpp: one token per number
 // mention, its multiplier and unit included) with sentence ids.
 std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sentences_out) {
@@ -395,7 +418,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
       if (i == num_at) {
         push_number(nums[next], s, sid, toks);
         first_word = false;
-        i = nums[next++].end;
+        i = after_number(nums[next++], s);
         continue;
       }
       const char c = s[i];
@@ -875,7 +898,8 @@ LexicalResult LexicalNLI::score(const LexicalPremise& premise, std::string_view 
     // numbers
     for (const Token* t : st) {
       if (!t->number || t->consumed) continue;
-      if (t->written && t->value == 1.0 && !is_once(t->surface)) continue;  // "one of", too ambiguous ("once a day" counts)
+      // a written "one" alone is too ambiguous ("one of you"); "once a day" and "one week" count
+      if (t->written && t->value == 1.0 && !is_once(t->surface) && !written_one_with_unit(*t)) continue;
       if (t->written && t->value == 0.5 && t->unit.empty()) continue;  // "half" ("half an hour" counts)
       ++sig.numbers;
       if (!P.number_supported(*t)) {

@@ -1230,9 +1230,22 @@ class Parser {
       }
     }
     const UnitWord* u = unit_words().find(w);
+    if (u == nullptr && is(j + 2, K::Space) && is_period_qualifier(std::string_view(w))) {
+      // "5 working days", "two business days", "one calendar month": the period is the unit
+      const UnitWord* p = unit_words().find(low(j + 3));
+      if (p != nullptr && !p->attached_only && is_period_unit(p->key)) {
+        r.unit = p->key;
+        return j + 4;
+      }
+    }
     if (u == nullptr || u->attached_only) return j;
     r.unit = u->key;
     return j + 2;
+  }
+
+  static bool is_period_unit(const std::string& key) {
+    return key == "day" || key == "week" || key == "month" || key == "year" || key == "night" ||
+           key == "h" || key == "fortnight";
   }
 
   // After a written number ending before lexeme j: "point" and digit words ("ninety-nine point
@@ -1630,6 +1643,11 @@ class Parser {
 }  // namespace
 
 std::vector<NumberMention> find_numbers(std::string_view text) { return Parser(text).run(); }
+
+bool is_period_qualifier(std::string_view w) {
+  return w == "working" || w == "business" || w == "calendar" || w == "full" || w == "whole" || w == "clear" ||
+         w == "consecutive" || w == "school";
+}
 
 bool same_value(double a, double b) {
   return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));

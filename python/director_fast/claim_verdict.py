@@ -444,6 +444,16 @@ _PARAPHRASES = (
     (r"acquire|take\s+over", "buy", "acquire take"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
+    # job titles and their common acronyms, folded to the lower-case acronym ("The CEO is ..."
+    # against "The chief executive is ..."; lower case, so that the job-title rules read it)
+    (r"chief\s+executive(?:\s+officer)?", "ceo", "chief"),
+    (r"chief\s+financial\s+officer|finance\s+director", "cfo", "chief finance"),
+    (r"chief\s+operating\s+officer", "coo", "chief"),
+    (r"chief\s+technology\s+officer|chief\s+technical\s+officer", "cto", "chief"),
+    (r"chief\s+information\s+officer", "cio", "chief"),
+    (r"human\s+resources", "hr", "human"),
+    (r"managing\s+director", "md", "managing"),
+    (r"vice\s+president", "vp", "vice"),
     # "looks after nervous patients" is care, not an order in time ("after" / "before")
     (r"look(?:s|ed|ing)?\s+after", "cares for", "after"),
     (r"e-mail", "email", "e-mail"),
@@ -960,7 +970,7 @@ def _passive(between: str, relation: set[str]) -> bool:
 # ---- job titles ------------------------------------------------------------------------------
 
 _TITLE_HEADS = frozenset(
-    "officer director manager head ceo cfo coo cto cio president chair chairman chairwoman chairperson "
+    "officer director manager head ceo cfo coo cto cio md vp hr president chair chairman chairwoman chairperson "
     "founder owner coordinator supervisor lead principal dean secretary treasurer partner executive "
     "administrator registrar controller superintendent editor curator".split())
 # word runs start at a word boundary, never give back letters (possessive) and are at most six
@@ -1018,6 +1028,7 @@ def titles_swapped(claim: str, evidence: str) -> bool:
     claimed = job_titles(claim)
     if not claimed:
         return False
+    evidence = _fold_paraphrases(evidence)  # "chief executive" is "CEO", as the claim reads it
     stated = job_titles(evidence)
     lowered = evidence.lower()
     for title, name in claimed.items():

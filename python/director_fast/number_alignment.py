@@ -191,10 +191,12 @@ def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[st
 
 
 def checkable(mentions: Sequence[Any]) -> list[Any]:
-    """The mentions worth aligning: all but a written "one" and a bare written "half", which are
-    too often no quantity at all ("if one of you comes along", "comes along with one"), as in
-    the lexical backend's number check ("once a day" counts)."""
+    """The mentions worth aligning: all but a written "one" without a unit word of its own and a
+    bare written "half", which are too often no quantity at all ("if one of you comes along",
+    "comes along with one"), as in the lexical backend's number check ("once a day", "one week"
+    and "one working day" count; "a one-day pass" and "a fortnight" do not)."""
     return [m for m in mentions if any(ch.isdigit() for ch in m.surface) or m.surface.lower() == "once"
+            or (m.value == 1.0 and m.unit and m.surface.lower().startswith("one "))
             or not (m.value == 1.0 or (m.value == 0.5 and not m.unit))]
 
 

@@ -114,6 +114,11 @@ struct NumberMention {
 // Every number mention of `text`, in text order, non-overlapping.
 std::vector<NumberMention> find_numbers(std::string_view text);
 
+// Whether a lower-case word qualifies a period after a number ("5 working days", "two business
+// days", "one calendar month"): the period is then the number's unit, and the words stay words of
+// the text for the lexical NLI's coverage.
+bool is_period_qualifier(std::string_view w);
+
 // Whether two parsed values are the same number: equal within a relative 1e-12, which absorbs the
 // rounding of unit conversions ("1.5 kg" / "1,500 g") but never equates two different integers
 // below 2^53 ("5551234567" / "5551234568"). The one tolerance of the lexical NLI and of
