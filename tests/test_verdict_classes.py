@@ -175,3 +175,23 @@ def test_a_job_title_acronym_reads_as_the_spelled_out_title(answer, ok):
                                        "Our human resources manager is Ana Ruiz.",
                                        "The chief financial officer is Owen Brandt."])
     assert sc.review("", answer)[0] is ok
+
+
+# ---- a rule's exception applies when the question is about the excepted case ---------------------
+
+@pytest.mark.parametrize("question, ok", [
+    ("How long do refunds for a card payment take?", True),   # "card" alone is not "gift cards"
+    ("How long do refunds for a gift card take?", False),
+    ("How long do refunds take?", True),
+])
+def test_an_exception_applies_only_when_the_question_names_the_excepted_case(question, ok):
+    sc = df.CoherenceScorer(knowledge=["Refunds take 5 working days, except for gift cards, which are not refundable."])
+    assert sc.review(question, "Refunds take 5 working days.")[0] is ok
+
+
+def test_an_exception_is_asked_about_in_other_words_of_the_same_case():
+    sc = df.CoherenceScorer(knowledge=["Items may be renewed up to 3 times, unless another member has placed a "
+                                       "reservation on them."])
+    ok, score = sc.review("Someone has put a reservation on the novel I've got out. Can I still renew it?",
+                          "Yes, items can be renewed up to 3 times.")
+    assert not ok and [(a.verdict, a.signal) for a in score.attributions] == [("contradicted", "exception")]

@@ -1371,7 +1371,8 @@ def negation_in_scope(claim: str, premise: str) -> bool:
 def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     """True when ``unit_text`` states an exception ("except for gift cards", "unless booked
     online", "does not apply to Lockers") and the ``claim`` either leaves it out while the
-    ``question`` mentions it (the claim answers the excepted case with the general rule) or
+    ``question`` mentions it (most of the words that single the case out: "gift cards", not
+    "card" alone; the claim answers the excepted case with the general rule) or
     while it states the rule for every case ("every", "all", "always", "never", "whichever",
     ...: "£1 off every adult swim" against "£1 off every adult swim, except during the Sunday fun
     session"), or
@@ -1394,8 +1395,9 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
         own = content_stems(_fold_paraphrases(m.group(1)))
         # an exception may list several cases ("except balance bikes and bikes with engines")
         items = [m.group(1)] if _CLAUSE_WORD.search(m.group(1)) else _LIST_JOIN.split(m.group(1))
-        cases = [w - rule for w in (content_stems(_fold_paraphrases(item)) for item in items) if w - rule] \
-            or [own - rule]
+        pairs = [(item, w - rule) for item, w in ((item, content_stems(_fold_paraphrases(item))) for item in items)
+                 if w - rule] or [(m.group(1), own - rule)]
+        cases = [case for _item, case in pairs]
         if not cases[0]:
             continue
         named = [case for case in cases if case & c]
@@ -1406,8 +1408,28 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
             if applies_rule and any(case <= c for case in named) and c & (rule - own):
                 return True
             continue
-        if any(case & q for case in cases) or universal:
+        if any(_asks_about(item, case, q) for item, case in pairs) or universal:
             return True
+    return False
+
+
+_EXCEPTION_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def _asks_about(exception: str, case: frozenset[str] | set[str], question: frozenset[str] | set[str]) -> bool:
+    """Whether a question (its content stems) is about an excepted case: it names a word of the
+    case (``case``: the stems that single it out) that stands in ``exception`` without a modifier
+    the question lacks ("gift cards" needs "gift": "a card payment" is not about gift cards;
+    "another member has placed a reservation" is asked about by "someone put a reservation")."""
+    words = _EXCEPTION_WORD.findall(_fold_paraphrases(exception))
+    for k, w in enumerate(words):
+        stem = next(iter(content_stems(w)), None)
+        if stem is None or stem not in case or stem not in question:
+            continue
+        modifier = content_stems(words[k - 1]) if k > 0 else frozenset()
+        if modifier and not modifier & question:
+            continue  # "gift cards" asked about as "card"
+        return True
     return False
 
 
