@@ -195,3 +195,16 @@ def test_an_exception_is_asked_about_in_other_words_of_the_same_case():
     ok, score = sc.review("Someone has put a reservation on the novel I've got out. Can I still renew it?",
                           "Yes, items can be renewed up to 3 times.")
     assert not ok and [(a.verdict, a.signal) for a in score.attributions] == [("contradicted", "exception")]
+
+
+def test_a_wrong_number_finds_the_fact_it_is_about_through_its_other_words():
+    kb = df.KnowledgeBase()
+    kb.add_facts(["Nordwind Bikes employs 140 people.",
+                  "Standard delivery costs NOK 99 and is free for orders over NOK 1,500.",
+                  "A basic service costs NOK 650."], source="facts.md", tenant="n")
+    for facts in (kb, ["Nordwind Bikes employs 140 people.",
+                       "Standard delivery costs NOK 99 and is free for orders over NOK 1,500."]):
+        sc = df.CoherenceScorer(knowledge=facts, unsupported="warn")
+        ok, score = sc.review("How many people work at Nordwind?", "We have about 1,400 employees.",
+                              tenant_id="n" if facts is kb else "")
+        assert not ok and [(a.verdict, a.signal) for a in score.attributions] == [("contradicted", "number")]

@@ -62,6 +62,7 @@ from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
 from director_fast.applied_rules import applied_rule
 from director_fast.derived_numbers import strip_derived
+from director_fast.numbers import find_numbers
 from director_fast.text import split_sentences
 from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.core.types import (
@@ -430,17 +431,20 @@ class CoherenceScorer:
 
     def _units_for(self, claim: str, question: str, tenant_id: str, known: bool,
                    ctx: ContextEvidence | None, view: StatusView | None = None,
-                   retrieved: list[EvidenceChunk] | None = None) -> list[EvidenceUnit]:
+                   retrieved: list[EvidenceChunk] | None = None, *,
+                   query: str | None = None) -> list[EvidenceUnit]:
         """The claim's evidence units: its retrieved chunks' sentences (those of retracted sources
         left out, ``view``), then the call's context units, each text once. ``retrieved``
-        collects every retrieved chunk, retracted ones included (for the status report)."""
+        collects every retrieved chunk, retracted ones included (for the status report);
+        ``query`` replaces the claim as the retrieval query."""
         units: list[EvidenceUnit] = []
         seen: set[str] = set()
         if known:
             # a short claim, or one whose subject is a pronoun ("It takes half an hour."), is
             # retrieved together with the question it answers
-            query = claim if not question or (len(claim.split()) >= 4 and not _opens_with_anaphor(claim)) \
-                else f"{question} {claim}"
+            if query is None:
+                query = claim if not question or (len(claim.split()) >= 4 and not _opens_with_anaphor(claim)) \
+                    else f"{question} {claim}"
             for ref, chunk in self._access.retrieve(query, tenant_id, self.top_k):
                 if retrieved is not None:
                     retrieved.append(chunk)
@@ -482,9 +486,21 @@ class CoherenceScorer:
                      view: StatusView | None = None) -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
         kb_chunks: list[EvidenceChunk] = []
         units = self._units_for(claim, question, tenant_id, known, ctx, view, kb_chunks)
-        retrieved = tuple(dict.fromkeys([*kb_chunks, *(u.chunk for u in units)]))
         comparisons = self._judge.compare(claim, units, question)
         decision = decide(claim, units, comparisons, question)
+        if known and decision.verdict == "not_found" and decision.signal == "number":
+            # a number the evidence lacks: the words of the claim without its numbers find the
+            # fact it is about ("We have about 1,400 employees." retrieves the "1,500" sentence)
+            words = _without_numbers(claim)
+            if words != claim and words.strip():
+                seen = {u.premise for u in units}
+                more = [u for u in self._units_for(claim, question, tenant_id, known, None, view, kb_chunks,
+                                                   query=words) if u.premise not in seen]
+                if more:
+                    units = units + more
+                    comparisons = comparisons + self._judge.compare(claim, more, question)
+                    decision = decide(claim, units, comparisons, question)
+        retrieved = tuple(dict.fromkeys([*kb_chunks, *(u.chunk for u in units)]))
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         elif decision.verdict == "supported" and decision.signal == "coverage" \
@@ -880,6 +896,13 @@ class _SentenceContext:
         a, b = self.spans[i]
         before = self.text[self.spans[i - 1][0]:self.spans[i - 1][1]] if i > 0 else self.previous
         return (self.text[a:start], self.text[end:b], before)
+
+
+def _without_numbers(text: str) -> str:
+    """``text`` with its number mentions blanked out (a retrieval query for what they are about)."""
+    for m in reversed(find_numbers(text)):
+        text = f"{text[:m.start]} {text[m.end:]}"
+    return text
 
 
 # single-unit verdicts that may come from a claim spread over several units
