@@ -215,6 +215,7 @@ def test_retriever_exception_is_wrapped():
     with pytest.raises(RetrievalError) as ei:
         df.CoherenceScorer(knowledge=_Raises(ConnectionError("refused"))).review("", FACT)
     assert isinstance(ei.value, OSError) and isinstance(ei.value.__cause__, ConnectionError)
+    assert type(ei.value).__name__ == "RetrievalOSError"
 
 
 def test_retriever_own_errors_pass_through():

@@ -18,8 +18,9 @@ class                             also a                          raised when
 ``InputTypeError``                ``TypeError``                   an argument has the wrong type,
                                                                   dtype, shape or layout (``.field``
                                                                   names it where known)
-``RetrievalError``                --  (``OSError`` when the       a knowledge retriever raised
-                                  retriever raised one)           (``__cause__`` is its exception)
+``RetrievalError``                --  (``RetrievalOSError``, an   a knowledge retriever raised
+                                  ``OSError``, when the           (``__cause__`` is its exception)
+                                  retriever raised one)
 ``DirectorIndexError``            ``IndexError``                  an index is out of range
 ``DirectorKeyError``              ``KeyError``                    an id or key is unknown
 ``StorageError``                  ``OSError``                     an I/O operation failed
@@ -57,6 +58,7 @@ __all__ = [
     "UpstreamError",
     "FieldTypeError",
     "RetrievalError",
+    "RetrievalOSError",
     "HallucinationError",
     "MissingDependencyError",
 ]
@@ -180,9 +182,10 @@ class RetrievalError(DirectorFastError):
     raised an exception; it is ``__cause__``. ``retriever`` is the retriever's type name.
 
     When the retriever raised an ``OSError`` (``TimeoutError``, ``ConnectionError``, ...) the
-    error is also an ``OSError``, so ``except OSError`` and the streaming guard's
-    ``callback_timeout`` halt keep treating it as an I/O failure; any other exception gives a
-    plain ``RetrievalError`` (``scorer_error`` in the streaming guard).
+    error is a :class:`RetrievalOSError`, a subclass that is also an ``OSError``, so ``except
+    OSError`` and the streaming guard's ``callback_timeout`` halt keep treating it as an I/O
+    failure; any other exception gives a plain ``RetrievalError`` (``scorer_error`` in the
+    streaming guard).
     """
 
     def __init__(self, message: str, retriever: str = "") -> None:
@@ -193,12 +196,12 @@ class RetrievalError(DirectorFastError):
     def wrap(cls, exc: BaseException, retriever: Any, call: str) -> "RetrievalError":
         """The error to raise ``from exc`` for ``exc`` raised by ``retriever.<call>(...)``."""
         name = type(retriever).__name__
-        kind = _RetrievalOSError if isinstance(exc, OSError) else cls
+        kind = RetrievalOSError if isinstance(exc, OSError) else cls
         return kind(f"the knowledge retriever {name}.{call}(...) failed: {type(exc).__name__}: {exc}", name)
 
 
-class _RetrievalOSError(RetrievalError, OSError):
-    """A :class:`RetrievalError` whose cause is an ``OSError`` (see there)."""
+class RetrievalOSError(RetrievalError, OSError):
+    """A :class:`RetrievalError` whose cause is an ``OSError`` (see there); catch it as either."""
 
 
 class HallucinationError(DirectorFastError):

@@ -103,10 +103,13 @@ def resolve_roles(prompt: str, *, context: Any = None, system: Any = None,
         system: instructions: a str (or None).
         messages: OpenAI-format chat messages (a list of mappings with ``role`` and ``content``).
 
+    Every text may be a ``str`` subclass (``numpy.str_``); the result holds the equal plain ``str``.
+
     Raises:
         ConfigError: ``messages`` together with a non-empty ``prompt`` (field ``messages``), an
             unknown role.
-        InputTypeError: a value of the wrong type (the message index is named).
+        InputTypeError: a value of the wrong type (the message index is named; ``.field`` is the
+            argument, e.g. ``"context[1]"`` or ``"messages[0].content"``).
     """
     if not isinstance(prompt, str):
         raise InputTypeError(f"prompt must be a str, got {type(prompt).__name__}", "prompt")
