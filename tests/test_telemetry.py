@@ -169,12 +169,13 @@ def test_scorer_warnings_are_rate_limited(caplog):
         for _ in range(5):
             s.review("", "Acme was founded in 1998.")
             lenient.review("", "Acme was founded in 1998.", tenant_id="t2")
-            with pytest.raises(ConnectionError):
+            with pytest.raises(df.RetrievalError) as ei:  # also an OSError, caused by the ConnectionError
                 down.review("", "Acme was founded in 1998.")
+            assert isinstance(ei.value, OSError) and isinstance(ei.value.__cause__, ConnectionError)
     msgs = [r.getMessage() for r in caplog.records if r.name == "director_fast.scorer"]
     assert sum("no evidence" in m for m in msgs) == 1
     assert sum("holds no knowledge" in m and "'t2'" in m for m in msgs) == 1
-    assert sum("CoherenceScorer.score failed: ConnectionError" in m for m in msgs) == 1
+    assert sum("CoherenceScorer.score failed: RetrievalOSError" in m and "ConnectionError" in m for m in msgs) == 1
     assert len(msgs) == 3
 
 

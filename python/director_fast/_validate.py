@@ -10,15 +10,21 @@ __all__ = ["check_text", "check_unit_interval"]
 
 
 def check_text(value: Any, name: str) -> str:
-    """Return ``value`` if it is a ``str`` encodable as UTF-8.
+    """Return ``value`` as a plain ``str`` if it is a ``str`` encodable as UTF-8.
+
+    A ``str`` subclass (``numpy.str_`` from a pandas / numpy column, ...) is accepted and returned
+    as the equal plain ``str``; callers that keep the text use the return value.
 
     Raises:
-        InputTypeError: not a ``str``.
+        InputTypeError: not a ``str`` (``.field`` is ``name``).
         ValidationError: it holds a lone surrogate (U+D800..U+DFFF), which no UTF-8/UTF-16 consumer
-            (the C++ core, tokenizers, JSON) can represent; the message names the field and index.
+            (the C++ core, tokenizers, JSON) can represent; the message names the field and index
+            (``.field`` is ``name``).
     """
-    if type(value) is not str and not isinstance(value, str):
-        raise InputTypeError(f"{name} must be a str, got {type(value).__name__}")
+    if type(value) is not str:
+        if not isinstance(value, str):
+            raise InputTypeError(f"{name} must be a str, got {type(value).__name__}", name)
+        value = str.__str__(value)
     if value.isascii():
         return value
     try:
@@ -26,7 +32,7 @@ def check_text(value: Any, name: str) -> str:
     except UnicodeEncodeError as exc:
         raise ValidationError(
             f"{name} holds a lone surrogate at index {exc.start} (U+{ord(value[exc.start]):04X}); "
-            "decode the producer's bytes with errors='replace'") from None
+            "decode the producer's bytes with errors='replace'", name) from None
     return value
 
 

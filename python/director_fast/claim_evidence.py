@@ -14,11 +14,19 @@ the whole sentence.)
 
 Knowledge kinds (:class:`KnowledgeAccess`):
 
-* ``None``: no evidence (every claim is ``not_found``; the scorer logs a warning);
+* ``None``: no evidence (every claim is ``not_found``; the scorer logs a warning). A list of
+  facts that are all blank (``[]``, ``[""]``) is the same;
 * a list of fact strings: shared by every tenant, searched lexically (:class:`LexicalIndex`);
-* a mapping ``tenant_id -> list of fact strings``: strictly tenant-scoped;
+* a mapping ``tenant_id -> list of fact strings``: strictly tenant-scoped (a tenant whose facts
+  are all blank holds no knowledge, like a tenant with ``[]``);
 * an object with ``retrieve(query, k=..., tenant=...)`` (e.g. :class:`KnowledgeBase`): tenant-scoped
   through that call. A :class:`KnowledgeBase` also gives chunk ids and a mutation ``version``.
+  ``retrieve`` returns a list (``None`` = nothing found) of: str, :class:`EvidenceChunk`,
+  mappings with a str ``"text"`` (and an optional str ``"source"``), ``(text, score)`` tuples (the
+  score is not used; the order is), or objects with a str ``page_content`` (LangChain
+  ``Document``; ``metadata["source"]`` becomes the source label). Anything else raises
+  :class:`~director_fast.errors.InputTypeError`; an exception raised by the retriever is
+  re-raised as :class:`~director_fast.errors.RetrievalError` (``__cause__`` = the original).
 
 Audit references (:attr:`EvidenceUnit.ref`) never contain a source label or any text of the
 evidence: ``kb:<chunk id>`` for a :class:`KnowledgeBase`, ``kb:<16 hex digits>`` (a digest of the
@@ -34,13 +42,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from director_fast._lru import LRUCache
 from director_fast.core.evidence_types import EvidenceChunk
-from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
+from director_fast.errors import ConfigError, DirectorFastError, InputTypeError, RetrievalError, UnknownTenantError
 from director_fast.nli import LexicalIndex
 from director_fast.text import split_sentences
 
@@ -122,12 +130,74 @@ def sentence_units(chunk: EvidenceChunk, ref: str) -> list[EvidenceUnit]:
     return out
 
 
-def _validate_facts(facts: Any, name: str) -> None:
+def _validate_facts(facts: Any, name: str) -> list[str]:
+    """``facts`` as a list of plain str (str subclasses such as ``numpy.str_`` converted)."""
     if isinstance(facts, str) or not isinstance(facts, (list, tuple)):
         raise ConfigError(f"{name} must be a list of fact strings", "knowledge")
     for i, f in enumerate(facts):
         if not isinstance(f, str):
             raise ConfigError(f"{name}[{i}] must be a str, got {type(f).__name__}", "knowledge")
+    return [str.__str__(f) for f in facts]
+
+
+_ITEM_FORMS = ("a str, an EvidenceChunk, a {'text': str} mapping, a (text, score) tuple or an object with a "
+               "str page_content")
+
+
+def _as_chunk(item: Any, where: str) -> EvidenceChunk:
+    """One item of a retriever's result as an EvidenceChunk (the forms of the module docstring)."""
+    if isinstance(item, EvidenceChunk):
+        return item
+    if isinstance(item, str):
+        return EvidenceChunk(text=str.__str__(item), distance=0.0)
+    source: Any = ""
+    if isinstance(item, Mapping):
+        text, source = item.get("text"), item.get("source", "")
+    elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+        text = item[0]
+    elif isinstance(getattr(item, "page_content", None), str):  # LangChain Document
+        text = item.page_content
+        meta = getattr(item, "metadata", None)
+        source = meta.get("source", "") if isinstance(meta, Mapping) else ""
+        source = source if isinstance(source, str) else ""
+    else:
+        text = None
+    if not isinstance(text, str) or not isinstance(source, str):
+        what = f"a {type(item).__name__} without a str 'text'" if isinstance(item, Mapping) else type(item).__name__
+        raise InputTypeError(f"{where} is {what}; expected {_ITEM_FORMS}", "knowledge")
+    return EvidenceChunk(text=str.__str__(text), distance=0.0, source=str.__str__(source))
+
+
+def _retriever_call(fn: Any, knowledge: Any, call: str, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with a non-director_fast exception re-raised as RetrievalError."""
+    try:
+        return fn(*args, **kwargs)
+    except DirectorFastError:
+        raise
+    except Exception as exc:
+        raise RetrievalError.wrap(exc, knowledge, call) from exc
+
+
+def _check_retriever_signature(knowledge: Any) -> None:
+    """ConfigError when the method the scorer calls (``retrieve_with_ids`` if present, else
+    ``retrieve``) cannot take the keywords ``k`` and ``tenant``; nothing when its signature cannot
+    be read (builtins, some C extensions)."""
+    import inspect
+
+    name = "retrieve_with_ids" if callable(getattr(knowledge, "retrieve_with_ids", None)) else "retrieve"
+    try:
+        params = inspect.signature(getattr(knowledge, name)).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    keywords = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    missing = [kw for kw in ("k", "tenant") if kw not in keywords]
+    if missing:
+        raise ConfigError(
+            f"knowledge.{name} must accept the keyword arguments k and tenant "
+            f"({name}(query, k=..., tenant=...)); {type(knowledge).__name__}.{name} lacks "
+            + " and ".join(missing), "knowledge")
 
 
 class KnowledgeAccess:
@@ -154,18 +224,22 @@ class KnowledgeAccess:
         if knowledge is None:
             pass
         elif callable(getattr(knowledge, "retrieve", None)):
+            _check_retriever_signature(knowledge)
             self.kind = "retriever"
         elif isinstance(knowledge, Mapping):
+            tenant_facts = {}
             for t, facts in knowledge.items():
                 if not isinstance(t, str):
                     raise ConfigError("knowledge mapping keys must be tenant id strings", "knowledge")
-                _validate_facts(facts, f"knowledge[{t!r}]")
-            self._indexes = {t: LexicalIndex(f) for t, f in knowledge.items()}
+                tenant_facts[t] = _validate_facts(facts, f"knowledge[{t!r}]")
+            # a tenant whose facts are all blank holds no knowledge (like one with [])
+            self._indexes = {t: LexicalIndex(f) for t, f in tenant_facts.items() if any(x.strip() for x in f)}
             self.kind = "tenant_facts"
         else:
-            _validate_facts(knowledge, "knowledge")
-            self._indexes = {None: LexicalIndex(knowledge)}
-            self.kind = "facts"
+            facts = _validate_facts(knowledge, "knowledge")
+            if any(f.strip() for f in facts):  # [] / all blank: no knowledge at all (kind "none")
+                self._indexes = {None: LexicalIndex(facts)}
+                self.kind = "facts"
         self._cache: LRUCache[tuple] = LRUCache(_RETRIEVAL_CACHE)
 
     @property
@@ -186,7 +260,7 @@ class KnowledgeAccess:
             return idx is not None and bool(idx.docs)
         if self.kind == "retriever":
             has = getattr(self.knowledge, "has_tenant", None)
-            return bool(has(tenant)) if callable(has) else True
+            return bool(_retriever_call(has, self.knowledge, "has_tenant", tenant)) if callable(has) else True
         return False
 
     def check_tenant(self, tenant: str) -> bool:
@@ -221,10 +295,17 @@ class KnowledgeAccess:
         if self.kind == "retriever":
             with_ids = getattr(kb, "retrieve_with_ids", None)
             if callable(with_ids):
-                return [(f"kb:{i}", c) for i, c in with_ids(query, k=k, tenant=tenant)]
-            got = kb.retrieve(query, k=k, tenant=tenant) or []
-            chunks = [c if isinstance(c, EvidenceChunk) else EvidenceChunk(text=str(c), distance=0.0)
-                      for c in got]
+                return [(f"kb:{i}", c) for i, c in
+                        _retriever_call(with_ids, kb, "retrieve_with_ids", query, k=k, tenant=tenant)]
+            got = _retriever_call(kb.retrieve, kb, "retrieve", query, k=k, tenant=tenant)
+            if got is None:  # nothing found
+                return []
+            where = f"{type(kb).__name__}.retrieve(...)"
+            if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Iterable):
+                raise InputTypeError(f"knowledge {where} returned {type(got).__name__}; expected a list (or None) "
+                                     f"whose items are each {_ITEM_FORMS}", "knowledge")
+            chunks = [_as_chunk(c, f"item [{i}] of the list that knowledge {where} returned")
+                      for i, c in enumerate(got)]
             return [(f"kb:{chunk_digest(c.text)}", c) for c in chunks]
         index = self._indexes.get(tenant if self.kind == "tenant_facts" else None)
         if index is None:

@@ -13,9 +13,14 @@ class                             also a                          raised when
 ``ScoreError``                    ``ValueError``                  a coherence score is non-finite or
                                                                   outside [0, 1] (``.index`` = token)
 ``ValidationError``               ``ValueError``                  a value or payload is malformed
+                                                                  (``.field`` names it where known)
 ``FormatError``                   ``ValueError``                  a persisted file is corrupt/foreign
 ``InputTypeError``                ``TypeError``                   an argument has the wrong type,
-                                                                  dtype, shape or layout
+                                                                  dtype, shape or layout (``.field``
+                                                                  names it where known)
+``RetrievalError``                --  (``RetrievalOSError``, an   a knowledge retriever raised
+                                  ``OSError``, when the           (``__cause__`` is its exception)
+                                  retriever raised one)
 ``DirectorIndexError``            ``IndexError``                  an index is out of range
 ``DirectorKeyError``              ``KeyError``                    an id or key is unknown
 ``StorageError``                  ``OSError``                     an I/O operation failed
@@ -52,6 +57,8 @@ __all__ = [
     "StreamHalted",
     "UpstreamError",
     "FieldTypeError",
+    "RetrievalError",
+    "RetrievalOSError",
     "HallucinationError",
     "MissingDependencyError",
 ]
@@ -92,7 +99,13 @@ class ScoreError(DirectorFastError, ValueError):
 
 
 class ValidationError(DirectorFastError, ValueError):
-    """A malformed value or payload (also used by the safety-event validators)."""
+    """A malformed value or payload (also used by the safety-event validators). ``field`` names
+    the value (``"response"``, ``"context[2]"``, ...) where the raising code knows it, else
+    ``None``."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class FormatError(DirectorFastError, ValueError):
@@ -100,7 +113,12 @@ class FormatError(DirectorFastError, ValueError):
 
 
 class InputTypeError(DirectorFastError, TypeError):
-    """An argument of the wrong type, dtype, shape or memory layout."""
+    """An argument of the wrong type, dtype, shape or memory layout. ``field`` names the argument
+    (``"prompt"``, ``"messages[1]"``, ...) where the raising code knows it, else ``None``."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class DirectorIndexError(DirectorFastError, IndexError):
@@ -157,6 +175,33 @@ class FieldTypeError(ValidationError, InputTypeError):
     ``TypeError``): validators promise to raise only ``ValueError`` subclasses, constructors
     conventionally raise ``TypeError``.
     """
+
+
+class RetrievalError(DirectorFastError):
+    """The scorer's knowledge retriever (an object with ``retrieve(query, k=..., tenant=...)``)
+    raised an exception; it is ``__cause__``. ``retriever`` is the retriever's type name.
+
+    When the retriever raised an ``OSError`` (``TimeoutError``, ``ConnectionError``, ...) the
+    error is a :class:`RetrievalOSError`, a subclass that is also an ``OSError``, so ``except
+    OSError`` and the streaming guard's ``callback_timeout`` halt keep treating it as an I/O
+    failure; any other exception gives a plain ``RetrievalError`` (``scorer_error`` in the
+    streaming guard).
+    """
+
+    def __init__(self, message: str, retriever: str = "") -> None:
+        super().__init__(message)
+        self.retriever = retriever
+
+    @classmethod
+    def wrap(cls, exc: BaseException, retriever: Any, call: str) -> "RetrievalError":
+        """The error to raise ``from exc`` for ``exc`` raised by ``retriever.<call>(...)``."""
+        name = type(retriever).__name__
+        kind = RetrievalOSError if isinstance(exc, OSError) else cls
+        return kind(f"the knowledge retriever {name}.{call}(...) failed: {type(exc).__name__}: {exc}", name)
+
+
+class RetrievalOSError(RetrievalError, OSError):
+    """A :class:`RetrievalError` whose cause is an ``OSError`` (see there); catch it as either."""
 
 
 class HallucinationError(DirectorFastError):

@@ -204,7 +204,7 @@ class KnowledgeBase:
         """True when ``tenant`` holds at least one chunk (tenant ids are compared exactly:
         ``"Acme"`` is not ``"acme"``). Raises InputTypeError for a non-str."""
         if not isinstance(tenant, str):
-            raise InputTypeError(f"tenant must be a str, got {type(tenant).__name__}")
+            raise InputTypeError(f"tenant must be a str, got {type(tenant).__name__}", "tenant")
         with self._lock:
             return self._tenant_sizes.get(tenant, 0) > 0
 
@@ -212,7 +212,7 @@ class KnowledgeBase:
     def chunk(self, text: str) -> list[str]:
         """The chunks :meth:`add` would index for ``text`` (whitespace-only chunks skipped)."""
         if not isinstance(text, str):
-            raise InputTypeError(f"text must be a str, got {type(text).__name__}")
+            raise InputTypeError(f"text must be a str, got {type(text).__name__}", "text")
         chunks = chunk_by_tokens(text, word_offsets(text), self.chunk_tokens, overlap=self.overlap_tokens)
         return [c.text for c in chunks if c.text.strip()]
 
@@ -228,11 +228,11 @@ class KnowledgeBase:
             InputTypeError: ``facts`` is a single ``str`` (pass a list of facts) or holds a non-str.
         """
         if isinstance(facts, (str, bytes)):
-            raise InputTypeError("facts must be an iterable of str, not a single str (wrap it in a list)")
+            raise InputTypeError("facts must be an iterable of str, not a single str (wrap it in a list)", "facts")
         chunks: list[str] = []
         for i, f in enumerate(facts):
             if not isinstance(f, str):
-                raise InputTypeError(f"facts[{i}] must be a str, got {type(f).__name__}")
+                raise InputTypeError(f"facts[{i}] must be a str, got {type(f).__name__}", f"facts[{i}]")
             if not f.strip():
                 continue
             if len(word_offsets(f)) <= self.chunk_tokens:
@@ -242,10 +242,14 @@ class KnowledgeBase:
         return self._add_chunks(chunks, source, tenant)
 
     def _add_chunks(self, chunks: list[str], source: str, tenant: str) -> list[int]:
-        if not isinstance(source, str) or not isinstance(tenant, str):
-            raise InputTypeError("source and tenant must be str")
+        for name, value in (("source", source), ("tenant", tenant)):
+            if not isinstance(value, str):
+                raise InputTypeError(f"{name} must be a str, got {type(value).__name__}", name)
         if not chunks:
             return []
+        # str subclasses (numpy.str_) are stored as the equal plain str
+        source, tenant = str.__str__(source), str.__str__(tenant)
+        chunks = [str.__str__(c) for c in chunks]
         vecs = np.ascontiguousarray(self.embedder.embed_batch(chunks), dtype=np.float32)
         terms = [normalize_terms(c) for c in chunks]
         with self._lock:

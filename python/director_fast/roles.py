@@ -60,35 +60,37 @@ def _content_text(content: Any, where: str) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
-        return content
+        return str.__str__(content)  # a str subclass (numpy.str_) as the equal plain str
     if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
         parts = []
         for j, part in enumerate(content):
             if isinstance(part, str):
-                parts.append(part)
+                parts.append(str.__str__(part))
             elif isinstance(part, Mapping):
                 if part.get("type", "text") == "text":
                     text = part.get("text", "")
                     if not isinstance(text, str):
-                        raise InputTypeError(f"{where}.content[{j}].text must be a str")
-                    parts.append(text)
+                        raise InputTypeError(f"{where}.content[{j}].text must be a str", f"{where}.content[{j}].text")
+                    parts.append(str.__str__(text))
             else:
-                raise InputTypeError(f"{where}.content[{j}] must be a str or a content part mapping")
+                raise InputTypeError(f"{where}.content[{j}] must be a str or a content part mapping",
+                                     f"{where}.content[{j}]")
         return "\n".join(parts)
-    raise InputTypeError(f"{where}.content must be a str or a list of content parts, got {type(content).__name__}")
+    raise InputTypeError(f"{where}.content must be a str or a list of content parts, got {type(content).__name__}",
+                         f"{where}.content")
 
 
 def _texts(value: Any, name: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return (value,)
+        return (str.__str__(value),)
     if isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             if not isinstance(v, str):
-                raise InputTypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")
-        return tuple(value)
-    raise InputTypeError(f"{name} must be a str or a list of str, got {type(value).__name__}")
+                raise InputTypeError(f"{name}[{i}] must be a str, got {type(v).__name__}", f"{name}[{i}]")
+        return tuple(str.__str__(v) for v in value)  # str subclasses (numpy.str_) as plain str
+    raise InputTypeError(f"{name} must be a str or a list of str, got {type(value).__name__}", name)
 
 
 def resolve_roles(prompt: str, *, context: Any = None, system: Any = None,
@@ -101,15 +103,21 @@ def resolve_roles(prompt: str, *, context: Any = None, system: Any = None,
         system: instructions: a str (or None).
         messages: OpenAI-format chat messages (a list of mappings with ``role`` and ``content``).
 
+    Every text may be a ``str`` subclass (``numpy.str_``); the result holds the equal plain ``str``.
+
     Raises:
         ConfigError: ``messages`` together with a non-empty ``prompt`` (field ``messages``), an
             unknown role.
-        InputTypeError: a value of the wrong type (the message index is named).
+        InputTypeError: a value of the wrong type (the message index is named; ``.field`` is the
+            argument, e.g. ``"context[1]"`` or ``"messages[0].content"``).
     """
     if not isinstance(prompt, str):
-        raise InputTypeError(f"prompt must be a str, got {type(prompt).__name__}")
+        raise InputTypeError(f"prompt must be a str, got {type(prompt).__name__}", "prompt")
     if system is not None and not isinstance(system, str):
-        raise InputTypeError(f"system must be a str, got {type(system).__name__}")
+        raise InputTypeError(f"system must be a str, got {type(system).__name__}", "system")
+    prompt = str.__str__(prompt)  # str subclasses (numpy.str_) as the equal plain str
+    if system is not None:
+        system = str.__str__(system)
     evidence = list(_texts(context, "context"))
     system_parts = [system] if system else []
     if messages is None:
@@ -118,13 +126,14 @@ def resolve_roles(prompt: str, *, context: Any = None, system: Any = None,
         raise ConfigError("pass the user's message either as prompt or in messages, not both "
                           "(prompt must be \"\" with messages)", "messages")
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
-        raise InputTypeError(f"messages must be a list of {{'role', 'content'}} mappings, got {type(messages).__name__}")
+        raise InputTypeError(f"messages must be a list of {{'role', 'content'}} mappings, got {type(messages).__name__}",
+                             "messages")
     user = ""
     assistant: list[str] = []
     for i, m in enumerate(messages):
         where = f"messages[{i}]"
         if not isinstance(m, Mapping):
-            raise InputTypeError(f"{where} must be a mapping with 'role' and 'content', got {type(m).__name__}")
+            raise InputTypeError(f"{where} must be a mapping with 'role' and 'content', got {type(m).__name__}", where)
         role = m.get("role")
         if role not in ROLES:
             raise ConfigError(f"{where}.role must be one of {sorted(ROLES)}, got {role!r}", "messages")

@@ -193,15 +193,38 @@ def _normalise_result(raw: Any, index: int) -> SentenceResult:
     )
 
 
+def _scorer_limit(scorer: Any, name: str) -> float:
+    """``scorer.<name>`` as a float: a real number (numpy scalars included, not a bool) in [0, 1].
+
+    Raises:
+        ConfigError: anything else (a str, NaN, a value outside [0, 1]); field ``scorer.<name>``.
+    """
+    value = getattr(scorer, name)
+    if not _is_real(value):
+        raise ConfigError(f"scorer.{name} must be a number in [0, 1] (the stream's halt limit is derived "
+                          f"from it), got {type(value).__name__}", field=f"scorer.{name}")
+    v = float(value)
+    if not 0.0 <= v <= 1.0:  # also rejects NaN
+        raise ConfigError(f"scorer.{name} must be a number in [0, 1] (the stream's halt limit is derived "
+                          f"from it), got {value!r}", field=f"scorer.{name}")
+    return v
+
+
 def _derived_config(scorer: Any) -> HaltConfig:
     """The halt config that makes a stream agree with ``scorer.review`` (see :func:`stream_guard`);
-    ``HaltConfig()`` when the scorer has no numeric ``threshold``."""
-    thr = getattr(scorer, "threshold", None)
-    if isinstance(thr, bool) or not isinstance(thr, (int, float)) or not 0.0 <= thr <= 1.0:
+    ``HaltConfig()`` when the scorer has no ``threshold`` attribute (or it is None).
+
+    Raises:
+        ConfigError: ``scorer.threshold`` / ``scorer.soft_limit`` is not a number in [0, 1], or
+            ``soft_limit < threshold`` (field ``scorer.threshold`` / ``scorer.soft_limit``).
+    """
+    if getattr(scorer, "threshold", None) is None:  # no threshold attribute (or None)
         return HaltConfig()
-    soft = getattr(scorer, "soft_limit", thr)
-    if isinstance(soft, bool) or not isinstance(soft, (int, float)) or not 0.0 <= soft <= 1.0:
-        soft = thr
+    thr = _scorer_limit(scorer, "threshold")
+    soft = _scorer_limit(scorer, "soft_limit") if getattr(scorer, "soft_limit", None) is not None else thr
+    if soft < thr:
+        raise ConfigError(f"scorer.soft_limit ({soft!r}) must be >= scorer.threshold ({thr!r})",
+                          field="scorer.soft_limit")
     # the window mean of scores that are all >= thr can round to just below thr (ten 0.3
     # scores average to 0.29999999999999993): the 1e-9 margin keeps the window check from
     # halting where the hard limit (the claim-level verdict) would not
@@ -258,7 +281,8 @@ class _GuardState:
         if not isinstance(config, HaltConfig):
             raise InputTypeError(f"config must be a HaltConfig, got {type(config).__name__}")
         if not isinstance(prompt, str):
-            raise InputTypeError("prompt must be a str")
+            raise InputTypeError("prompt must be a str", "prompt")
+        prompt = str.__str__(prompt)  # a str subclass (numpy.str_) as the equal plain str
         if not isinstance(tenant_id, str) or not isinstance(request_id, str):
             raise InputTypeError("tenant_id and request_id must be str")
         # checked now, not at halt time: they go into the SafetyEvent every halt must carry
@@ -1185,9 +1209,12 @@ def stream_guard(
             attribute (such as ``CoherenceScorer``) it is derived from the scorer so that the
             stream halts exactly when ``review`` would reject: ``hard_limit = window_threshold =
             scorer.threshold`` (the window threshold 1e-9 lower, so float rounding of a mean of
-            scores all at the threshold cannot halt), ``soft_limit = scorer.soft_limit``, trend
-            check off (``trend_threshold=1.0``); otherwise ``HaltConfig()`` (director-ai's
-            defaults).
+            scores all at the threshold cannot halt), ``soft_limit = scorer.soft_limit``
+            (``threshold`` when the scorer has none or None), trend check off
+            (``trend_threshold=1.0``); otherwise ``HaltConfig()`` (director-ai's defaults). Any
+            real number in [0, 1] is accepted (numpy scalars included); a ``threshold`` or
+            ``soft_limit`` that is not (a str, NaN, 1.7, a bool) or ``soft_limit < threshold``
+            raises ConfigError (field ``scorer.threshold`` / ``scorer.soft_limit``).
         tenant_id, request_id: copied into SafetyEvents and handed to the scorer (tenant-scoped
             retrieval).
         raise_on_halt: raise :class:`~director_fast.errors.StreamHalted` (with ``.session``) after

@@ -702,10 +702,12 @@ class CoherenceScorer:
 
     def _roles(self, prompt: Any, response: Any, tenant_id: Any, context: Any, system: Any,
                messages: Any) -> CallRoles:
+        # str subclasses (numpy.str_) are accepted here and judged as the equal plain str:
+        # resolve_roles converts prompt / context / system / messages, callers convert response
         check_text(prompt, "prompt")
         check_text(response, "response")
         if not isinstance(tenant_id, str):
-            raise InputTypeError(f"tenant_id must be a str, got {type(tenant_id).__name__}")
+            raise InputTypeError(f"tenant_id must be a str, got {type(tenant_id).__name__}", "tenant_id")
         return resolve_roles(prompt, context=context, system=system, messages=messages)
 
     def score(self, prompt: str, action: str, *, tenant_id: str = "", context: Any = None,
@@ -734,6 +736,7 @@ class CoherenceScorer:
             ``prompt``. UnknownTenantError: a tenant without knowledge (see the constructor).
         """
         roles = self._roles(prompt, action, tenant_id, context, system, messages)
+        action = str.__str__(action)  # a str subclass (numpy.str_) as the equal plain str
         with _telemetry.review() as rec:  # metrics hook and span (no-ops unless set up)
             try:
                 result = self._assemble(action, self._judge_text(action, roles, tenant_id))
@@ -784,7 +787,8 @@ class CoherenceScorer:
         if session is not None:
             from director_fast.conversation import review_in_session
 
-            s = review_in_session(session, self, prompt, action, s, tenant_id=tenant_id, messages=messages)
+            s = review_in_session(session, self, str.__str__(prompt), str.__str__(action), s, tenant_id=tenant_id,
+                                  messages=messages)
         return s.approved, s
 
     async def areview(self, prompt: str, action: str, session: Any | None = None, tenant_id: str = "", *,
@@ -807,11 +811,12 @@ class CoherenceScorer:
         """``review`` for each ``(prompt, response)`` pair, in input order (``context`` and
         ``system`` apply to every item)."""
         if not hasattr(items, "__iter__") or isinstance(items, (str, bytes)):
-            raise InputTypeError(f"items must be an iterable of (prompt, response) tuples, got {type(items).__name__}")
+            raise InputTypeError(f"items must be an iterable of (prompt, response) tuples, got {type(items).__name__}",
+                                 "items")
         items = list(items)
         for i, it in enumerate(items):
             if not (isinstance(it, tuple) and len(it) == 2):
-                raise InputTypeError(f"items[{i}] must be a (prompt, response) tuple")
+                raise InputTypeError(f"items[{i}] must be a (prompt, response) tuple", f"items[{i}]")
             self._roles(it[0], it[1], tenant_id, context, system, None)
         return [self.review(p, a, tenant_id=tenant_id, context=context, system=system) for p, a in items]
 
@@ -845,7 +850,8 @@ class CoherenceScorer:
             :class:`SentenceScore`.
         """
         roles = self._roles(prompt, sentence, tenant_id, context, system, messages)
-        j = self._judge_text(sentence, roles, tenant_id, previous if isinstance(previous, str) else "")
+        sentence = str.__str__(sentence)  # a str subclass (numpy.str_) as the equal plain str
+        j = self._judge_text(sentence, roles, tenant_id, str.__str__(previous) if isinstance(previous, str) else "")
         claims = j.claims
         if not claims:
             return SentenceScore(score=1.0, retrieval_path=j.path, scorer_path=self.scorer_path,
