@@ -208,3 +208,20 @@ def test_a_wrong_number_finds_the_fact_it_is_about_through_its_other_words():
         ok, score = sc.review("How many people work at Nordwind?", "We have about 1,400 employees.",
                               tenant_id="n" if facts is kb else "")
         assert not ok and [(a.verdict, a.signal) for a in score.attributions] == [("contradicted", "number")]
+
+
+# ---- email and web addresses are compared letter for letter --------------------------------------
+
+ADDRESSES = ["Complaints go to Marta Kessler at marta@alpenglow-ski.example.",
+             "Book online at www.alpenglow-ski.example/booking."]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("Complaints should go to Marta Kessler at info@alpenglow-ski.example.", False),
+    ("Send complaints to Marta Kessler at marta@alpenglow.example.", False),
+    ("You can book online at www.alpenglow-ski.example/courses.", False),
+    ("Send complaints to Marta@Alpenglow-Ski.example.", True),                     # case aside
+    ("You can book online at https://www.alpenglow-ski.example/booking/.", True),  # scheme, slash
+])
+def test_an_address_must_stand_in_the_evidence(answer, ok):
+    assert df.CoherenceScorer(knowledge=ADDRESSES).review("", answer)[0] is ok

@@ -375,6 +375,36 @@ def _phone_verdict(claim: str, premise: str) -> Comparison | None:
     return Comparison("contradicted", 0.75, "number") if held else Comparison("not_found", 0.0, "number")
 
 
+# an email address or a web address (with a scheme or "www."; a trailing full stop is not part of it)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?://|www\.)[^\s<>()\[\]\"']+", re.IGNORECASE)
+
+
+def _addresses(text: str) -> set[str]:
+    """The email and web addresses of ``text``, lower-cased, a web address without its scheme and
+    trailing slash ("https://www.x.example/a/" is "www.x.example/a")."""
+    out = set()
+    for a in _ADDRESS.findall(text):
+        a = re.sub(r"^https?://", "", a.rstrip(".,;:!?").lower())
+        out.add(a.rstrip("/"))
+    return out
+
+
+def _address_verdict(claim: str, premise: str) -> Comparison | None:
+    """An email or web address of the claim that the premise does not hold, letter for letter
+    (case aside): contradicted (signal ``entity``) when the premise gives another address, not_found
+    when it gives none ("info@alpenglow.example" for "marta@alpenglow.example", a wrong path
+    after the right domain); None when the claim's addresses are all there (or it has none)."""
+    if "@" not in claim and "www." not in claim.lower() and "://" not in claim:
+        return None
+    wanted = _addresses(claim)
+    if not wanted:
+        return None
+    held = _addresses(premise)
+    if wanted <= held:
+        return None
+    return Comparison("contradicted", 0.75, "entity") if held else Comparison("not_found", 0.0, "entity")
+
+
 # a time of day written as a word (a digit also starts one)
 _CLOCK_WORDS = "midnight|noon|midday"
 _BEFORE_TIME = rf"(?=\s+(?:\d|{_CLOCK_WORDS}))"
@@ -764,7 +794,7 @@ class LexicalJudge:
 
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
         claim, premise = hours_in_one_wording(claim, _normalise_idioms(unit.premise))
-        early = _phone_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
+        early = _phone_verdict(claim, premise) or _address_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
             or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise) \
             or _every_day_verdict(claim, premise)
         if early is not None:
@@ -1777,6 +1807,8 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     words = content_words(claim)
     if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
         return None
+    if not _addresses(claim) <= set().union(*(_addresses(u.text) for u in units)):
+        return None  # an email or web address no unit holds letter for letter
     n = len(comparisons)
     unit_words = [content_words(u.text) for u in units]
     evidence = evidence_numbers(units)
