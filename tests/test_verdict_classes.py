@@ -225,3 +225,24 @@ ADDRESSES = ["Complaints go to Marta Kessler at marta@alpenglow-ski.example.",
 ])
 def test_an_address_must_stand_in_the_evidence(answer, ok):
     assert df.CoherenceScorer(knowledge=ADDRESSES).review("", answer)[0] is ok
+
+
+# ---- a rule applied to the asker's own number --------------------------------------------------
+
+SENIOR = ["Seniors aged 65 and over get 15% off group lessons."]
+KIDS = ["Children's group lessons are for ages 4 to 11."]
+
+
+@pytest.mark.parametrize("facts, question, answer, ok", [
+    (SENIOR, "I'm 63 - any discount?",
+     "Since you're 63, you qualify for our senior discount: guests aged 65 and over get 15% off.", False),
+    (SENIOR, "I'm 63 - any discount?", "Yes, as you're 63 you get 15% off group lessons.", False),
+    (SENIOR, "I'm 70 - any discount?", "Yes, as you're 70 you get 15% off group lessons.", True),
+    (KIDS, "My son is 12, can he join?",
+     "Yes, children's group lessons are for ages 4 to 11, so your 12-year-old can join.", False),
+    (KIDS, "Can my 10-year-old join?",
+     "The kids' group lessons are for ages 4 to 11, so at 10 your child can join.", True),
+])
+def test_the_askers_number_must_fit_the_rule_applied_to_it(facts, question, answer, ok):
+    got, score = df.CoherenceScorer(knowledge=facts).review(question, answer)
+    assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -160,7 +160,10 @@ _APPLICATION_CUE = re.compile(r"\b(?:so|since|as|because|which\s+means|meaning|t
 # call") is left whole to be judged
 _VERDICT_WORDS = frozenset("""work works worked fine ok okay possible impossible allowed permitted welcome
 eligible qualify qualifies qualified count counts covered cover covers free pay pays charged charge
-apply applies valid accepted need needs needed able unable""".split())
+apply applies valid accepted need needs needed able unable join joins attend attends enrol enroll
+entitled get gets""".split())
+# a clause giving the reason ("since you're 63, you qualify ..."): its conclusion is the next clause
+_REASON_CLAUSE = re.compile(r"^\W*(?:since|as|because|given\s+that|now\s+that)\b", re.IGNORECASE)
 
 
 # an age in the question ("I'm 70", "my son is 14", "aged 9", "a 7-year-old") and in a bound
@@ -174,7 +177,25 @@ _AGE_WORDS = re.compile(r"\b(?:aged?|ages|years?|old|adults?|child(?:ren)?|kids?
 def _is_age(text: str, mention: Any) -> bool:
     """Whether a bare number of ``text`` states an age ("I'm 70", "my son is 14", "a 7-year-old")."""
     return bool(_AGE_IN_QUESTION.search(text[max(0, mention.start - 12):mention.start])
-                or _AGE_AFTER.match(text[mention.end:mention.end + 12]))
+                or _AGE_AFTER.match(text[mention.end:mention.end + 12])) or _age_in_years(text, mention)
+
+
+_OLD_AFTER = re.compile(r"\s*-?\s*old\b", re.IGNORECASE)
+
+
+def _age_in_years(text: str, m: Any) -> bool:
+    """Whether mention ``m`` of ``text`` is an age written with its unit ("a 12-year-old", "12
+    years old"): a count of years, compared with the bare ages of a bound ("ages 4 to 11")."""
+    return m.unit == "year" and _OLD_AFTER.match(text, m.end) is not None
+
+
+def _kind(text: str, m: Any) -> str:
+    """:func:`~director_fast.number_alignment.number_kind`, an age in years read as a bare age."""
+    return "" if _age_in_years(text, m) else number_kind(m)
+
+
+def _amount(text: str, m: Any) -> float:
+    return m.value if _age_in_years(text, m) else m.quantity
 
 
 def _same_thing(claim: str, m: Any, question: str, q: Any, rule: Bound, mentions: Sequence[Any]) -> bool:
@@ -182,7 +203,7 @@ def _same_thing(claim: str, m: Any, question: str, q: Any, rule: Bound, mentions
     unit (times, prices, durations) need only the kind; bare numbers need the same counted noun
     ("6 bikes" and "5 or more bikes") or both an age (the question states one and the bound's
     clause speaks of ages: "I'm 70" and "aged 65 and over"; not "groups of up to 15 people")."""
-    if number_kind(m):
+    if _kind(claim, m):
         return True
     noun = counted_noun(question, q, find_numbers(question))
     if noun and noun == counted_noun(claim, _at(mentions, rule.start), mentions):
@@ -198,6 +219,9 @@ def _at(mentions: Sequence[Any], start: int) -> Any:
 def _is_application(text: str, mention: Any) -> bool:
     a, b = clause_span(text, mention.start, mention.end)
     before = text[a:mention.start]
+    if _REASON_CLAUSE.search(before) and b < len(text):
+        # "Since you're 63, you qualify ...": the reason's conclusion follows it
+        b = clause_span(text, min(b + 1, len(text) - 1), min(b + 2, len(text)))[1]
     clause = text[a:b].lower()
     words = set(re.findall(r"[a-z]+", clause))
     return bool(_APPLICATION_CUE.search(before) or _APPLICATION_CUE.search(text, mention.end, b)) \
@@ -248,12 +272,14 @@ def applied_rule(claim: str, question: str) -> AppliedRule | None:
     cuts: list[tuple[int, int]] = []
     consistent = True
     for m in mentions:
-        q = next((q for q in asker if same_quantity(m, q) and number_kind(m) == number_kind(q)), None)
+        kind = _kind(claim, m)
+        q = next((q for q in asker if kind == _kind(question, q) and (
+            _amount(claim, m) == _amount(question, q) if kind == "" else same_quantity(m, q))), None)
         if q is None:
             continue
         # the bounds of its kind other than its own ("after 3 months" read as the asker's 3), about
         # the same thing ("I'm 14" is no "group of up to 15 people")
-        rules = [b for b in stated if b.kind == number_kind(m) and not (b.start <= m.start and m.end <= b.end)
+        rules = [b for b in stated if b.kind == kind and not (b.start <= m.start and m.end <= b.end)
                  and _same_thing(claim, m, question, q, b, mentions)]
         if not rules:
             continue
@@ -261,8 +287,8 @@ def applied_rule(claim: str, question: str) -> AppliedRule | None:
             continue  # "..., and last orders are taken at 8pm": a fact, not the rule applied
         rule = rules[0]
         # an unmarked "4:30" is 04:30 or 16:30: within the bound if either reading is
-        sat = _within(m.quantity, rule) or (getattr(m, "half_day_open", False)
-                                             and _within((m.quantity + 720.0) % _DAY, rule))
+        sat = _within(_amount(claim, m), rule) or (getattr(m, "half_day_open", False)
+                                                    and _within((m.quantity + 720.0) % _DAY, rule))
         expected = _negated(claim, rule.start, rule.end) != (not sat)
         consistent = consistent and _negated(claim, m.start, m.end) == expected
         cuts.append((m.start, m.end))

@@ -60,7 +60,7 @@ from director_fast.claim_verdict import (
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
-from director_fast.applied_rules import applied_rule
+from director_fast.applied_rules import applied_rule, asker_numbers
 from director_fast.derived_numbers import strip_derived
 from director_fast.numbers import find_numbers
 from director_fast.text import split_sentences
@@ -618,6 +618,15 @@ class CoherenceScorer:
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
+                    if decision.verdict == "supported" and (
+                            (applied is not None and not applied.consistent)
+                            or (applied is None and unit is not None and _misapplies(judged, unit, roles.prompt))):
+                        # the claim applies a rule to the asker's number the wrong way ("since
+                        # you're 63, you qualify" with "aged 65 and over"; "as you're 63 you get 15%
+                        # off" supported by "Seniors aged 65 and over get 15% off"): its supported
+                        # rule does not make the application right
+                        decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index,
+                                                 decision.comparisons)
             # a bare "Not on her own." whose question the knowledge does not answer: its content is
             # what the answer goes on to say (judged claim by claim); approved with a warning
             mode = "warn" if bare is not None and decision.verdict == "not_found" and known \
@@ -902,6 +911,17 @@ class _SentenceContext:
         a, b = self.spans[i]
         before = self.text[self.spans[i - 1][0]:self.spans[i - 1][1]] if i > 0 else self.previous
         return (self.text[a:start], self.text[end:b], before)
+
+
+def _misapplies(claim: str, unit: EvidenceUnit, question: str) -> bool:
+    """Whether ``claim`` applies the bound its supporting sentence states to the asker's number
+    the wrong way (:func:`~director_fast.applied_rules.applied_rule` over the claim followed by
+    that sentence): "As you're 63 you get 15% off." supported by "Seniors aged 65 and over get
+    15% off." """
+    if not question or not asker_numbers(question):
+        return False
+    applied = applied_rule(f"{claim} {unit.sentence or unit.text}", question)
+    return applied is not None and not applied.consistent
 
 
 def _without_numbers(text: str) -> str:
