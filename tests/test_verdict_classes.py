@@ -246,3 +246,21 @@ KIDS = ["Children's group lessons are for ages 4 to 11."]
 def test_the_askers_number_must_fit_the_rule_applied_to_it(facts, question, answer, ok):
     got, score = df.CoherenceScorer(knowledge=facts).review(question, answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+# ---- a claim that narrows what the evidence says -----------------------------------------------
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("The pool is open from 7:00 to 21:00 on weekdays only.", ("contradicted", "antonym")),
+    ("The pool is open every day except Sundays, from 7:00 to 21:00.", ("contradicted", "antonym")),
+    ("The pool is open on Sundays from 7:00 to 21:00.", ("supported", "coverage")),  # true, not limiting
+])
+def test_a_claim_limited_to_some_days_against_every_day(answer, verdict):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=["The pool is open every day from 7:00 to 21:00."]), answer)
+    assert v == [verdict]
+
+
+def test_an_exception_the_evidence_never_makes_is_not_supported():
+    sc = df.CoherenceScorer(knowledge=["Delivery is free on all orders."])
+    assert _verdicts(sc, "Delivery is free on all orders except furniture.") == (False, [("not_found", "coverage")])
+    assert _verdicts(sc, "Delivery is free on all orders.")[0]

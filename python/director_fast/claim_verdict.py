@@ -308,15 +308,26 @@ _WEEKEND_DAYS = frozenset("saturday sunday".split())
 # "every day" (also in _ALL_WEEK, with "7 days a week"); days named one by one or as a group
 _EVERY_DAY_WORDS = r"daily|every\s+day|each\s+day|all\s+week"
 _EVERY_DAY = re.compile(rf"\b(?:{_EVERY_DAY_WORDS})\b", re.IGNORECASE)
-_SOME_DAYS = re.compile(rf"\b(?:weekdays?|weekends?|(?:{'|'.join(sorted(_WORKDAYS | _WEEKEND_DAYS))})s?)\b",
-                        re.IGNORECASE)
+_DAY_GROUPS = rf"weekdays?|weekends?|(?:{'|'.join(sorted(_WORKDAYS | _WEEKEND_DAYS))})s?"
+_SOME_DAYS = re.compile(rf"\b(?:{_DAY_GROUPS})\b", re.IGNORECASE)
+
+
+# a claim that limits what it says to some days: "on weekdays only", "every day except Sundays"
+_ONLY_SOME_DAYS = re.compile(rf"\b(?:only\s+(?:on\s+)?(?:{_DAY_GROUPS})|(?:{_DAY_GROUPS})\s+only"
+                             rf"|(?:except|apart\s+from|but\s+not|other\s+than)\s+(?:on\s+)?(?:{_DAY_GROUPS}))\b",
+                             re.IGNORECASE)
 
 
 def _every_day_verdict(claim: str, premise: str) -> Comparison | None:
     """"every day" / "daily" in the claim against a premise that names only some days ("on
     weekdays", "Monday to Friday") and never says every day, the rest of the claim in the premise:
-    contradicted (signal ``antonym``); None otherwise. (The reverse, "on Mondays" against "every
-    day", is true and left alone.)"""
+    contradicted (signal ``antonym``); and the reverse restriction, a claim that limits itself to
+    some days ("on weekdays only", "every day except Sundays") against a premise that says every
+    day. None otherwise. (A claim that names some days without limiting itself, "on Mondays"
+    against "every day", is true and left alone.)"""
+    if _ONLY_SOME_DAYS.search(claim) and _ALL_WEEK.search(premise) and not _SOME_DAYS.search(premise) \
+            and _mostly_in(content_words(_ONLY_SOME_DAYS.sub(" ", _EVERY_DAY.sub(" ", claim))), premise):
+        return Comparison("contradicted", 0.8, "antonym")
     if _EVERY_DAY.search(claim) is None or _SOME_DAYS.search(premise) is None or _EVERY_DAY.search(premise):
         return None
     if _SOME_DAYS.search(claim):
@@ -1348,7 +1359,9 @@ def says_what_the_claim_says(claim: str, sentence: str, support_coverage: float)
     words the sentence states outside its negations still cover ``support_coverage`` of what
     the claim says (its words besides its names; all its words when it is all names: "The hotel
     allows smoking." is not supported by "The hotel does not allow pets.", nor "Nordwind Bikes
-    sells children's bikes." by "Nordwind Bikes does not sell electric scooters.")."""
+    sells children's bikes." by "Nordwind Bikes does not sell electric scooters."); and an
+    exception the claim makes that the sentence does not ("Delivery is free on all orders except
+    furniture." against "Delivery is free on all orders.") leaves it unsupported."""
     words, said = _claim_words(claim)
     stated = content_stems(_fold_paraphrases(sentence))
     if len(said) >= 2 and not said & stated and not _HAS_NUMBER.search(claim) \
@@ -1356,6 +1369,9 @@ def says_what_the_claim_says(claim: str, sentence: str, support_coverage: float)
         # (a number, or a relation between names, carries what such a claim says: the number
         # rules and the role rules judge it)
         return False
+    if not _exceptions(sentence) and any(content_stems(_fold_paraphrases(m.group(1))) - stated
+                                         for m in _EXCEPTION.finditer(claim)):
+        return False  # an exception the sentence never makes ("free on all orders except furniture")
     if words and not NEGATION_RE.search(claim) and NEGATION_RE.search(sentence):
         asked = said or words  # what the claim says about its names (a name is never denied)
         return len(asked & _stated_plainly(sentence)) >= support_coverage * len(asked)
