@@ -264,3 +264,21 @@ def test_an_exception_the_evidence_never_makes_is_not_supported():
     sc = df.CoherenceScorer(knowledge=["Delivery is free on all orders."])
     assert _verdicts(sc, "Delivery is free on all orders except furniture.") == (False, [("not_found", "coverage")])
     assert _verdicts(sc, "Delivery is free on all orders.")[0]
+
+
+# ---- dashes and table cells ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [
+    "| Period | Days | Hours |\n|---|---|---|\n| Off-season | Monday–Friday | 9:00–12:00 |",
+    "- **Off-season:** Monday–Friday, 9:00–12:00",
+    "Off-season: Monday — Friday, 9:00 to 12:00.",
+])
+def test_an_en_dash_separates_words_and_a_table_cell_starts_like_a_sentence(answer):
+    sc = df.CoherenceScorer(knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
+    ok, score = sc.review("What are the office hours?", answer)
+    assert ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_a_wrong_day_range_with_an_en_dash_is_still_caught():
+    sc = df.CoherenceScorer(knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
+    assert not sc.review("", "Off-season: Tuesday–Saturday, 9:00–12:00")[0]

@@ -111,6 +111,14 @@ bool is_alpha_or_high(char c) {
   return is_ascii_upper(c) || is_ascii_lower(c) || (static_cast<unsigned char>(c) >= 0x80);
 }
 
+// Whether the UTF-8 text at s[j] is a dash or minus sign that separates words (figure dash, en
+// dash, em dash, horizontal bar U+2012..U+2015, minus sign U+2212): "Monday–Friday" is two words.
+bool is_dash_at(std::string_view s, std::size_t j) {
+  if (j + 2 >= s.size() || static_cast<unsigned char>(s[j]) != 0xE2) return false;
+  const auto b1 = static_cast<unsigned char>(s[j + 1]), b2 = static_cast<unsigned char>(s[j + 2]);
+  return (b1 == 0x80 && b2 >= 0x92 && b2 <= 0x95) || (b1 == 0x88 && b2 == 0x92);
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out)
@@ -427,6 +435,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
         std::string w;
         while (j < num_at) {  // a number mention ends the word ("中300")
           const char d = s[j];
+          if (is_dash_at(s, j)) break;  // "Monday–Friday": two words
           if (is_alpha_or_high(d) || is_digit(d)) {
             // U+2019 right single quote inside a word acts as an apostrophe
             if (static_cast<unsigned char>(d) == 0xE2 && j + 2 < n &&
@@ -504,6 +513,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
         i = j;
         continue;
       }
+      if (c == '|') first_word = true;  // a table cell starts like a sentence ("| Off-season |")
       ++i;
     }
     ++sid;
