@@ -282,3 +282,20 @@ def test_an_en_dash_separates_words_and_a_table_cell_starts_like_a_sentence(answ
 def test_a_wrong_day_range_with_an_en_dash_is_still_caught():
     sc = df.CoherenceScorer(knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
     assert not sc.review("", "Off-season: Tuesday–Saturday, 9:00–12:00")[0]
+
+
+# ---- arithmetic the answer shows, with the asker's own party ---------------------------------------
+
+LESSONS = ["Private lessons cost €75 per hour for one or two people; each additional person pays €20 per hour.",
+           "Group lessons cost €65 per person per day."]
+
+
+@pytest.mark.parametrize("question, answer, ok", [
+    ("We are 4, price?", "With 4 people you pay €75 + €20 + €20 = €115 per hour.", True),
+    ("We are 4, price?", "With 4 people you pay €75 + €20 + €20 = €125 per hour.", False),
+    ("2 adults, 2 days?", "Group lessons are €65 per person per day, so 2 adults for 2 days comes to €260.", True),
+    ("2 adults, 2 days?", "Group lessons are €65 per person per day, so 2 adults for 2 days comes to €270.", False),
+])
+def test_worked_prices_for_the_askers_party(question, answer, ok):
+    got, score = df.CoherenceScorer(knowledge=LESSONS).review(question, answer)
+    assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]

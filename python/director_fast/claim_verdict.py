@@ -626,6 +626,10 @@ def _given_names(words: Sequence[str], question: str, document: str, documents: 
                or (len(docs) >= 2 and all(_has_word(w, x) for x in docs)) for w in words)
 
 
+# the asker's party restated: "with 4 people", "for two adults and a child"
+_PARTY_BEFORE = re.compile(r"\b(?:with|for)\s+$", re.IGNORECASE)
+_PARTY_AFTER = re.compile(r"\s+(?:people|persons|adults?|children|kids|guests|pupils|students|riders|of\s+us)\b",
+                          re.IGNORECASE)
 # a number about the user's own situation: "your 7-year-old", "your group of 12", "you're 15"
 _USERS_NUMBER = re.compile(r"\b(?:your|you['’]re|you\s+are|you['’]ll\s+be)\s+(?:[a-z]+\s+){0,2}?(?:of\s+)?$",
                            re.IGNORECASE)
@@ -730,7 +734,8 @@ def _numbers_given(surfaces: Sequence[str], claim: str, question: str) -> bool:
     """Whether every number a unit lacks (``surfaces`` as the lexical backend reports them)
     restates the user's own situation from the question: the question states the value, and
     the claim puts it right after "your" / "you're" ("My kids are 7 and 3." -> "a single for
-    your 7-year-old is half price"). Such a number describes the user, not a fact of the
+    your 7-year-old is half price") or restates the party ("We are 4." -> "with 4 people you
+    pay ..."). Such a number describes the user, not a fact of the
     evidence; a number the question gives for anything else ("Is the deposit £50?" -> "The
     deposit is £50.") is still checked."""
     from director_fast.numbers import find_numbers
@@ -739,7 +744,8 @@ def _numbers_given(surfaces: Sequence[str], claim: str, question: str) -> bool:
         return False
     given = {round(m.value, 9) for m in find_numbers(question)}
     users = {round(m.value, 9) for m in find_numbers(claim)
-             if _USERS_NUMBER.search(claim[max(0, m.start - 40):m.start])}
+             if _USERS_NUMBER.search(claim[max(0, m.start - 40):m.start])
+             or (_PARTY_BEFORE.search(claim[max(0, m.start - 12):m.start]) and _PARTY_AFTER.match(claim, m.end))}
     for surface in surfaces:
         values = [round(m.value, 9) for m in find_numbers(surface)]
         if not values or any(v not in given or v not in users for v in values):
@@ -1881,19 +1887,21 @@ def states_numbers(claim: str, evidence: str) -> bool:
     return all(any(same_quantity(m, e) for e in given) for m in mentions)
 
 
-def number_conflict(claim: str, evidence: str) -> bool:
+def number_conflict(claim: str, evidence: str, question: str = "") -> bool:
     """Whether some number of ``claim`` is about a number of ``evidence`` that states another
     quantity (:func:`director_fast.number_alignment.align_number`: ``"conflict"``). A claim
     joining facts of several passages is "contradicted" by one passage that lacks one of its
     numbers ("1 TB for employees" against a sentence about mailbox quotas); such a contradiction
     holds only when the passage has a number about the same thing. The numbers are aligned
     jointly first (:func:`director_fast.number_alignment.align_numbers`), with opening hours in one
-    wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm")."""
+    wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm"). A
+    number that restates the asker's own situation (:func:`_numbers_given` with ``question``) is
+    not aligned."""
     from director_fast.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.numbers import find_numbers
 
     claim, evidence = hours_in_one_wording(claim, evidence)  # "open until 10 pm" is "closes at 10 pm"
-    mentions = checkable(find_numbers(claim))
+    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
     if not mentions:
         return False
     return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))

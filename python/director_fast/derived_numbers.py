@@ -17,7 +17,7 @@ A number counts as derived only when all of these hold:
   before "of" ("making it one of six", "3 of the rooms") are never results;
 * it equals, within half a cent (0.005 plus 1e-9 relative), one of these over the operands: a + b,
   a - b, a + b + c, a * f, a * k, a * k + b, a * k + b * l, a * (1 - p/100), a * (1 + p/100), a * p/100,
-  a * (1 - p/100) * k, each operand a different number of the text, where a, b, c are
+  a * (1 - p/100) * k, a * k * l, each operand a different number of the text, where a, b, c are
   quantities of the result's kind (same base unit), f a fraction ("half": "£4.75 (half of the £9.50 single)"), k a count (a whole number from 1 to 1,000
   without a unit or with a period unit: "twelve months", "3 nights"; or 12, 52 or 7 when the
   texts name both periods: "£3 a month adds up to £36 over a year") and p a percentage; for a time
@@ -154,6 +154,9 @@ def _derivable(result: NumberMention, operands: Sequence[NumberMention],
     # two groups priced apiece: "2 adults at £12 each and two children at £6 each come to £36"
     stated = [(k, n) for k, n in counts if n >= 0]
     for (k, n), (l, m) in itertools.combinations(stated, 2):
+        # a rate per person per day: "€65 per person per day, so 2 adults for 2 days comes to €260"
+        if any(i not in (n, m) and _close(a * k * l, v) for a, i in same):
+            return [operands[n], operands[m]]
         for (a, i), (b, j) in itertools.permutations(same, 2):
             if len({i, j, n, m}) == 4 and _close(a * k + b * l, v):
                 return [operands[n], operands[m]]

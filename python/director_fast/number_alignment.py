@@ -368,7 +368,8 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
     from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
     hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
     reply's other numbers, so this keeps the context rule from pairing a right number with a
-    number of a neighbouring fact.
+    number of a neighbouring fact. A quantity the claim states twice ("€75 + €20 + €20") is
+    aligned as its equal twin is.
 
     Returns:
         one :class:`Alignment` per mention, in the order given.
@@ -398,5 +399,12 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
                 best, chosen = (len(hits), shared), hits
         for i, e in chosen.items():
             out[i] = Alignment("equal", e)
-    return [a if a is not None else align_number(claim, m, mentions, evidence, other_units=other_units)
+    done = [a if a is not None else align_number(claim, m, mentions, evidence, other_units=other_units)
             for a, m in zip(out, mentions)]
+    # a quantity the claim states twice is one quantity ("€75 + €20 + €20"): equal where it is
+    for i, (a, m) in enumerate(zip(done, mentions)):
+        if a.kind != "equal":
+            twin = next((b for b, n in zip(done, mentions) if b.kind == "equal" and _same_kind(m, n)), None)
+            if twin is not None:
+                done[i] = twin
+    return done

@@ -470,7 +470,7 @@ class CoherenceScorer:
         def verify() -> tuple[ClaimDecision, EvidenceUnit | None, tuple]:
             out = self._judge_claim(claim, question, tenant_id, known, ctx, view)
             if out[0].verdict == "not_found" or (out[0].verdict == "contradicted" and out[0].signal == "number"
-                                                 and out[1] is not None and not number_conflict(claim, out[1].text)):
+                                                 and out[1] is not None and not number_conflict(claim, out[1].text, question)):
                 out = self._judge_conjuncts(claim, question, tenant_id, known, ctx, out, view) or out
             return out
 
@@ -504,7 +504,7 @@ class CoherenceScorer:
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         elif decision.verdict == "supported" and decision.signal == "coverage" \
-                and number_conflict(claim, units[decision.unit_index].text):
+                and number_conflict(claim, units[decision.unit_index].text, question):
             # the unit holds the claim's number, but about something else ("shared mailboxes have
             # 200 GB" for "your mailbox quota is 200 GB")
             decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index, decision.comparisons)
