@@ -299,3 +299,20 @@ LESSONS = ["Private lessons cost €75 per hour for one or two people; each addi
 def test_worked_prices_for_the_askers_party(question, answer, ok):
     got, score = df.CoherenceScorer(knowledge=LESSONS).review(question, answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("facts, answer", [
+    (["Groups have a maximum of 8 pupils."], "You'll never be in a group of more than 8 pupils."),
+    (["Booking at least 30 days in advance gives 5% off.",
+      "Lessons cancelled more than 48 hours before the start are refunded in full."],
+     "If you book 30 days or more ahead, you save 5%."),
+    (["Booking at least 30 days in advance gives 5% off."], "Book 30 days or more before the start and you save 5%."),
+])
+def test_a_bound_in_other_words_is_the_same_bound(facts, answer):
+    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    assert ok, v
+
+
+def test_a_different_bound_in_other_words_is_still_caught():
+    sc = df.CoherenceScorer(knowledge=["Groups have a maximum of 8 pupils."])
+    assert not sc.review("", "You'll never be in a group of more than 10 pupils.")[0]

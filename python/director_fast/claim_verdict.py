@@ -473,6 +473,12 @@ _PARAPHRASES = (
     (r"reimburse(?:d|ment)?", "refund", "reimburse reimbursed reimbursement"),
     (r"call(?:ed|s|ing)?\s+off", "cancel", "off"),
     (r"ahead\s+of\s+time|beforehand", "in advance", "ahead beforehand"),
+    # bounds in one wording: "a maximum of 8", "30 days or more", "never ... more than 8" ("a
+    # minimum of" is left alone: "a minimum term of 12 months" would not follow it)
+    (r"(?:a\s+)?maximum\s+of|(?:a\s+)?max\.?\s+of", "at most", "maximum max"),
+    (r"(\d[\d,.]*\s+(?:[a-z]+\s+)?)or\s+(?:more|longer)", r"at least \1", "more longer"),
+    (r"never\s+((?:[a-z']+\s+){0,6}?)(?:more|larger|bigger|longer)\s+than", r"\1at most", "never"),
+    (r"(days?|weeks?|months?|hours?)\s+ahead", r"\1 in advance", "ahead"),  # "30 days ahead"
     (r"reserv(?:e|ed|es|ing)", "book", "reserve reserved reserves reserving"),
     (r"reservations?", "booking", "reservation reservations"),
     (r"purchas(?:es|ing)", "buys", "purchases purchasing"),
