@@ -316,3 +316,8 @@ def test_a_bound_in_other_words_is_the_same_bound(facts, answer):
 def test_a_different_bound_in_other_words_is_still_caught():
     sc = df.CoherenceScorer(knowledge=["Groups have a maximum of 8 pupils."])
     assert not sc.review("", "You'll never be in a group of more than 10 pupils.")[0]
+
+
+def test_a_quantity_repeated_for_another_thing_is_checked_again():
+    sc = df.CoherenceScorer(knowledge=["The frame warranty lasts 10 years; components are covered for 2 years."])
+    assert not sc.review("", "The warranty lasts 10 years for the frame and 10 years for components.")[0]

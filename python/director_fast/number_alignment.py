@@ -368,8 +368,8 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
     from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
     hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
     reply's other numbers, so this keeps the context rule from pairing a right number with a
-    number of a neighbouring fact. A quantity the claim states twice ("€75 + €20 + €20") is
-    aligned as its equal twin is.
+    number of a neighbouring fact. A quantity added again in a sum ("€75 + €20 + €20") is aligned
+    as its equal twin before it is.
 
     Returns:
         one :class:`Alignment` per mention, in the order given.
@@ -401,10 +401,14 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
             out[i] = Alignment("equal", e)
     done = [a if a is not None else align_number(claim, m, mentions, evidence, other_units=other_units)
             for a, m in zip(out, mentions)]
-    # a quantity the claim states twice is one quantity ("€75 + €20 + €20"): equal where it is
+    # a quantity added again in a sum ("€75 + €20 + €20") is one quantity: equal where its twin is
+    # ("10 years for the frame and 10 years for components" are two facts, each checked)
     for i, (a, m) in enumerate(zip(done, mentions)):
-        if a.kind != "equal":
-            twin = next((b for b, n in zip(done, mentions) if b.kind == "equal" and _same_kind(m, n)), None)
-            if twin is not None:
-                done[i] = twin
+        if a.kind != "equal" and i > 0 and done[i - 1].kind == "equal" and _same_kind(m, mentions[i - 1]) \
+                and _SUM_JOIN.fullmatch(claim[mentions[i - 1].end:m.start]):
+            done[i] = done[i - 1]
     return done
+
+
+# what joins the operands of a sum or a product ("+", "plus", "×")
+_SUM_JOIN = re.compile(r"\s*(?:\+|plus|×|x|\*)\s*", re.IGNORECASE)
