@@ -321,3 +321,22 @@ def test_a_different_bound_in_other_words_is_still_caught():
 def test_a_quantity_repeated_for_another_thing_is_checked_again():
     sc = df.CoherenceScorer(knowledge=["The frame warranty lasts 10 years; components are covered for 2 years."])
     assert not sc.review("", "The warranty lasts 10 years for the frame and 10 years for components.")[0]
+
+
+# ---- pence, and requirement synonyms -------------------------------------------------------------
+
+def test_pence_are_an_amount_of_pounds():
+    (m,) = find_numbers("costs 50p")
+    assert (m.value, m.unit) == (0.5, "gbp")
+    sc = df.CoherenceScorer(knowledge=["Each extra 15 minutes costs 50p."])
+    assert sc.review("", "Each extra 15 minutes costs £0.50.")[0]
+    assert not sc.review("", "Each extra 15 minutes costs £5.")[0]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("Helmets aren't mandatory.", True),
+    ("Helmets aren't compulsory, though they are recommended.", True),
+    ("Helmets are compulsory.", False),
+])
+def test_mandatory_and_compulsory_read_as_required(answer, ok):
+    assert df.CoherenceScorer(knowledge=["Helmets are recommended but not required."]).review("", answer)[0] is ok

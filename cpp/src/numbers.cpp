@@ -1103,6 +1103,10 @@ class Parser {
       } else {
         if (w == "g" && text(j) == "g") {  // "500g" (but "5G" is not grams)
           r.unit = "g";
+        } else if (text(j) == "p" && !r.prefix) {  // "50p": pence, an amount of pounds
+          r.unit = "gbp";
+          r.value /= 100.0;
+          r.mantissa = r.value;
         } else if (!w.empty()) {
           if (const UnitWord* u = unit_words().find(w)) r.unit = u->key;
         }

@@ -491,6 +491,7 @@ _PARAPHRASES = (
     (r"acquire|take\s+over", "buy", "acquire take"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
+    (r"mandatory|compulsory|obligatory", "required", "mandatory compulsory obligatory"),
     # job titles and their common acronyms, folded to the lower-case acronym ("The CEO is ..."
     # against "The chief executive is ..."; lower case, so that the job-title rules read it)
     (r"chief\s+executive(?:\s+officer)?", "ceo", "chief"),
