@@ -340,3 +340,21 @@ def test_pence_are_an_amount_of_pounds():
 ])
 def test_mandatory_and_compulsory_read_as_required(answer, ok):
     assert df.CoherenceScorer(knowledge=["Helmets are recommended but not required."]).review("", answer)[0] is ok
+
+
+def test_the_askers_number_is_no_fact_for_a_composition_to_contradict():
+    sc = df.CoherenceScorer(knowledge=["Riders must be at least 16 years old.",
+                                       "Riders must be 18 or over to hire an e-bike."])
+    _ok, score = sc.review("Can my 17-year-old hire an e-bike?", "Your 17-year-old can ride a regular bike.")
+    assert [a.verdict for a in score.attributions] != ["contradicted"]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("Not at 8am on a Tuesday — bikes aren't allowed on the Riverside Walk from 7:00 to 10:00 on weekdays.", True),
+    ("The Riverside Walk is closed to bikes 7:00–10:00 on weekdays.", True),
+    ("The Riverside Walk is closed to bikes 8:00–11:00 on weekdays.", False),
+])
+def test_a_ban_in_other_words_and_a_bare_no_applied_to_the_askers_time(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["Bikes are not allowed on the Riverside Walk between 7:00 and 10:00 on weekdays."])
+    got, score = sc.review("Can I ride there on Tuesday at 8am?", answer)
+    assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]

@@ -155,13 +155,13 @@ _APPLICATION_CUE = re.compile(r"\b(?:so|since|as|because|which\s+means|meaning|t
                               r"\b(?:you|your|you['’]re|you['’]d|you['’]ll|he|she|they|he['’]s|she['’]s|they['’]re)\b",
                               re.IGNORECASE)
 # what an application may conclude: eligibility, permission, cost, cover ("won't work", "you're
-# still covered", "qualifies", "you'd pay the senior rate", "isn't possible"); an application
+# still covered", "qualifies", "you'd pay the senior rate", "isn't possible", a bare "Not at 8am"); an application
 # stating anything else ("so a group of 8 can book online" against "groups of 7 or more must
 # call") is left whole to be judged
 _VERDICT_WORDS = frozenset("""work works worked fine ok okay possible impossible allowed permitted welcome
 eligible qualify qualifies qualified count counts covered cover covers free pay pays charged charge
 apply applies valid accepted need needs needed able unable join joins attend attends enrol enroll
-entitled get gets""".split())
+entitled get gets not""".split())
 # a clause giving the reason ("since you're 63, you qualify ..."): its conclusion is the next clause
 _REASON_CLAUSE = re.compile(r"^\W*(?:since|as|because|given\s+that|now\s+that)\b", re.IGNORECASE)
 

@@ -492,6 +492,7 @@ _PARAPHRASES = (
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
     (r"mandatory|compulsory|obligatory", "required", "mandatory compulsory obligatory"),
+    (r"closed\s+to", "not allowed for", "closed"),  # "The walk is closed to bikes"
     # job titles and their common acronyms, folded to the lower-case acronym ("The CEO is ..."
     # against "The chief executive is ..."; lower case, so that the job-title rules read it)
     (r"chief\s+executive(?:\s+officer)?", "ceo", "chief"),
@@ -1842,7 +1843,8 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     unit_words = [content_words(u.text) for u in units]
     evidence = evidence_numbers(units)
     chosen: list[int] = []
-    mentions = checkable(find_numbers(claim))
+    # (the asker's own numbers restated are no facts to anchor: "your 17-year-old can ride ...")
+    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
     for mention in mentions:
