@@ -358,3 +358,12 @@ def test_a_ban_in_other_words_and_a_bare_no_applied_to_the_askers_time(answer, o
     sc = df.CoherenceScorer(knowledge=["Bikes are not allowed on the Riverside Walk between 7:00 and 10:00 on weekdays."])
     got, score = sc.review("Can I ride there on Tuesday at 8am?", answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("10 sessions cost £105, so that works out at £10.50 per session.", True),
+    ("10 sessions cost £105, so that works out at £11.50 per session.", False),
+])
+def test_a_price_divided_by_a_count_is_a_derived_result(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["A pass of 10 sessions costs £105."])
+    assert sc.review("How much is each session on the 10-pass?", answer)[0] is ok

@@ -17,7 +17,7 @@ A number counts as derived only when all of these hold:
   before "of" ("making it one of six", "3 of the rooms") are never results;
 * it equals, within half a cent (0.005 plus 1e-9 relative), one of these over the operands: a + b,
   a - b, a + b + c, a * f, a * k, a * k + b, a * k + b * l, a * (1 - p/100), a * (1 + p/100), a * p/100,
-  a * (1 - p/100) * k, a * k * l, each operand a different number of the text, where a, b, c are
+  a * (1 - p/100) * k, a * k * l, a / k, each operand a different number of the text, where a, b, c are
   quantities of the result's kind (same base unit), f a fraction ("half": "£4.75 (half of the £9.50 single)"), k a count (a whole number from 1 to 1,000
   without a unit or with a period unit: "twelve months", "3 nights"; or 12, 52 or 7 when the
   texts name both periods: "£3 a month adds up to £36 over a year") and p a percentage; for a time
@@ -146,8 +146,9 @@ def _derivable(result: NumberMention, operands: Sequence[NumberMention],
         for a, i in same:
             if i == n:
                 continue
-            if _close(a * k, v) or any(_close(a * (1 - p / 100) * k, v) for p, j in rates if j not in (i, n)):
-                return used
+            if _close(a * k, v) or (k > 0 and _close(a / k, v)) \
+                    or any(_close(a * (1 - p / 100) * k, v) for p, j in rates if j not in (i, n)):
+                return used  # (a / k: "£105 for 10 sessions, so £10.50 per session")
         for (a, i), (b, j) in itertools.permutations(same, 2):
             if n not in (i, j) and _close(a * k + b, v):
                 return used
