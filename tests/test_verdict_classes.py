@@ -367,3 +367,10 @@ def test_a_ban_in_other_words_and_a_bare_no_applied_to_the_askers_time(answer, o
 def test_a_price_divided_by_a_count_is_a_derived_result(answer, ok):
     sc = df.CoherenceScorer(knowledge=["A pass of 10 sessions costs £105."])
     assert sc.review("How much is each session on the 10-pass?", answer)[0] is ok
+
+
+def test_an_address_is_not_borrowed_from_another_fact():
+    sc = df.CoherenceScorer(knowledge=["Email refunds@bounceworks.example with your booking number to request a refund.",
+                                       "You can call the front desk on 0113 496 0725 or email hello@bounceworks.example."])
+    assert not sc.review("Refund?", "Email hello@bounceworks.example with your booking number to request a refund.")[0]
+    assert sc.review("Refund?", "Email refunds@bounceworks.example with your booking number to request a refund.")[0]

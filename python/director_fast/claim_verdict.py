@@ -1837,8 +1837,12 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     words = content_words(claim)
     if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
         return None
-    if not _addresses(claim) <= set().union(*(_addresses(u.text) for u in units)):
-        return None  # an email or web address no unit holds letter for letter
+    addresses = _addresses(claim)
+    if addresses:
+        if not addresses <= set().union(*(_addresses(u.text) for u in units)):
+            return None  # an email or web address no unit holds letter for letter
+        if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
+            return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
     n = len(comparisons)
     unit_words = [content_words(u.text) for u in units]
     evidence = evidence_numbers(units)
