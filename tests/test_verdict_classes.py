@@ -374,3 +374,20 @@ def test_an_address_is_not_borrowed_from_another_fact():
                                        "You can call the front desk on 0113 496 0725 or email hello@bounceworks.example."])
     assert not sc.review("Refund?", "Email hello@bounceworks.example with your booking number to request a refund.")[0]
     assert sc.review("Refund?", "Email refunds@bounceworks.example with your booking number to request a refund.")[0]
+
+
+# ---- day groups in other words ---------------------------------------------------------------------
+
+HOURS_WEEK = ["BounceWorks is open from 10:00 to 20:00 Monday to Friday.", "At weekends we open from 09:00 to 21:00."]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("We are open 10am–8pm on weekdays.", True),
+    ("| Days | Hours |\n|---|---|\n| Mon–Fri | 10:00–20:00 |\n| Saturday–Sunday | 09:00–21:00 |", True),
+    ("Mon-Fri 10:00-20:00", True),
+    ("Mon–Fri | 09:00–21:00", False),
+    ("We are open 10am–8pm at weekends.", False),
+])
+def test_day_groups_in_other_words(answer, ok):
+    got, score = df.CoherenceScorer(knowledge=HOURS_WEEK).review("When are you open?", answer)
+    assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]

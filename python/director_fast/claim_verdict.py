@@ -492,6 +492,11 @@ _PARAPHRASES = (
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
     (r"mandatory|compulsory|obligatory", "required", "mandatory compulsory obligatory"),
+    # day groups in one wording: "Monday to Friday", "Mon–Fri" are "weekdays"; "Saturday and
+    # Sunday", "Sat–Sun" are "weekends"
+    (r"(?:from\s+)?mon(?:day)?s?\.?\s*(?:to|through|thru|until|till|[-–—])\s*fri(?:day)?s?\.?",
+     "weekdays", "monday mondays mon mon-fri monday-friday"),
+    (r"(?:on\s+)?sat(?:urday)?s?\.?\s*(?:and|&|to|[-–—])\s*sun(?:day)?s?\.?", "weekends", "saturday saturdays sat sat-sun saturday-sunday"),
     (r"closed\s+to", "not allowed for", "closed"),  # "The walk is closed to bikes"
     # job titles and their common acronyms, folded to the lower-case acronym ("The CEO is ..."
     # against "The chief executive is ..."; lower case, so that the job-title rules read it)
