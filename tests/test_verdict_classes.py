@@ -391,3 +391,9 @@ HOURS_WEEK = ["BounceWorks is open from 10:00 to 20:00 Monday to Friday.", "At w
 def test_day_groups_in_other_words(answer, ok):
     got, score = df.CoherenceScorer(knowledge=HOURS_WEEK).review("When are you open?", answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
+
+
+def test_additional_reads_as_extra():
+    sc = df.CoherenceScorer(knowledge=["Each extra 15 minutes costs 50p."])
+    assert sc.review("", "It's 50p for every additional 15 minutes.")[0]
+    assert not sc.review("", "It's 80p for every additional 15 minutes.")[0]

@@ -492,6 +492,7 @@ _PARAPHRASES = (
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
     (r"mandatory|compulsory|obligatory", "required", "mandatory compulsory obligatory"),
+    (r"additional", "extra", "additional"),
     # day groups in one wording: "Monday to Friday", "Mon–Fri" are "weekdays"; "Saturday and
     # Sunday", "Sat–Sun" are "weekends"
     (r"(?:from\s+)?mon(?:day)?s?\.?\s*(?:to|through|thru|until|till|[-–—])\s*fri(?:day)?s?\.?",
