@@ -397,3 +397,17 @@ def test_additional_reads_as_extra():
     sc = df.CoherenceScorer(knowledge=["Each extra 15 minutes costs 50p."])
     assert sc.review("", "It's 50p for every additional 15 minutes.")[0]
     assert not sc.review("", "It's 80p for every additional 15 minutes.")[0]
+
+
+def test_closed_from_a_date_is_no_opening_time():
+    sc = df.CoherenceScorer(knowledge=["Both offices close from 24 December to 1 January."])
+    assert sc.review("", "Both offices are closed from 24 December to 1 January.")[0]
+    assert not sc.review("", "Both offices are open from 24 December to 1 January.")[0]
+
+
+@pytest.mark.parametrize("years, ok", [(7, True), (3, False)])
+def test_a_waived_charge_applied_to_the_askers_years(years, ok):
+    sc = df.CoherenceScorer(knowledge=["The surcharge is waived for clients who have been with us for more than 5 years."])
+    answer = (f"The surcharge is waived for clients who have been with us for more than 5 years, so with "
+              f"{years} years you won't pay it.")
+    assert sc.review(f"I have been a client for {years} years. Do I pay the surcharge?", answer)[0] is ok

@@ -240,11 +240,20 @@ def _within(x: float, b: Bound) -> bool:
 
 # a closed or forbidden state reads as a negated rule ("closed between 22:30 and 07:00, so at
 # 11pm you can't drive in")
-_NEGATIVE_STATE = re.compile(r"\b(?:closed|shut|banned|prohibited|forbidden|barred|unavailable)\b", re.IGNORECASE)
+_NEGATIVE_STATE = re.compile(r"\b(?:closed|shut|banned|prohibited|forbidden|barred|unavailable|waived|exempt(?:ed)?)\b",
+                             re.IGNORECASE)  # ("waived": the charge does not apply)
+
+
+_RELATIVE_BEFORE = re.compile(r"\b(?:who|which|that|whose|where)\W*$", re.IGNORECASE)
 
 
 def _negated(text: str, start: int, end: int) -> bool:
+    """Whether the clause of ``text[start:end]`` is negated (a negation word or a negative
+    state); a relative clause ("... waived for clients who have been with us for more than 5
+    years") is read with the clause it belongs to."""
     a, b = clause_span(text, start, end)
+    if a > 0 and _RELATIVE_BEFORE.search(text, max(0, a - 12), a):
+        a = clause_span(text, max(0, a - 2), max(0, a - 1))[0]
     return bool(NEGATION_RE.search(text, a, b) or _NEGATIVE_STATE.search(text, a, b))
 
 

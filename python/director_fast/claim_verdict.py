@@ -663,9 +663,12 @@ def _subject_words(sentence: str, states: set[str]) -> set[str]:
     return set()
 
 
+_MONTH_NAMES = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+                r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
 # an opening or closing verb followed by a time of day ("opens at 9 am", "closes from 18:00")
 _TIMED_STATE = re.compile(r"\b(?:opens?|opening|closes?|closing|shuts?)\s+(?=(?:at|from|until|till|til|by|before|after)"
-                          rf"\s+(?:\d|{_CLOCK_WORDS}))", re.IGNORECASE)
+                          rf"\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?(?!\d|\s*(?:st|nd|rd|th)\b|\s+{_MONTH_NAMES})|{_CLOCK_WORDS}))",
+                          re.IGNORECASE)  # (a time of day, never a date: "close from 24 December")
 
 
 def state_bound_elsewhere(claim: str, sentence: str) -> bool:
