@@ -411,3 +411,15 @@ def test_a_waived_charge_applied_to_the_askers_years(years, ok):
     answer = (f"The surcharge is waived for clients who have been with us for more than 5 years, so with "
               f"{years} years you won't pay it.")
     assert sc.review(f"I have been a client for {years} years. Do I pay the surcharge?", answer)[0] is ok
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("Our number is 0113 496 0712.", "supported"),           # the number is what the claim says
+    ("You can call us on 0113 496 0712.", "not_found"),      # the York number does not contradict it
+    ("Our number is 0113 496 0713.", "contradicted"),
+])
+def test_a_telephone_number_is_judged_by_the_sentence_that_holds_it(answer, verdict):
+    sc = df.CoherenceScorer(knowledge=["The Leeds office is at 14 Wellington Street, telephone 0113 496 0712.",
+                                       "The York office can be reached on 01904 555 0199."])
+    _ok, score = sc.review("What is your phone number?", answer)
+    assert [a.verdict for a in score.attributions] == [verdict]

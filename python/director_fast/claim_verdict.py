@@ -400,6 +400,31 @@ def _addresses(text: str) -> set[str]:
     return out
 
 
+def _without_identifiers(text: str) -> str:
+    """``text`` (normalised) without its fused telephone numbers and its addresses."""
+    return _ADDRESS.sub(" ", _FUSED_PHONE.sub(" ", text))
+
+
+def _identifiers_held(claim: str, premises: Sequence[str]) -> bool:
+    """Whether ``claim`` (normalised) holds telephone numbers or addresses and some premise
+    (normalised) holds every one of them."""
+    phones = set(_FUSED_PHONE.findall(claim))
+    addresses = _addresses(claim) if ("@" in claim or "www." in claim.lower() or "://" in claim) else set()
+    if not phones and not addresses:
+        return False
+    return any(phones <= set(_FUSED_PHONE.findall(p)) and addresses <= _addresses(p) for p in premises)
+
+
+def _shares_identifier(claim: str, premise: str) -> bool:
+    """Whether ``claim`` holds a telephone number (fused by :func:`_normalise_idioms`) or an
+    email / web address that ``premise`` holds too: "Our number is 0113 496 0712." is about the
+    sentence that gives that number, whatever else it shares."""
+    phones = set(_FUSED_PHONE.findall(claim))
+    if phones & set(_FUSED_PHONE.findall(premise)):
+        return True
+    return bool(_addresses(claim) & _addresses(premise)) if ("@" in claim or "www." in claim.lower()) else False
+
+
 def _address_verdict(claim: str, premise: str) -> Comparison | None:
     """An email or web address of the claim that the premise does not hold, letter for letter
     (case aside): contradicted (signal ``entity``) when the premise gives another address, not_found
@@ -819,16 +844,25 @@ class LexicalJudge:
         if _has_unreadable_number(claim):
             return [Comparison("not_found", 0.0, "number") for _u in units]
         documents = tuple(dict.fromkeys(u.chunk.text for u in units))
-        return [self._compare_one(claim, u, question, documents) for u in units]
+        # a telephone number or address some unit holds is not contradicted by another unit's
+        # ("call us on <the Leeds number>" against the York office's number)
+        held = _identifiers_held(claim, [_normalise_idioms(u.premise) for u in units])
+        return [self._compare_one(claim, u, question, documents, held) for u in units]
 
     def compare_texts(self, claim: str, premises: Sequence[str]) -> list[Comparison]:
         """:meth:`compare` against bare premise texts (no chunk around them)."""
         claim = _normalise_idioms(claim)
         return [self._compare_one(claim, EvidenceUnit(p, p, "", _NO_CHUNK, p), "", ()) for p in premises]
 
-    def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...]) -> Comparison:
+    def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...],
+                     held: bool = False) -> Comparison:
         claim, premise = hours_in_one_wording(claim, _normalise_idioms(unit.premise))
-        early = _phone_verdict(claim, premise) or _address_verdict(claim, premise) or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
+        early = _phone_verdict(claim, premise) or _address_verdict(claim, premise)
+        if early is not None and held and not _mostly_in(content_words(_without_identifiers(claim)), premise):
+            # another unit holds the claim's number or address, and this one is about something
+            # else ("call us on <the Leeds number>" against the York office's number)
+            early = Comparison("not_found", 0.0, early.signal)
+        early = early or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
             or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise) \
             or _every_day_verdict(claim, premise)
         if early is not None:
@@ -870,6 +904,8 @@ class LexicalJudge:
         if mismatch and aligned and (mismatch != "number" or _HAS_NUMBER.search(unit.premise)):
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), mismatch)
         matched = sig.covered_words + sig.numbers - sig.numeric_mismatches  # words and numbers
+        if matched == 1 and _shares_identifier(s.text, premise):
+            matched = 2  # a telephone number or address the premise holds is no mere shared word
         if mismatch or sig.coverage < self.support_coverage or matched < min(2, sig.content_words + sig.numbers):
             # (one shared word never supports a claim of two or more words and numbers: "Lockers
             # are free." is not confirmed by "Delivery is free over £50.")
