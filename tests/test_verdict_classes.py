@@ -423,3 +423,15 @@ def test_a_telephone_number_is_judged_by_the_sentence_that_holds_it(answer, verd
                                        "The York office can be reached on 01904 555 0199."])
     _ok, score = sc.review("What is your phone number?", answer)
     assert [a.verdict for a in score.attributions] == [verdict]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("Priya Raman reports to Miriam Okonjo.", True),
+    ("Priya Raman answers to Miriam Okonjo.", True),
+    ("Priya Raman answers to Daniel Pike.", False),
+    ("Priya Raman reports to Daniel Pike, who heads the York office.", False),
+])
+def test_a_person_reporting_to_someone_else(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["Priya Raman is our senior tax manager and reports to Miriam Okonjo.",
+                                       "Daniel Pike heads the York office."])
+    assert sc.review("", answer)[0] is ok

@@ -877,7 +877,8 @@ class LexicalJudge:
             worst = Comparison("supported", 1.0, "coverage")
         # names in a multi-sentence premise stand in arbitrary order: roles are read within one sentence
         if worst.verdict != "contradicted" and r.premise_sentences == 1 and (
-                roles_swapped(claim, unit.premise) or titles_swapped(claim, unit.premise)):
+                roles_swapped(claim, unit.premise) or titles_swapped(claim, unit.premise)
+                or manager_moved(claim, unit.premise)):
             return Comparison("contradicted", 0.8, "roles")
         return worst
 
@@ -998,6 +999,35 @@ def capitalised_names(text: str) -> list[tuple[str, int, int]]:
 # relation words of one meaning, folded to one ("bought" and "acquired" are the same relation)
 _RELATION_SYNONYMS = {w: "acquire" for w in "acquired acquire bought buy purchased purchase took take".split()}
 _RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage managed oversee supervise chair".split()})
+
+
+_REPORTS_TO = re.compile(r"\b(?:report(?:s|ed|ing)?|answer(?:s|ed)?)\s+(?:directly\s+)?to\b", re.IGNORECASE)
+
+
+def _reports_to(text: str) -> list[tuple[str, str]]:
+    """``(person, manager)`` pairs of ``text`` ("Priya Raman reports to Miriam Okonjo", "The head
+    of studies, Oliver Tanaka, reports to Dr Marsh": the last name before "reports to" / "answers
+    to" in its sentence, and the first name after it)."""
+    names = _names(text)
+    out = []
+    for m in _REPORTS_TO.finditer(text):
+        before = [n for n, _a, b in names if b <= m.start() and "." not in text[b:m.start()]]
+        after = [n for n, a, _b in names if a >= m.end()]
+        if before and after:
+            out.append((before[-1], after[0]))
+    return out
+
+
+def manager_moved(claim: str, evidence: str) -> bool:
+    """True when ``claim`` says a person reports to one manager and ``evidence`` has that person
+    report to someone else ("Priya Raman reports to Daniel Pike." against "Priya Raman reports to
+    Miriam Okonjo."; "answers to" reads as "reports to")."""
+    claimed = _reports_to(claim)
+    if not claimed:
+        return False
+    stated = dict(_reports_to(evidence))
+    return any(person in stated and stated[person] != boss and boss not in stated[person]
+               and stated[person] not in boss for person, boss in claimed)
 
 
 def _relations(text: str) -> set[str]:
