@@ -696,6 +696,17 @@ _TIMED_STATE = re.compile(r"\b(?:opens?|opening|closes?|closing|shuts?)\s+(?=(?:
                           re.IGNORECASE)  # (a time of day, never a date: "close from 24 December")
 
 
+_WEEKDAYS_WORD = re.compile(r"\bweekdays?\b", re.IGNORECASE)
+_WEEKENDS_WORD = re.compile(r"\bweekends?\b", re.IGNORECASE)
+
+
+def _with_days(text: str) -> str:
+    """``text`` with the days of its day groups named ("weekends" -> "weekends Saturdays
+    Sundays"), so that a day a claim names is found in the group the other side folded it into."""
+    text = _WEEKDAYS_WORD.sub("weekdays Mondays Tuesdays Wednesdays Thursdays Fridays", text)
+    return _WEEKENDS_WORD.sub("weekends Saturdays Sundays", text)
+
+
 def state_bound_elsewhere(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` gives the opposite state (open / closed) to what the claim is about:
     the claim says one state, the sentence says both, and the words of the claim other than the
@@ -708,8 +719,8 @@ def state_bound_elsewhere(claim: str, sentence: str) -> bool:
     # "opens at 09:00" / "closes at 18:00 on weekdays" give a time on days when the place is open
     # (the numbers decide the times): the state they state is "open"
     claim, sentence = _TIMED_STATE.sub("open ", claim), _TIMED_STATE.sub("open ", sentence)
-    c = content_stems(_fold_paraphrases(claim))
-    parts = [content_stems(x) for x in clauses(_fold_paraphrases(sentence))]
+    c = content_stems(_with_days(_fold_paraphrases(claim)))
+    parts = [content_stems(x) for x in clauses(_with_days(_fold_paraphrases(sentence)))]
     for a, b in _STATES:
         for said, other in ((a, b), (b, a)):
             if not (c & said) or (c & other):
