@@ -435,3 +435,18 @@ def test_a_person_reporting_to_someone_else(answer, ok):
     sc = df.CoherenceScorer(knowledge=["Priya Raman is our senior tax manager and reports to Miriam Okonjo.",
                                        "Daniel Pike heads the York office."])
     assert sc.review("", answer)[0] is ok
+
+
+def test_a_negation_closer_to_the_claim_outweighs_a_broader_support():
+    sc = df.CoherenceScorer(knowledge=["Photography is allowed in the galleries.", "Flash photography is not allowed."])
+    assert not sc.review("", "Flash photography is allowed in the galleries.")[0]
+    assert sc.review("", "Photography is allowed in the galleries.")[0]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("The museum stays open until 20:00 every evening.", False),
+    ("The museum stays open until 20:00 on Thursdays.", True),
+])
+def test_every_evening_is_every_day(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["The museum stays open until 20:00 on Thursdays."])
+    assert sc.review("", answer)[0] is ok

@@ -306,7 +306,7 @@ def _contrast_verdict(claim: str, premise: str) -> Comparison | None:
 _WORKDAYS = frozenset("monday tuesday wednesday thursday friday".split())
 _WEEKEND_DAYS = frozenset("saturday sunday".split())
 # "every day" (also in _ALL_WEEK, with "7 days a week"); days named one by one or as a group
-_EVERY_DAY_WORDS = r"daily|every\s+day|each\s+day|all\s+week"
+_EVERY_DAY_WORDS = r"daily|nightly|(?:every|each)\s+(?:day|morning|afternoon|evening|night)|all\s+week"
 _EVERY_DAY = re.compile(rf"\b(?:{_EVERY_DAY_WORDS})\b", re.IGNORECASE)
 _DAY_GROUPS = rf"weekdays?|weekends?|(?:{'|'.join(sorted(_WORKDAYS | _WEEKEND_DAYS))})s?"
 _SOME_DAYS = re.compile(rf"\b(?:{_DAY_GROUPS})\b", re.IGNORECASE)
@@ -1758,6 +1758,9 @@ def flip(decision: ClaimDecision) -> ClaimDecision:
 #: antonym ("The shop opens on Sundays." is covered 2/3 by "The shop opens at 08:30 from Monday
 #: to Saturday." and negated by "On Sundays the shop is closed.").
 PARTIAL_SUPPORT = 0.75
+# how much more closely a negating sentence must be aligned with a claim than its support is
+# covered for the negation to win over a full support
+_CLOSER_MARGIN = 0.1
 # signals of a single-sentence contradiction that outweigh a weaker, partial support elsewhere,
 # with the strength they need (a number mismatch only against a closely aligned sentence)
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
@@ -1830,8 +1833,13 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
         # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
         partial = min(strength, _clause_support(units, comparisons, i)) if len(conjuncts(claim)) == 1 else strength
         against = max((comparisons[j].strength for j in negating if not _contains(units[i], units[j])), default=-1.0)
-        if partial < PARTIAL_SUPPORT and against > partial:
-            i = -1  # one sentence negating the claim outweighs a weaker, partial support elsewhere
+        closer = max((comparisons[j].strength for j in negating if comparisons[j].signal in ("negation", "antonym")
+                      and not _contains(units[i], units[j])), default=-1.0)
+        if (partial < PARTIAL_SUPPORT and against > partial) or closer > strength + _CLOSER_MARGIN:
+            # one sentence negating the claim outweighs a weaker, partial support elsewhere, and a
+            # negation more closely about the claim outweighs a support about something broader
+            # ("Flash photography is not allowed." over "Photography is allowed in the galleries.")
+            i = -1
     if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
         i = -1
     if i >= 0:
