@@ -450,3 +450,11 @@ def test_a_negation_closer_to_the_claim_outweighs_a_broader_support():
 def test_every_evening_is_every_day(answer, ok):
     sc = df.CoherenceScorer(knowledge=["The museum stays open until 20:00 on Thursdays."])
     assert sc.review("", answer)[0] is ok
+
+
+@pytest.mark.parametrize("age, conclusion, ok", [(23, "you qualify", True), (19, "you qualify", False),
+                                                  (19, "you don't qualify", True)])
+def test_an_age_bound_written_in_years_old(age, conclusion, ok):
+    sc = df.CoherenceScorer(knowledge=["Drivers must be at least 21 years old."])
+    assert sc.review(f"I'm {age}, can I rent?",
+                     f"Drivers must be at least 21 years old, so at {age} {conclusion}.")[0] is ok

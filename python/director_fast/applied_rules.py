@@ -120,32 +120,34 @@ def asker_numbers(question: str) -> list[Any]:
 
 def bounds(text: str, mentions: Sequence[Any]) -> list[Bound]:
     """The bounds ``text`` states with its numbers (``mentions``, in text order), each a
-    :class:`Bound`: ranges first ("between A and B", "from A to B", "A-B"), then one-sided
+    :class:`Bound` (an age written "21 years old" is a bare age of 21): ranges first ("between A and B", "from A to B", "A-B"), then one-sided
     bounds from the cue before or after a number (module docstring)."""
     out: list[Bound] = []
     in_range: set[int] = set()
     for k in range(len(mentions) - 1):
         a, b = mentions[k], mentions[k + 1]
         gap = text[a.end:b.start]
-        if number_kind(a) != number_kind(b) or not _RANGE_JOIN.fullmatch(gap):
+        if _kind(text, a) != _kind(text, b) or not _RANGE_JOIN.fullmatch(gap):
             continue
         if gap.strip().lower() == "and" and not _RANGE_OPEN.search(text[max(0, a.start - 12):a.start]):
             continue  # "£5 and £8" is no range; "between £5 and £8" is
-        out.append(Bound(number_kind(a), a.quantity, b.quantity, False, a.start, b.end))
+        out.append(Bound(_kind(text, a), _amount(text, a), _amount(text, b), False, a.start, b.end))
         in_range.update((k, k + 1))
     for k, m in enumerate(mentions):
         if k in in_range:
             continue
         before, after = text[max(0, m.start - 24):m.start], text[m.end:m.end + 24]
-        kind = number_kind(m)
+        kind, x = _kind(text, m), _amount(text, m)  # "at least 21 years old" is an age of 21
+        if _age_in_years(text, m):
+            after = _OLD_AFTER.sub("", after, count=1)  # the cue after "years old" ("21 years old or over")
         if _AT_LEAST_AFTER.match(after) or _AT_LEAST_BEFORE.search(before):
-            out.append(Bound(kind, m.quantity, None, False, m.start, m.end))
+            out.append(Bound(kind, x, None, False, m.start, m.end))
         elif _ABOVE_BEFORE.search(before):
-            out.append(Bound(kind, m.quantity, None, True, m.start, m.end))
+            out.append(Bound(kind, x, None, True, m.start, m.end))
         elif _BELOW_BEFORE.search(before):
-            out.append(Bound(kind, None, m.quantity, True, m.start, m.end))
+            out.append(Bound(kind, None, x, True, m.start, m.end))
         elif _AT_MOST_BEFORE.search(before) or _AT_MOST_AFTER.match(after):
-            out.append(Bound(kind, None, m.quantity, False, m.start, m.end))
+            out.append(Bound(kind, None, x, False, m.start, m.end))
     return out
 
 
