@@ -458,3 +458,10 @@ def test_an_age_bound_written_in_years_old(age, conclusion, ok):
     sc = df.CoherenceScorer(knowledge=["Drivers must be at least 21 years old."])
     assert sc.review(f"I'm {age}, can I rent?",
                      f"Drivers must be at least 21 years old, so at {age} {conclusion}.")[0] is ok
+
+
+def test_a_negation_in_another_clause_of_the_evidence_does_not_flip_the_claim():
+    sc = df.CoherenceScorer(knowledge=["Smoking is not allowed in any car, and a cleaning fee of £150 is charged if "
+                                       "there are signs of smoking."])
+    assert sc.review("Can I smoke?", "A cleaning fee of £150 is charged if there are signs of smoking.")[0]
+    assert not sc.review("Can I smoke?", "Smoking is allowed in the cars.")[0]

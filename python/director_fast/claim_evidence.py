@@ -103,12 +103,15 @@ def opens_with_anaphor(sentence: str) -> bool:
     return first in _ANAPHORS
 
 
-_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:but|except|unless)\s+\w)")
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:but|except|unless)\s+\w)"
+                           # ", and" before a new subject: "..., and a cleaning fee of £150 is charged"
+                           r"|,\s+and\s+(?=(?:a|an|the|this|these|those|it|they|we|you|there|each|every|all|"
+                           r"any|no|our|your|their|its)\s)", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
-    """The clauses of ``sentence`` split at ";", ", but", ", except" and ", unless" ([] when
-    it has one): "Refunds take 5 days, except for gift cards, which are not refundable." gives
+    """The clauses of ``sentence`` split at ";", ", but", ", except", ", unless" and ", and"
+    before a new subject ("..., and a cleaning fee of £150 is charged"; [] when it has one): "Refunds take 5 days, except for gift cards, which are not refundable." gives
     "Refunds take 5 days" and "except for gift cards, which are not refundable"."""
     parts = [p.strip(" ,;") for p in _CLAUSE_BREAK.split(sentence)]
     parts = [p for p in parts if len(p.split()) >= 3]
