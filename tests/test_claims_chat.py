@@ -285,3 +285,11 @@ def test_reminder_openers_are_dropped(text, expected):
 ])
 def test_a_gerund_subject_is_no_offer(text):
     assert claims(text) == [text]
+
+
+@pytest.mark.parametrize("text", [
+    "It's a good idea to tell the branch if you're running late.",
+    "It's worth letting reception know before you arrive.",
+])
+def test_advice_to_tell_someone_is_an_offer(text):
+    assert kinds(text) == [(text, "offer")]

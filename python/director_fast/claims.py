@@ -845,7 +845,8 @@ _OFFERS = _Patterns([
     "[so] [it] {might|may|would|could} be {best|worth|a_good_idea|wise|safest|easiest} to {ask|check|"
     "call|contact|confirm|double-check|speak|get_in_touch}",
     "[so] {it's|it_is|it'd_be|it_would_be} {worth|best|a_good_idea|wise} {asking|checking|calling|"
-    "contacting|confirming|double-checking|to_ask|to_check|to_call|to_contact|to_confirm}",
+    "contacting|confirming|double-checking|to_ask|to_check|to_call|to_contact|to_confirm|telling|letting|"
+    "to_tell|to_let|to_inform|to_warn}",
 ])
 _IF_QUESTIONS = _Patterns([
     "{if|should|in_case|whenever|when} ~5 {questions|question|concerns|concern|queries|query|"
