@@ -577,6 +577,7 @@ def _expand_negation(m: re.Match[str]) -> str:
     return f"{_CONTRACTED.get(stem.lower(), stem)} not"
 
 
+@functools.lru_cache(maxsize=8192)  # pure; both sides of many comparisons and checks ask for it
 def _fold_paraphrases(text: str) -> str:
     if "n't" in text or "n’t" in text:  # "isn't" -> "is not", "won't" -> "will not"
         text = _CONTRACTION.sub(_expand_negation, text)
@@ -795,7 +796,9 @@ def _numbers_given(surfaces: Sequence[str], claim: str, question: str) -> bool:
 
     if not surfaces or not question or not claim:
         return False
-    given = {round(m.value, 9) for m in find_numbers(question)}
+    given = _question_values(question)
+    if not given:
+        return False
     users = {round(m.value, 9) for m in find_numbers(claim)
              if _USERS_NUMBER.search(claim[max(0, m.start - 40):m.start])
              or (_PARTY_BEFORE.search(claim[max(0, m.start - 12):m.start]) and _PARTY_AFTER.match(claim, m.end))}
@@ -804,6 +807,13 @@ def _numbers_given(surfaces: Sequence[str], claim: str, question: str) -> bool:
         if not values or any(v not in given or v not in users for v in values):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=1024)  # pure; one question meets every claim of its answer
+def _question_values(question: str) -> frozenset[float]:
+    from director_fast.numbers import find_numbers
+
+    return frozenset(round(m.value, 9) for m in find_numbers(question))
 
 
 def _spelled_out(word: str, text: str) -> bool:
