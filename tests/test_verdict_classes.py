@@ -465,3 +465,19 @@ def test_a_negation_in_another_clause_of_the_evidence_does_not_flip_the_claim():
                                        "there are signs of smoking."])
     assert sc.review("Can I smoke?", "A cleaning fee of £150 is charged if there are signs of smoking.")[0]
     assert not sc.review("Can I smoke?", "Smoking is allowed in the cars.")[0]
+
+
+@pytest.mark.parametrize("answer, ok", [
+    ("The deposit is £250, or £500 for premium cars.", True),
+    ("The deposit is £250, or £600 for premium cars.", False),
+])
+def test_two_amounts_of_two_facts_in_one_claim(answer, ok):
+    sc = df.CoherenceScorer(knowledge=["A security deposit of £250 is held on a credit card.",
+                                       "For premium cars the deposit is £500."])
+    assert sc.review("How much is the deposit?", answer)[0] is ok
+
+
+def test_a_pronoun_clause_keeps_its_sentence():
+    sc = df.CoherenceScorer(knowledge=["The Bergen store opens at 09:00 and closes at 18:00 on weekdays.",
+                                       "On Saturdays the store is open from 10:00 to 16:00, and it is closed on Sundays."])
+    assert sc.review("Are you open on Sundays?", "No, the store is closed on Sundays.")[0]

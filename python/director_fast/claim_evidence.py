@@ -105,8 +105,8 @@ def opens_with_anaphor(sentence: str) -> bool:
 
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:but|except|unless)\s+\w)"
                            # ", and" before a new subject: "..., and a cleaning fee of £150 is charged"
-                           r"|,\s+and\s+(?=(?:a|an|the|this|these|those|it|they|we|you|there|each|every|all|"
-                           r"any|no|our|your|their|its)\s)", re.IGNORECASE)
+                           # (not before a pronoun: "..., and it is closed on Sundays" keeps its subject)
+                           r"|,\s+and\s+(?=(?:a|an|the|each|every|all|any|no|our|your|their)\s)", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:

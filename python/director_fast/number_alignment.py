@@ -399,7 +399,8 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
                 best, chosen = (len(hits), shared), hits
         for i, e in chosen.items():
             out[i] = Alignment("equal", e)
-    done = [a if a is not None else align_number(claim, m, mentions, evidence, other_units=other_units)
+    done = [a if a is not None else align_number(claim, m, mentions, _rivals_of(m, mentions, evidence),
+                                                 other_units=other_units)
             for a, m in zip(out, mentions)]
     # a quantity added again in a sum ("€75 + €20 + €20") is one quantity: equal where its twin is
     # ("10 years for the frame and 10 years for components" are two facts, each checked)
@@ -408,6 +409,17 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
                 and _SUM_JOIN.fullmatch(claim[mentions[i - 1].end:m.start]):
             done[i] = done[i - 1]
     return done
+
+
+def _rivals_of(mention: Any, mentions: Sequence[Any], evidence: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
+    """The evidence numbers ``mention`` may be aligned with: all but those stating another
+    number of the claim, which vouch for that one ("The deposit is £250, or £500 for premium
+    cars": the premium £500 is not the £250's rival; "10 years ... and 10 years" keeps the 2 years
+    as the second 10's)."""
+    others = [m for m in mentions if m is not mention and not same_quantity(m, mention)]
+    if not others:
+        return list(evidence)
+    return [e for e in evidence if not any(same_quantity(m, e.mention) for m in others)]
 
 
 # what joins the operands of a sum or a product ("+", "plus", "×")
