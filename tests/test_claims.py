@@ -346,15 +346,16 @@ def test_markdown_lists_headings_tables_code():
     assert {u.kind for u in units} == {"claim", "pleasantry"}
 
 
-@pytest.mark.parametrize("previous, kind", [
-    ("", "pleasantry"),                        # the first line of the answer
-    ("Here are our prices:", "pleasantry"),    # a text line before it
-    ("|---|---|", "claim"),                    # the separator row: a body row follows it
-    ("| Basic | NOK 650 |", "claim"),           # another body row
+@pytest.mark.parametrize("previous, row, kind", [
+    ("", "| Service | Price |", "pleasantry"),                      # the first line of the answer
+    ("Here are our prices:", "| Service | Price |", "pleasantry"),  # a text line before it
+    ("|---|---|", "| Full service | Included |", "claim"),           # a body row after the separator
+    ("| Basic | NOK 650 |", "| Full service | Included |", "claim"),  # after another body row
+    ("", "| Full service | NOK 1,200 |", "claim"),                  # a first row with a number is judged
 ])
-def test_a_table_row_is_the_header_only_when_no_table_line_precedes_it(previous, kind):
+def test_a_table_row_is_the_header_only_when_no_table_line_precedes_it(previous, row, kind):
     # a stream judges the row alone, with the sentence before it as `previous`
-    assert [u.kind for u in split_claims("| Full service | NOK 1,200 |", previous=previous)] == [kind]
+    assert [u.kind for u in split_claims(row, previous=previous)] == [kind]
 
 
 def test_a_whole_table_answer_splits_as_a_stream_sees_it():

@@ -481,3 +481,43 @@ def test_a_pronoun_clause_keeps_its_sentence():
     sc = df.CoherenceScorer(knowledge=["The Bergen store opens at 09:00 and closes at 18:00 on weekdays.",
                                        "On Saturdays the store is open from 10:00 to 16:00, and it is closed on Sundays."])
     assert sc.review("Are you open on Sundays?", "No, the store is closed on Sundays.")[0]
+
+
+# ---- review fixes -----------------------------------------------------------------------------------
+
+def test_a_first_table_row_with_a_number_is_judged():
+    from director_fast.claims import split_claims
+
+    units = split_claims("Our prices:\n| Adult day pass | £45 |\n| Child day pass | £20 |")
+    assert [u.kind for u in units] == ["pleasantry", "claim", "claim"]
+
+
+@pytest.mark.parametrize("text, unit", [("50p", "gbp"), ("1080p", ""), ("720p", "")])
+def test_pence_only_below_a_pound(text, unit):
+    (m,) = find_numbers(text)
+    assert m.unit == unit
+
+
+@pytest.mark.parametrize("answer", ["Refunds take 5\u00a0working days.", "Refunds take 5  working days."])
+def test_a_qualified_period_keeps_its_words_whatever_the_spacing(answer):
+    assert df.CoherenceScorer(knowledge=["Refunds take 5 working days."]).review("", answer)[0]
+
+
+def test_a_person_reporting_to_two_managers():
+    sc = df.CoherenceScorer(knowledge=["Priya Raman reports to Miriam Okonjo and Daniel Pike."])
+    assert sc.review("", "Priya Raman reports to Daniel Pike.")[0]
+    assert not sc.review("", "Priya Raman reports to Grace Whitfield.")[0]
+
+
+def test_a_retriever_failing_while_its_results_are_read_is_wrapped():
+    from director_fast.errors import RetrievalError
+
+    class Lazy:
+        version = 1
+
+        def retrieve(self, q, k=3, tenant=""):
+            yield "Fact one is here."
+            raise TimeoutError("slow")
+
+    with pytest.raises(RetrievalError):
+        df.CoherenceScorer(knowledge=Lazy()).review("", "Fact one is here.")

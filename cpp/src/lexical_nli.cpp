@@ -377,14 +377,17 @@ void push_number(const NumberMention& m, std::string_view s, int sid, std::vecto
 // days"), the space before the qualifier, so that "working days" also stand as words (the number
 // carries the period as its unit; the words keep the coverage they had as plain words).
 std::size_t after_number(const NumberMention& m, std::string_view s) {
+  if (m.unit.empty()) return m.end;
   const std::string_view surface = s.substr(m.start, m.end - m.start);
-  const std::size_t sp = surface.find(' ');
-  if (m.unit.empty() || sp == std::string_view::npos) return m.end;
-  const std::size_t sp2 = surface.find(' ', sp + 1);
-  if (sp2 == std::string_view::npos) return m.end;
-  std::string q(surface.substr(sp + 1, sp2 - sp - 1));
+  // the first word of the surface after its number (any spacing, a no-break space included)
+  std::size_t a = 0;
+  while (a < surface.size() && !is_ascii_upper(surface[a]) && !is_ascii_lower(surface[a])) ++a;
+  std::size_t b = a;
+  while (b < surface.size() && (is_ascii_upper(surface[b]) || is_ascii_lower(surface[b]))) ++b;
+  if (a == b || b == surface.size()) return m.end;  // no word, or the unit word itself ends it
+  std::string q(surface.substr(a, b - a));
   for (char& c : q) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  return is_period_qualifier(q) ? m.start + sp : m.end;
+  return is_period_qualifier(q) ? m.start + a : m.end;
 }
 
 // Tokenise one text into words and numbers (find_numbers of numbers.hpp: one token per number
@@ -462,7 +465,7 @@ std::vector<Token> tokenize(std::string_view text, std::vector<std::string>* sen
             break;
           }
         }
-        if (w.empty()) {  // a lone closing quote (U+2019)
+        if (w.empty()) {  // a lone closing quote (U+2019) or a dash
           i = j > i ? j : i + 3;
           continue;
         }

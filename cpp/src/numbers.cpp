@@ -1103,7 +1103,8 @@ class Parser {
       } else {
         if (w == "g" && text(j) == "g") {  // "500g" (but "5G" is not grams)
           r.unit = "g";
-        } else if (text(j) == "p" && !r.prefix) {  // "50p": pence, an amount of pounds
+        } else if (text(j) == "p" && !r.prefix && r.value >= 1 && r.value < 100 && r.value == std::floor(r.value)) {
+          // "50p": pence, an amount of pounds (1..99; "720p" and "1080p" are no money)
           r.unit = "gbp";
           r.value /= 100.0;
           r.mantissa = r.value;

@@ -172,9 +172,14 @@ def _as_chunk(item: Any, where: str) -> EvidenceChunk:
 
 
 def _retriever_call(fn: Any, knowledge: Any, call: str, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` with a non-director_fast exception re-raised as RetrievalError."""
+    """``fn(*args, **kwargs)`` with a non-director_fast exception re-raised as RetrievalError; a
+    result that is a lazy iterable (a generator) is read here, so that an error raised while it
+    is consumed is wrapped too."""
     try:
-        return fn(*args, **kwargs)
+        got = fn(*args, **kwargs)
+        if isinstance(got, Iterable) and not isinstance(got, (str, bytes, Mapping, list, tuple)):
+            got = list(got)
+        return got
     except DirectorFastError:
         raise
     except Exception as exc:

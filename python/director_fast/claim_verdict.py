@@ -67,7 +67,8 @@ from director_fast.numbers import same_value
 from director_fast.text import NEGATION_RE, content_words
 
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
-           "decide", "claim_score", "conjuncts", "roles_swapped", "dropped_exception", "make_judge",
+           "decide", "claim_score", "conjuncts", "roles_swapped", "manager_moved", "says_what_the_claim_says",
+           "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
            "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
@@ -393,6 +394,8 @@ _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?://|www\.)[^\s<>
 def _addresses(text: str) -> set[str]:
     """The email and web addresses of ``text``, lower-cased, a web address without its scheme and
     trailing slash ("https://www.x.example/a/" is "www.x.example/a")."""
+    if "@" not in text and "://" not in text and "www." not in text.lower():
+        return set()  # (the common case, without a regex scan)
     out = set()
     for a in _ADDRESS.findall(text):
         a = re.sub(r"^https?://", "", a.rstrip(".,;:!?").lower())
@@ -409,7 +412,7 @@ def _identifiers_held(claim: str, premises: Sequence[str]) -> bool:
     """Whether ``claim`` (normalised) holds telephone numbers or addresses and some premise
     (normalised) holds every one of them."""
     phones = set(_FUSED_PHONE.findall(claim))
-    addresses = _addresses(claim) if ("@" in claim or "www." in claim.lower() or "://" in claim) else set()
+    addresses = _addresses(claim)
     if not phones and not addresses:
         return False
     return any(phones <= set(_FUSED_PHONE.findall(p)) and addresses <= _addresses(p) for p in premises)
@@ -422,16 +425,14 @@ def _shares_identifier(claim: str, premise: str) -> bool:
     phones = set(_FUSED_PHONE.findall(claim))
     if phones & set(_FUSED_PHONE.findall(premise)):
         return True
-    return bool(_addresses(claim) & _addresses(premise)) if ("@" in claim or "www." in claim.lower()) else False
+    return bool(_addresses(claim) & _addresses(premise))
 
 
 def _address_verdict(claim: str, premise: str) -> Comparison | None:
     """An email or web address of the claim that the premise does not hold, letter for letter
-    (case aside): contradicted (signal ``entity``) when the premise gives another address, not_found
-    when it gives none ("info@alpenglow.example" for "marta@alpenglow.example", a wrong path
+    (case, a web address's scheme and a trailing slash aside): contradicted (signal ``entity``) when
+    the premise gives another address, not_found when it gives none ("info@alpenglow.example" for "marta@alpenglow.example", a wrong path
     after the right domain); None when the claim's addresses are all there (or it has none)."""
-    if "@" not in claim and "www." not in claim.lower() and "://" not in claim:
-        return None
     wanted = _addresses(claim)
     if not wanted:
         return None
@@ -701,11 +702,14 @@ _WEEKDAYS_WORD = re.compile(r"\bweekdays?\b", re.IGNORECASE)
 _WEEKENDS_WORD = re.compile(r"\bweekends?\b", re.IGNORECASE)
 
 
+_WEEKDAYS_NAMED = "weekdays " + " ".join(sorted(_WORKDAYS))
+_WEEKENDS_NAMED = "weekends " + " ".join(sorted(_WEEKEND_DAYS))
+
+
 def _with_days(text: str) -> str:
-    """``text`` with the days of its day groups named ("weekends" -> "weekends Saturdays
-    Sundays"), so that a day a claim names is found in the group the other side folded it into."""
-    text = _WEEKDAYS_WORD.sub("weekdays Mondays Tuesdays Wednesdays Thursdays Fridays", text)
-    return _WEEKENDS_WORD.sub("weekends Saturdays Sundays", text)
+    """``text`` with the days of its day groups named ("weekends" -> "weekends saturday
+    sunday"), so that a day a claim names is found in the group the other side folded it into."""
+    return _WEEKENDS_WORD.sub(_WEEKENDS_NAMED, _WEEKDAYS_WORD.sub(_WEEKDAYS_NAMED, text))
 
 
 def state_bound_elsewhere(claim: str, sentence: str) -> bool:
@@ -935,8 +939,7 @@ class LexicalJudge:
         sentence = self._prepare(premise).sentence(s.premise_sentence) if s.premise_sentence >= 0 else premise
         if not says_what_the_claim_says(s.text, sentence, self.support_coverage):
             return Comparison("not_found", float(sig.coverage), "coverage")
-        if not close and s.premise_sentence >= 0 and state_bound_elsewhere(
-                s.text, self._prepare(premise).sentence(s.premise_sentence)):
+        if not close and s.premise_sentence >= 0 and state_bound_elsewhere(s.text, sentence):
             # covered, but the sentence gives the claim's subject the opposite state (checked
             # above for closely aligned sentences)
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), "antonym")
@@ -1025,17 +1028,20 @@ _RELATION_SYNONYMS.update({w: "lead" for w in "lead led run ran head manage mana
 _REPORTS_TO = re.compile(r"\b(?:report(?:s|ed|ing)?|answer(?:s|ed)?)\s+(?:directly\s+)?to\b", re.IGNORECASE)
 
 
-def _reports_to(text: str) -> list[tuple[str, str]]:
-    """``(person, manager)`` pairs of ``text`` ("Priya Raman reports to Miriam Okonjo", "The head
+def _reports_to(text: str) -> list[tuple[str, frozenset[str]]]:
+    """``(person, managers)`` pairs of ``text`` ("Priya Raman reports to Miriam Okonjo", "The head
     of studies, Oliver Tanaka, reports to Dr Marsh": the last name before "reports to" / "answers
-    to" in its sentence, and the first name after it)."""
+    to" in its sentence, and the names after it up to the sentence's end or a ";": "reports to A
+    and B" gives both)."""
     names = _names(text)
     out = []
     for m in _REPORTS_TO.finditer(text):
         before = [n for n, _a, b in names if b <= m.start() and "." not in text[b:m.start()]]
-        after = [n for n, a, _b in names if a >= m.end()]
+        stop = re.search(r"[.;]", text[m.end():])
+        end = m.end() + stop.start() if stop else len(text)
+        after = frozenset(n for n, a, _b in names if m.end() <= a < end)
         if before and after:
-            out.append((before[-1], after[0]))
+            out.append((before[-1], after))
     return out
 
 
@@ -1047,8 +1053,8 @@ def manager_moved(claim: str, evidence: str) -> bool:
     if not claimed:
         return False
     stated = dict(_reports_to(evidence))
-    return any(person in stated and stated[person] != boss and boss not in stated[person]
-               and stated[person] not in boss for person, boss in claimed)
+    return any(person in stated and not any(b == s or b in s or s in b for b in bosses for s in stated[person])
+               for person, bosses in claimed)
 
 
 def _relations(text: str) -> set[str]:
@@ -1422,7 +1428,7 @@ def _negated_clauses(text: str) -> tuple[frozenset[str], ...]:
 # a negation's scope for :func:`_stated_plainly`: from the negation to the end of its phrase
 _SCOPE_END = re.compile(r"[,;:.!?()]|\b(?:but|except|unless|and|or|while|whereas)\b", re.IGNORECASE)
 _SCOPE_WORDS = 3
-_WORD_END = re.compile(r"[\w'’-]+")
+_WORD = re.compile(r"[\w'’-]+")
 
 
 def _stated_plainly(sentence: str) -> frozenset[str]:
@@ -1436,7 +1442,7 @@ def _stated_plainly(sentence: str) -> frozenset[str]:
             continue
         end = _SCOPE_END.search(sentence, m.end())
         stop = end.start() if end else len(sentence)
-        words = list(_WORD_END.finditer(sentence, m.end(), stop))
+        words = list(_WORD.finditer(sentence, m.end(), stop))
         if len(words) > _SCOPE_WORDS:
             stop = words[_SCOPE_WORDS - 1].end()
         kept.append(sentence[pos:m.start()])
@@ -1450,12 +1456,9 @@ def _claim_words(claim: str) -> tuple[frozenset[str], frozenset[str]]:
     """``(words, said)``: the content stems of ``claim`` without its numbers' words ("fifty
     gigabytes" is checked as a number), and those of them that are not words of its names
     (what the claim says about whom it names)."""
-    from director_fast.numbers import find_numbers
+    from director_fast.numbers import without_numbers
 
-    text = _fold_paraphrases(claim)
-    for m in reversed(find_numbers(text)):
-        text = text[:m.start] + " " + text[m.end:]
-    words = content_stems(text)
+    words = content_stems(without_numbers(_fold_paraphrases(claim)))
     named = content_stems(" ".join(name for name, a, _b in _names(claim) if " " in name or a > 0))
     return words, words - named
 

@@ -1706,10 +1706,14 @@ def _is_table_line(line: str) -> bool:
 
 def _is_header_row(text: str, lines: Sequence[tuple[int, str, int, int]], li: int, previous: str) -> bool:
     """Whether table line ``li`` is its table's header row: the first row of a table (the line
-    before it, or the last line of ``previous`` for the first line, is no table line). A
-    markdown table always opens with its header ("| Service | Price |"), which names columns
-    and states nothing; only what precedes the row is looked at, so a stream that has not yet
-    seen the separator row classifies it as the whole response does."""
+    before it, or the last line of ``previous`` for the first line, is no table line) with no
+    digit in it. A markdown table opens with its header ("| Service | Price |"), which names
+    columns and states nothing; a first row with a number ("| Adult day pass | £45 |", a table
+    written without a header) is judged. Only the row and what precedes it are looked at, so a
+    stream that has not yet seen the separator row classifies it as the whole response does."""
+    a, b = lines[li][2], lines[li][3]
+    if _DIGIT_RE.search(text, a, b):
+        return False
     if li > 0:
         before = text[lines[li - 1][0]:lines[li][0]].rstrip("\n")
     else:
@@ -1749,7 +1753,7 @@ def split_claims(text: str, *, previous: str = "") -> list[ClaimUnit]:
     line_starts = [ls for ls, _, _, _ in lines]
     lead_ins = _lead_in_lines(text, lines)
     out: list[ClaimUnit] = []
-    check_text(previous, "previous")
+    previous = check_text(previous, "previous")
     for li, (ls, kind, cs, ce) in enumerate(lines):
         if kind == "table":
             english = _looks_english(text, [(cs, ce)])

@@ -422,5 +422,5 @@ def _rivals_of(mention: Any, mentions: Sequence[Any], evidence: Sequence[Evidenc
     return [e for e in evidence if not any(same_quantity(m, e.mention) for m in others)]
 
 
-# what joins the operands of a sum or a product ("+", "plus", "×")
+# what joins the operands of a sum ("+", "plus"; also "×" and "x", as in "2 × €20 + 2 × €20")
 _SUM_JOIN = re.compile(r"\s*(?:\+|plus|×|x|\*)\s*", re.IGNORECASE)

@@ -241,6 +241,14 @@ def long_digits_differ(a: str, b: str) -> bool:
     return _core.long_digits_differ(a, b)
 
 
+def without_numbers(text: str) -> str:
+    """``text`` with each number mention (:func:`find_numbers`) replaced by a space: the words a
+    number is about ("We have about 1,400 employees." -> "We have about   employees.")."""
+    for m in reversed(find_numbers(text)):
+        text = f"{text[:m.start]} {text[m.end:]}"
+    return text
+
+
 @functools.lru_cache(maxsize=8192)  # pure; the claim rules ask about the same texts many times
 def _parsed(text: str) -> tuple[NumberMention, ...]:
     """The mentions of :func:`find_numbers`, immutable (so one parse can be shared)."""

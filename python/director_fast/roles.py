@@ -8,9 +8,10 @@ list of ``{"role": ..., "content": ...}``; then ``prompt`` must be ``""``):
 ========================  =====================================================================
 role / argument           used as
 ========================  =====================================================================
-``user`` (last one)       the prompt: the question answered; its declarative statements are
-                          facts the response must not contradict (``h_logical``), never a
-                          premise the response must be entailed by
+``user`` (last one)       the prompt: the question answered; a claim that contradicts its
+                          declarative statements is reported in ``h_logical`` and lowers the
+                          score unless the knowledge supports the claim (a correction of the
+                          user); never a premise the response must be entailed by
 ``tool``                  evidence, like ``context``
 ``system``, ``developer`` instructions: never evidence, never a premise (a document pasted into
                           a system prompt counts only when it is also passed as ``context``)

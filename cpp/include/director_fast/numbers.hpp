@@ -125,9 +125,9 @@ bool is_period_qualifier(std::string_view w);
 // director_fast.number_alignment (numbers.VALUE_TOLERANCE).
 bool same_value(double a, double b);
 
-// Whether two digit runs too long for a double (more than 15 digits: order, tracking and account
-// numbers) are the same: their digits, separators ignored, are equal. False when either surface
-// has 15 digits or fewer.
+// Whether two number surfaces hold different digits (separators ignored) when at least one of them
+// has more than 15 digits, beyond what a double tells apart (order, tracking and account numbers).
+// False when both have 15 digits or fewer: compare their values instead.
 bool long_digits_differ(std::string_view a, std::string_view b);
 
 // Whether two times of day (minutes since midnight) may be the same clock time: equal, or, when

@@ -62,7 +62,7 @@ from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
 from director_fast.applied_rules import applied_rule, asker_numbers
 from director_fast.derived_numbers import strip_derived
-from director_fast.numbers import find_numbers
+from director_fast.numbers import without_numbers
 from director_fast.text import split_sentences
 from director_fast.core.verification_types import CitationStatusVerdict
 from director_fast.core.types import (
@@ -491,7 +491,7 @@ class CoherenceScorer:
         if known and decision.verdict == "not_found" and decision.signal == "number":
             # a number the evidence lacks: the words of the claim without its numbers find the
             # fact it is about ("We have about 1,400 employees." retrieves the "1,500" sentence)
-            words = _without_numbers(claim)
+            words = without_numbers(claim)
             if words != claim and words.strip():
                 seen = {u.premise for u in units}
                 more = [u for u in self._units_for(claim, question, tenant_id, known, None, view, kb_chunks,
@@ -922,13 +922,6 @@ def _misapplies(claim: str, unit: EvidenceUnit, question: str) -> bool:
         return False
     applied = applied_rule(f"{claim} {unit.sentence or unit.text}", question)
     return applied is not None and not applied.consistent
-
-
-def _without_numbers(text: str) -> str:
-    """``text`` with its number mentions blanked out (a retrieval query for what they are about)."""
-    for m in reversed(find_numbers(text)):
-        text = f"{text[:m.start]} {text[m.end:]}"
-    return text
 
 
 # single-unit verdicts that may come from a claim spread over several units
