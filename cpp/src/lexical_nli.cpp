@@ -296,7 +296,6 @@ bool written_one_with_unit(const Token& t) {
          (w[2] == 'e' || w[2] == 'E') && w[3] == ' ';
 }
 
-
 // Sentence spans [start, end) in UTF-8 bytes, by the package's one segmenter (split_sentences of
 // segmenter.hpp, the rules of director_fast.text.split_sentences).
 std::vector<std::pair<std::size_t, std::size_t>> sentence_byte_spans(std::string_view text) {

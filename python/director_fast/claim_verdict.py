@@ -408,24 +408,24 @@ def _without_identifiers(text: str) -> str:
     return _ADDRESS.sub(" ", _FUSED_PHONE.sub(" ", text))
 
 
+def _identifiers(text: str) -> set[str]:
+    """The telephone numbers (fused by :func:`_normalise_idioms`: "tel08004127799") and the email
+    and web addresses (:func:`_addresses`) of a normalised text."""
+    return set(_FUSED_PHONE.findall(text)) | _addresses(text)
+
+
 def _identifiers_held(claim: str, premises: Sequence[str]) -> bool:
     """Whether ``claim`` (normalised) holds telephone numbers or addresses and some premise
     (normalised) holds every one of them."""
-    phones = set(_FUSED_PHONE.findall(claim))
-    addresses = _addresses(claim)
-    if not phones and not addresses:
-        return False
-    return any(phones <= set(_FUSED_PHONE.findall(p)) and addresses <= _addresses(p) for p in premises)
+    ids = _identifiers(claim)
+    return bool(ids) and any(ids <= _identifiers(p) for p in premises)
 
 
 def _shares_identifier(claim: str, premise: str) -> bool:
-    """Whether ``claim`` holds a telephone number (fused by :func:`_normalise_idioms`) or an
-    email / web address that ``premise`` holds too: "Our number is 0113 496 0712." is about the
-    sentence that gives that number, whatever else it shares."""
-    phones = set(_FUSED_PHONE.findall(claim))
-    if phones & set(_FUSED_PHONE.findall(premise)):
-        return True
-    return bool(_addresses(claim) & _addresses(premise))
+    """Whether ``claim`` holds a telephone number or an email / web address that ``premise``
+    holds too: "Our number is 0113 496 0712." is about the sentence that gives that number,
+    whatever else it shares."""
+    return bool(_identifiers(claim) & _identifiers(premise))
 
 
 def _address_verdict(claim: str, premise: str) -> Comparison | None:
@@ -698,18 +698,15 @@ _TIMED_STATE = re.compile(r"\b(?:opens?|opening|closes?|closing|shuts?)\s+(?=(?:
                           re.IGNORECASE)  # (a time of day, never a date: "close from 24 December")
 
 
-_WEEKDAYS_WORD = re.compile(r"\bweekdays?\b", re.IGNORECASE)
-_WEEKENDS_WORD = re.compile(r"\bweekends?\b", re.IGNORECASE)
-
-
 _WEEKDAYS_NAMED = "weekdays " + " ".join(sorted(_WORKDAYS))
 _WEEKENDS_NAMED = "weekends " + " ".join(sorted(_WEEKEND_DAYS))
 
 
 def _with_days(text: str) -> str:
-    """``text`` with the days of its day groups named ("weekends" -> "weekends saturday
-    sunday"), so that a day a claim names is found in the group the other side folded it into."""
-    return _WEEKENDS_WORD.sub(_WEEKENDS_NAMED, _WEEKDAYS_WORD.sub(_WEEKDAYS_NAMED, text))
+    """``text`` (paraphrases folded) with the days of its day groups named ("weekends" ->
+    "weekends saturday sunday"), so that a day a claim names is found in the group the other side
+    folded it into."""
+    return _ON_WEEKENDS.sub(_WEEKENDS_NAMED, _ON_WEEKDAYS.sub(_WEEKDAYS_NAMED, text))
 
 
 def state_bound_elsewhere(claim: str, sentence: str) -> bool:

@@ -60,7 +60,7 @@ from director_fast.claim_verdict import (
 )
 from director_fast.claims import split_claims
 from director_fast.citation_status import StatusView, warned_score
-from director_fast.applied_rules import applied_rule, asker_numbers
+from director_fast.applied_rules import applied_rule
 from director_fast.derived_numbers import strip_derived
 from director_fast.numbers import without_numbers
 from director_fast.text import split_sentences
@@ -918,9 +918,9 @@ def _misapplies(claim: str, unit: EvidenceUnit, question: str) -> bool:
     the wrong way (:func:`~director_fast.applied_rules.applied_rule` over the claim followed by
     that sentence): "As you're 63 you get 15% off." supported by "Seniors aged 65 and over get
     15% off." """
-    if not question or not asker_numbers(question):
+    if not question:
         return False
-    applied = applied_rule(f"{claim} {unit.sentence or unit.text}", question)
+    applied = applied_rule(f"{claim} {unit.sentence or unit.text}", question)  # (None: no asker's number)
     return applied is not None and not applied.consistent
 
 
