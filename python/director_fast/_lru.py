@@ -35,13 +35,25 @@ class LRUCache(Generic[V]):
                 self._data.move_to_end(key)
                 return self._data[key]
         value = compute()
+        self.put(key, value)
+        return value
+
+    def get(self, key: Hashable) -> V | None:
+        """The cached value of ``key`` (marked as recently used), else None."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        return None
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Remember ``value`` for ``key`` (nothing when the capacity is 0)."""
         if self.capacity > 0:
             with self._lock:
                 self._data[key] = value
                 self._data.move_to_end(key)
                 while len(self._data) > self.capacity:
                     self._data.popitem(last=False)
-        return value
 
     def clear(self) -> None:
         """Forget every entry."""

@@ -484,7 +484,11 @@ def _resolve_providers(providers: Any, available: Sequence[str]) -> tuple[list[A
 
 
 #: the name of the model directory that ships with the package (under ``director_fast/models/``)
-SHIPPED_MODEL = "claim-nli-minilm-l6"
+SHIPPED_MODEL = "claim-verifier-minilm-l6"
+
+
+_SHIPPED: dict[str, "NLIModel"] = {}
+_SHIPPED_LOCK = threading.Lock()
 
 
 def shipped_model_dir() -> Path:
@@ -555,6 +559,9 @@ class NLIModel:
         self.aggregation = aggregation
         self.conflict_threshold = float(conflict_threshold)
         self.name = name
+        #: the directory and ONNX file :meth:`from_pretrained` loaded (None when built directly)
+        self.model_dir: Path | None = None
+        self.model_file: Path | None = None
         self._pad_id = int(pad_id)
         self._inputs = {i.name for i in session.get_inputs()}
         if "input_ids" not in self._inputs:
@@ -582,7 +589,12 @@ class NLIModel:
                 source tree without it), or onnxruntime / tokenizers are not installed
                 (``pip install "director-fast[nli]"``).
         """
-        return cls.from_pretrained(str(shipped_model_dir()), **kwargs)
+        if kwargs:
+            return cls.from_pretrained(str(shipped_model_dir()), **kwargs)
+        with _SHIPPED_LOCK:  # one session per process for the default model: it is thread-safe
+            if "model" not in _SHIPPED:
+                _SHIPPED["model"] = cls.from_pretrained(str(shipped_model_dir()))
+            return _SHIPPED["model"]
 
     @classmethod
     def from_pretrained(
@@ -700,10 +712,13 @@ class NLIModel:
         pad_id = config.get("pad_token_id")
         if not isinstance(pad_id, int):
             pad_id = 0
-        return cls(session, tok, head=head, roles=roles, max_length=int(max_length),
-                   batch_size=batch_size, token_budget=token_budget, provider=used,
-                   top_k=top_k, aggregation=aggregation, conflict_threshold=conflict_threshold,
-                   name=d.name, pad_id=pad_id)
+        model = cls(session, tok, head=head, roles=roles, max_length=int(max_length),
+                    batch_size=batch_size, token_budget=token_budget, provider=used,
+                    top_k=top_k, aggregation=aggregation, conflict_threshold=conflict_threshold,
+                    name=d.name, pad_id=pad_id)
+        model.model_dir = d
+        model.model_file = model_path
+        return model
 
     # -- low level --
 

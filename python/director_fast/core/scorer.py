@@ -59,6 +59,14 @@ from director_fast.claim_verdict import (
     polarity_flipped,
 )
 from director_fast.claims import split_claims
+from director_fast.claim_model import (
+    RULE_SIGNALS,
+    ClaimVerifier,
+    ModelCheck,
+    VerifierCalibration,
+    file_sha256,
+    response_probability,
+)
 from director_fast.citation_status import StatusView, warned_score
 from director_fast.applied_rules import applied_rule
 from director_fast.derived_numbers import strip_derived
@@ -72,7 +80,7 @@ from director_fast.core.types import (
     ScoringEvidence,
     SkippedUnit,
 )
-from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
+from director_fast.errors import ConfigError, DirectorFastError, InputTypeError, UnknownTenantError
 from director_fast.nli import LexicalIndex, LexicalNLI, NLIModel
 from director_fast.roles import CallRoles, resolve_roles
 
@@ -180,6 +188,8 @@ class _ClaimResult:
     contradiction: float  # h_logical contribution: contradiction with the prompt, in [0, 1]
     # the part of it that lowers the score: 0.0 for a supported claim (it corrects the user)
     counted: float
+    check: ModelCheck | None = None  # what the claim verifier's model said (None: not asked)
+    lexical: ClaimDecision | None = None  # the rules' decision the model's replaced
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,16 +326,23 @@ class CoherenceScorer:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be an int >= 0, got {cache_size!r}", "cache_size")
         self._cache_size = cache_size
+        #: why the default model is not in use (it could not load), else None
+        self.model_fallback: str | None = None
         self.nli = self._load_backend(nli, nli_model, onnx_path, use_nli, require_model_backed_nli)
         if not isinstance(lexical_signals, bool):
             raise ConfigError("lexical_signals must be a bool", "lexical_signals")
-        self._judge = make_judge(self.nli, lexical_signals=lexical_signals)
+        self._verifier = self._make_verifier(self.nli) if lexical_signals else None
+        self._judge = make_judge(LexicalNLI() if self._verifier is not None else self.nli,
+                                 lexical_signals=lexical_signals)
         if knowledge is not None and ground_truth_store is not None:
             raise ConfigError("give either knowledge or ground_truth_store, not both", "knowledge")
         self.knowledge = knowledge if knowledge is not None else ground_truth_store
         self._access = KnowledgeAccess(self.knowledge, allow_unknown_tenant=allow_unknown_tenant)
         self.allow_unknown_tenant = allow_unknown_tenant
-        kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
+        if self._verifier is not None:
+            kind = f"verifier:{self._verifier.model_id}@sha256:{self._verifier.model_sha256[:16]}"
+        else:
+            kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
         self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
         self._claim_cache: LRUCache[tuple] = LRUCache(cache_size)
         self._context_cache: LRUCache[ContextEvidence] = LRUCache(8)
@@ -341,8 +358,35 @@ class CoherenceScorer:
             # claim verdicts come from this scorer (passed per call), never from a second scorer
             self._injection = InjectionEngine(self.nli, injection_threshold=self.injection_threshold)
 
+    def _shipped_model(self, required: bool) -> Any:
+        """The shipped claim verifier's model, or None (logged, and named in every result's
+        ``evidence.model_fallback``) when it cannot load; ``required``: raise instead."""
+        try:
+            return NLIModel.shipped()
+        except DirectorFastError as exc:
+            if required:
+                raise
+            self.model_fallback = f"the shipped model could not load ({exc}); lexical backend in use"
+            logger.warning("CoherenceScorer: %s", self.model_fallback)
+            return None
+
     @staticmethod
-    def _load_backend(nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
+    def _make_verifier(backend: Any) -> ClaimVerifier | None:
+        """The claim verifier over a three-way NLI model (None for the lexical backend, a two-way
+        model or a third-party scorer): its directory's ``calibration.json``, or the identity
+        calibration (p = P(entailment)) with a log line when the directory has none."""
+        if not getattr(backend, "model_backed", False) or getattr(backend, "head", None) != "three_way":
+            return None
+        d = getattr(backend, "model_dir", None)
+        if d is not None and (d / "calibration.json").is_file():
+            return ClaimVerifier.from_dir(backend, d)
+        logger.info("CoherenceScorer: %s has no calibration.json; claim probability = P(entailment)",
+                    getattr(backend, "name", "the model"))
+        identity = VerifierCalibration(1.0, 0.0, 0.0, 0.0, 0.05, "none")
+        sha = file_sha256(backend.model_file) if getattr(backend, "model_file", None) is not None else ""
+        return ClaimVerifier(backend, identity, model_id=getattr(backend, "name", "model"), model_sha256=sha)
+
+    def _load_backend(self, nli: Any, nli_model: Any, onnx_path: Any, use_nli: Any, require: Any) -> Any:
         if onnx_path is not None:
             if nli_model is not None:
                 raise ConfigError("give either nli_model or onnx_path, not both", "onnx_path")
@@ -356,6 +400,8 @@ class CoherenceScorer:
             raise ConfigError("use_nli=False contradicts the nli / nli_model given", "use_nli")
         if nli_model is not None:
             nli = NLIModel.from_pretrained(nli_model)
+        if nli is None and use_nli is not False:
+            nli = self._shipped_model(required=bool(use_nli or require))
         backend = nli if nli is not None else LexicalNLI()
         if (use_nli or require) and not getattr(backend, "model_backed", False):
             raise ConfigError(
@@ -591,6 +637,7 @@ class CoherenceScorer:
         prompt_facts = self._prompt_facts(roles.prompt)
         claims: list[_ClaimResult] = []
         skipped: list[SkippedUnit] = []
+        asked: list[tuple[int, str, list[EvidenceUnit]]] = []  # claims for the verifier's model
         units = split_claims(text, previous=previous)
         sentences = _SentenceContext(text, previous) if any(_HAS_DIGIT.search(u.text) for u in units) else None
         for u in units:
@@ -618,6 +665,9 @@ class CoherenceScorer:
                     decision, unit, chunks = ClaimDecision("supported", 1.0, "arithmetic"), None, ()
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
+                    if self._verifier is not None and _model_decides(decision):
+                        asked.append((len(claims), judged, self._units_for(judged, roles.prompt, tenant_id, known,
+                                                                           ctx, status)))
                     if decision.verdict == "supported" and (
                             (applied is not None and not applied.consistent)
                             or (applied is None and unit is not None and _misapplies(judged, unit, roles.prompt))):
@@ -641,6 +691,10 @@ class CoherenceScorer:
             # believes, so the contradiction stays in h_logical but does not lower the score
             counted = 0.0 if decision.verdict == "supported" else contra
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra, counted))
+        if asked:
+            self._apply_model(claims, asked)
+        elif self._verifier is not None:
+            claims = [self._rule_decided(c) for c in claims]
         if claims and not known and ctx is None:
             # rate-limited: one record per kind per 10 s (a server would log this per request)
             if self._access.kind == "none":
@@ -656,6 +710,63 @@ class CoherenceScorer:
         verdicts = status.verdicts(ch.source for c in claims for ch in c.chunks) if status is not None else None
         return _Judgement(tuple(claims), tuple(skipped), path, tuple(verdicts) if verdicts else None)
 
+    def _apply_model(self, claims: list[_ClaimResult], asked: list[tuple[int, str, list[EvidenceUnit]]]) -> None:
+        """Replace the decisions of the ``asked`` claims (index, judged text, evidence units) by the
+        verifier's (one batched model call; claims without evidence units keep the rules'), and
+        give rule-contradicted claims the calibrated probability of their kind."""
+        todo = [(i, text, units, _unit_texts(units)) for i, text, units in asked
+                if units and _model_decides(claims[i].decision)]  # (a misapplied rule may have contradicted it since)
+        checks = self._verifier.check([(text, texts, _coverage(claims[i].decision),
+                                        claims[i].decision.verdict == "supported")
+                                       for i, text, _u, texts in todo]) if todo else []
+        done = set()
+        for (i, _text, units, texts), check in zip(todo, checks):
+            c, done = claims[i], done | {i}
+            best = texts[check.units[0]] if len(check.units) == 1 else max(
+                (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
+            u_index = next(k for k, u in enumerate(units) if (u.sentence or u.text) == best)
+            strength = check.contradiction if check.verdict == "contradicted" else check.probability
+            decision = ClaimDecision(check.verdict, strength, check.signal, u_index, c.decision.comparisons + 1)
+            score = check.probability
+            if self.unsupported == "warn" and check.verdict == "not_found":
+                score = claim_score(decision, *self.score_scale, "warn")
+            claims[i] = replace(c, decision=decision, score=score, unit=units[u_index], check=check,
+                                lexical=c.decision, counted=0.0 if check.verdict == "supported" else c.contradiction)
+        for i, c in enumerate(claims):
+            if i not in done:
+                claims[i] = self._rule_decided(c)
+
+    def _rule_decided(self, c: _ClaimResult) -> _ClaimResult:
+        """A claim the rules decided: a rule contradiction scores the calibrated probability of
+        a rule-contradicted claim (never more than the rules' own score)."""
+        d = c.decision
+        if self._verifier is None or d.verdict != "contradicted" or d.signal not in RULE_SIGNALS:
+            return c
+        return replace(c, score=min(c.score, self._verifier.calibration.rule_contradiction))
+
+    def claim_features(self, prompt: str, response: str, *, tenant_id: str = "", context: Any = None,
+                       system: str | None = None, messages: Any = None) -> list[dict]:
+        """The inputs of the verifier's claim probability, one dict per judged claim, for
+        fitting a calibration on labelled data of your own (see ``training/calibrate.py`` in
+        the source tree): ``kind`` is ``"model"`` (the model judged it: ``entailment`` =
+        P(entailment) in [0, 1], ``coverage`` in [0, 1] and ``supported`` (bool) = the lexical
+        backend's coverage and verdict), ``"rule"`` (a rule contradicted it) or ``"fixed"`` (no
+        evidence, arithmetic, a yes / no answer: ``score`` is its score). Same arguments and
+        errors as :meth:`score`; needs a model-backed scorer (ConfigError otherwise)."""
+        if self._verifier is None:
+            raise ConfigError("claim_features needs a scorer with the claim verifier (an NLI model)", "nli")
+        roles = self._roles(prompt, response, tenant_id, context, system, messages)
+        out = []
+        for c in self._judge_text(str.__str__(response), roles, tenant_id).claims:
+            if c.check is not None:
+                out.append({"kind": "model", "entailment": c.check.entailment, "coverage": _coverage(c.lexical),
+                            "supported": c.lexical.verdict == "supported"})
+            elif c.decision.verdict == "contradicted" and c.decision.signal in RULE_SIGNALS:
+                out.append({"kind": "rule"})
+            else:
+                out.append({"kind": "fixed", "score": c.score})
+        return out
+
     # ---- assembling results ----
 
     def _attributions(self, claims: Sequence[_ClaimResult]) -> list[ClaimAttribution]:
@@ -667,7 +778,9 @@ class CoherenceScorer:
                 source_sentence=c.unit.text if c.unit is not None else "",
                 source_index=d.unit_index, divergence=1.0 - c.score,
                 supported=d.verdict == "supported", verdict=d.verdict, signal=d.signal,
-                start=c.start, end=c.end))
+                start=c.start, end=c.end,
+                entailment=c.check.entailment if c.check is not None else None,
+                probability=c.check.probability if c.check is not None else None))
         return out
 
     def _assemble(self, response: str, j: _Judgement) -> CoherenceScore:
@@ -697,6 +810,11 @@ class CoherenceScorer:
             skipped_units=list(j.skipped),
             comparisons=sum(c.decision.comparisons for c in claims),
             citation_status=list(j.citation_status) if j.citation_status else None,
+            model_id=self._verifier.model_id if self._verifier is not None else None,
+            model_sha256=self._verifier.model_sha256 if self._verifier is not None else None,
+            model_fallback=self.model_fallback,
+            evidence_truncated=(any(c.check.truncated for c in claims if c.check is not None)
+                                if self._verifier is not None else None),
         )
         nli_conf = (sum(c.decision.strength for c in claims) / len(claims)) if claims else None
         verdict_conf = min(1.0, abs(score - self.threshold) / max(self.threshold, 1.0 - self.threshold, 1e-12))
@@ -889,6 +1007,29 @@ class CoherenceScorer:
         for cache in (self._claim_cache, self._context_cache, self._facts_cache, self._contra_cache):
             cache.clear()
         self._access.clear()
+
+
+def _model_decides(d: ClaimDecision) -> bool:
+    """Whether the verifier's model judges a claim the rules decided as ``d``: every claim but a
+    rule's contradiction (:data:`~director_fast.claim_model.RULE_SIGNALS`) and claims without
+    evidence to compare (no evidence, unknown tenant, nothing to check, worked arithmetic)."""
+    if d.verdict == "contradicted" and d.signal in RULE_SIGNALS:
+        return False
+    return d.signal not in ("no_evidence", "unknown_tenant", "no_content", "arithmetic")
+
+
+def _coverage(d: ClaimDecision) -> float:
+    """The rules' graded support of a claim in [0, 1]: the deciding unit's strength when it
+    supports the claim or covers it without a mismatch, else 0."""
+    return float(d.strength) if d.verdict == "supported" or (d.verdict == "not_found" and d.signal == "coverage") else 0.0
+
+
+def _unit_texts(units: Sequence[EvidenceUnit]) -> list[str]:
+    """The distinct sentences of a claim's evidence units, in evidence order (a clause unit
+    counts as its whole sentence; runs of several sentences are left out: the model's premise
+    composes sentences itself, :func:`~director_fast.claim_model.premise_for`)."""
+    single = [u for u in units if u.sentences == 1] or list(units)
+    return list(dict.fromkeys(u.sentence or u.text for u in single))
 
 
 _HAS_DIGIT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|"

@@ -82,8 +82,13 @@ class ClaimAttribution(_Base):
             (``"supported"`` or ``"not_found"``).
         signal: the signal that decided the verdict (e.g. ``"coverage"``, ``"number"``,
             ``"unit"``, ``"entity"``, ``"negation"``, ``"antonym"``, ``"exception"``,
-            ``"no_evidence"``; ``""`` in older payloads).
+            ``"no_evidence"``; ``"entailment"``, ``"contradiction"`` or ``"neutral"`` when the
+            claim verifier's model decided; ``""`` in older payloads).
         start, end: code-point span of the claim in the response (-1 when unknown).
+        entailment: the model's P(entailment) of the claim given its evidence, in [0, 1], or
+            None when the model was not asked (a rule decided, or no model is loaded).
+        probability: the claim's calibrated probability of being supported, in [0, 1], or
+            None when the model was not asked.
 
     Producer: the scorer's claim-level verification.
     """
@@ -98,6 +103,8 @@ class ClaimAttribution(_Base):
     signal: str = ""
     start: int = -1
     end: int = -1
+    entailment: float | None = None
+    probability: float | None = None
 
     _SPEC = (
         F("claim", "str"),
@@ -110,6 +117,8 @@ class ClaimAttribution(_Base):
         F("signal", "str", max_len=64),
         F("start", "int", lo=-1),
         F("end", "int", lo=-1),
+        F("entailment", "float", optional=True, **_UNIT),
+        F("probability", "float", optional=True, **_UNIT),
     )
 
     def __post_init__(self) -> None:
@@ -203,10 +212,12 @@ class ScoringEvidence(_Base):
         chunks: top-k retrieved chunks.
         nli_premise / nli_hypothesis: NLI texts used.
         nli_score: raw NLI divergence in [0, 1].
-        chunk_scores: per-chunk NLI divergences in [0, 1], or None.
+        chunk_scores: deprecated, always None (kept for director-ai compatibility: verdicts
+            are per claim, see ``attributions``).
         premise_chunk_count / hypothesis_chunk_count: >= 0.
         attributions: per-claim attribution, or None.
-        token_count: NLI tokens consumed (>= 0), or None.
+        token_count: deprecated, always None (kept for director-ai compatibility; the
+            model's running totals are ``NLIModel.token_count`` / ``forward_count``).
         estimated_cost_usd: >= 0, or None (reserved: no producer prices inference yet).
         claim_coverage: fraction of supported claims in [0, 1], or None.
         per_claim_divergences: each in [0, 1], or None.
@@ -219,6 +230,13 @@ class ScoringEvidence(_Base):
         citation_status: per-source :class:`CitationStatusVerdict` for the retrieved sources
             that have a status in effect (``KnowledgeBase.set_source_status``), or None when
             none has.
+        model_id: the claim verifier model that judged (its directory name), or None when no
+            model judged (the lexical backend).
+        model_sha256: the SHA-256 (hex) of that model's ONNX file, or None.
+        model_fallback: why the default model is not in use (it could not load: the lexical
+            backend judged instead), or None.
+        evidence_truncated: True when some claim's evidence was cut to fit the model's length,
+            False when none was, None when no model judged.
 
     Producer: the CoherenceScorer; ``cross_turn_contradictions``: its ``ConversationSession``.
     """
@@ -240,6 +258,10 @@ class ScoringEvidence(_Base):
     comparisons: int | None = None
     cross_turn_contradictions: list[CrossTurnContradiction] | None = None
     citation_status: list[CitationStatusVerdict] | None = None
+    model_id: str | None = None
+    model_sha256: str | None = None
+    model_fallback: str | None = None
+    evidence_truncated: bool | None = None
 
     _SPEC = (
         F("chunks", "lobj", cls=EvidenceChunk),
@@ -259,6 +281,10 @@ class ScoringEvidence(_Base):
         F("comparisons", "int", optional=True, lo=0),
         F("cross_turn_contradictions", "lobj", optional=True, cls=CrossTurnContradiction),
         F("citation_status", "lobj", optional=True, cls=CitationStatusVerdict),
+        F("model_id", "str", optional=True, max_len=256),
+        F("model_sha256", "str", optional=True, max_len=64),
+        F("model_fallback", "str", optional=True),
+        F("evidence_truncated", "bool", optional=True),
     )
 
 

@@ -1,0 +1,200 @@
+"""The claim verifier: the shipped model as the default judge, its calibration, its premises, its
+fallback, and the rules that stay in charge of precise checks."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+
+import numpy as np
+import pytest
+
+import director_fast as df
+from director_fast.claim_model import (
+    ClaimVerifier,
+    ModelCheck,
+    VerifierCalibration,
+    file_sha256,
+    premise_for,
+    response_probability,
+)
+from director_fast.errors import ConfigError
+from director_fast.nli import shipped_model_dir
+
+
+class FakeModel:
+    """A three-way model stand-in: P(entailment) = share of the hypothesis' words in the premise;
+    counts tokens as words; records every batch it is asked."""
+
+    head = "three_way"
+    roles = {"entailment": 0, "neutral": 1, "contradiction": 2}
+    model_backed = True
+
+    def __init__(self, max_length: int = 64) -> None:
+        self.max_length = max_length
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def predict_proba(self, pairs):
+        self.calls.append(list(pairs))
+        out = []
+        for p, h in pairs:
+            hw = set(h.lower().split())
+            e = len(hw & set(p.lower().split())) / max(1, len(hw))
+            out.append([0.98 * e + 0.01, 0.98 * (1 - e) + 0.01, 0.0])
+        return np.asarray(out, dtype=np.float32)
+
+
+IDENTITY = VerifierCalibration(1.0, 0.0, 0.0, 0.0, 0.05, "test")
+
+
+def test_premise_for_keeps_the_best_sentences_in_evidence_order():
+    texts = ["Parking is free.", "The store manager is Priya Shah.", "Tom Avery runs customer service.",
+             "We sell bikes."]
+    assert premise_for("The store manager is Tom Avery.", texts) == [0, 1, 2, 3]  # all fit: all, in order
+    assert premise_for("The store manager is Tom Avery.", texts, max_words=11) == [1, 2]
+    assert premise_for("The store manager is Tom Avery.", texts, max_words=3) == [1]  # the best always
+    assert premise_for("anything", []) == []
+
+
+def test_calibration_formula_and_load(tmp_path):
+    cal = VerifierCalibration(2.0, 1.0, 0.5, -1.0, 0.03, "x")
+    # sigmoid(2 * logit(0.8) + 1 * 0.5 + 0.5 - 1) = sigmoid(2 * ln 4)
+    assert cal.claim_probability(0.8, 0.5, True) == pytest.approx(16 / 17)
+    assert IDENTITY.claim_probability(0.3, 1.0, True) == pytest.approx(0.3)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps({"entailment_weight": 2.0, "coverage_weight": 1.0, "support_weight": 0.5,
+                                "bias": -1.0, "rule_contradiction": 0.03, "split": "x"}))
+    assert VerifierCalibration.load(path) == cal
+    path.write_text("{}")
+    with pytest.raises(ConfigError) as e:
+        VerifierCalibration.load(path)
+    assert e.value.field == "calibration"
+
+
+def test_response_probability_is_the_weakest_claim():
+    assert response_probability([0.9, 0.4, 0.7]) == 0.4
+    assert response_probability([]) == 1.0
+
+
+def test_check_batches_caches_and_flags_cut_evidence():
+    model = FakeModel(max_length=24)
+    v = ClaimVerifier(model, IDENTITY, model_id="fake", model_sha256="0" * 64)
+    items = [("the shop opens at nine", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False),
+             ("parking is free", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False)]
+    first = v.check(items)
+    assert len(model.calls) == 1 and len(model.calls[0]) == 2  # one batched call
+    assert [c.verdict for c in first] == ["supported", "supported"]
+    assert not any(c.truncated for c in first)
+    assert v.check(items) == first and len(model.calls) == 1  # served from the cache
+    long = " ".join(f"word{i}" for i in range(40)) + " the shop opens at nine"
+    (cut,) = v.check([("the shop opens at nine", [long], 0.0, False)])
+    assert cut.truncated and cut.units == (0,)
+    assert all(len(p.split()) + len(h.split()) + 3 <= 24 for p, h in model.calls[-1])
+    claim = " ".join(f"claim{i}" for i in range(30))  # longer than the model: cut, never an error
+    (cut,) = v.check([(claim, ["claim0 claim1 claim2"], 0.0, False)])
+    assert cut.truncated and len(model.calls[-1][0][1].split()) == 12
+
+
+def test_model_check_verdicts():
+    assert ModelCheck(0.6, 0.3, 0.1, 0.6, (0,), False).verdict == "supported"
+    assert ModelCheck(0.1, 0.2, 0.7, 0.1, (0,), False).signal == "contradiction"
+    assert ModelCheck(0.2, 0.7, 0.1, 0.2, (0,), False).verdict == "not_found"
+
+
+def test_verifier_needs_a_three_way_model():
+    class TwoWay(FakeModel):
+        head = "two_way"
+
+    with pytest.raises(ConfigError):
+        ClaimVerifier(TwoWay(), IDENTITY, model_id="x", model_sha256="")
+
+
+def test_the_default_scorer_judges_with_the_shipped_model():
+    s = df.CoherenceScorer()
+    assert s.model_backed and s.model_fallback is None
+    ok, score = s.review("When does the store open?", "The store opens at 9:00 on weekdays.",
+                         context=["The store opens at 9:00 Monday to Friday."])
+    ev = score.evidence
+    assert ev.model_id == shipped_model_dir().name
+    assert ev.model_sha256 == file_sha256(shipped_model_dir() / "model_quantized.onnx")
+    assert ev.evidence_truncated is False and ev.model_fallback is None
+    (a,) = ev.attributions
+    assert a.entailment is not None and 0.0 <= a.probability <= 1.0
+    assert score.score == pytest.approx(a.probability)  # one claim: the response score is its probability
+    assert ok == (score.score >= s.threshold)
+    assert ev.model_sha256[:16] in s.scorer_path
+
+
+def test_shipped_model_reproduces_its_golden_outputs():
+    """The int8 model gives the probabilities recorded at export on this installation too (the
+    export quantises with 7-bit weights so that CPUs with and without VNNI compute the same)."""
+    golden = json.loads((shipped_model_dir() / "golden.json").read_text(encoding="utf-8"))
+    model = df.NLIModel.shipped()
+    got = model.predict_proba([(g["premise"], g["hypothesis"]) for g in golden["pairs"]])
+    want = np.array([g["probabilities"] for g in golden["pairs"]])
+    assert np.abs(got - want).max() <= golden["tolerance"]
+
+
+def test_rules_decide_precise_contradictions_without_the_model():
+    s = df.CoherenceScorer()
+    ok, score = s.review("How much is a day pass?", "A day pass costs £60.",
+                         context=["An adult day pass costs £45."])
+    (a,) = score.evidence.attributions
+    assert not ok and a.verdict == "contradicted" and a.signal == "number"
+    assert a.entailment is None  # the model was not asked
+
+
+def test_missing_model_falls_back_to_the_lexical_backend_loudly(monkeypatch, caplog):
+    def broken(**_kw):
+        raise ConfigError("the shipped model is missing from this installation", "model")
+
+    monkeypatch.setattr(df.NLIModel, "shipped", staticmethod(broken))
+    with caplog.at_level(logging.WARNING, logger="director_fast.scorer"):
+        s = df.CoherenceScorer()
+    assert not s.model_backed and "missing" in s.model_fallback
+    assert any("lexical backend in use" in r.getMessage() for r in caplog.records)
+    _ok, score = s.review("", "The store opens at 9:00.", context=["The store opens at 9:00."])
+    assert score.evidence.model_fallback == s.model_fallback and score.evidence.model_id is None
+    with pytest.raises(ConfigError):
+        df.CoherenceScorer(use_nli=True)
+
+
+def test_lexical_backend_stays_selectable():
+    s = df.CoherenceScorer(use_nli=False)
+    _ok, score = s.review("", "The store opens at 9:00.", context=["The store opens at 9:00."])
+    assert score.evidence.model_id is None and score.evidence.evidence_truncated is None
+    assert score.evidence.attributions[0].entailment is None
+
+
+def test_claim_features_name_what_the_calibration_combines():
+    s = df.CoherenceScorer()
+    feats = s.claim_features("", "The store opens at 9:00. A day pass costs £60.",
+                             context=["The store opens at 9:00.", "An adult day pass costs £45."])
+    assert [f["kind"] for f in feats] == ["model", "rule"]
+    assert 0.0 <= feats[0]["entailment"] <= 1.0 and 0.0 <= feats[0]["coverage"] <= 1.0
+    with pytest.raises(ConfigError):
+        df.CoherenceScorer(use_nli=False).claim_features("", "x", context=["x"])
+
+
+def test_concurrent_reviews_agree_with_sequential_ones():
+    s = df.CoherenceScorer()
+    cases = [("", f"The store opens at {h}:00 on weekdays.", ["The store opens at 9:00 Monday to Friday."])
+             for h in range(6, 12)]
+    want = [s.review(q, r, context=c)[1].score for q, r, c in cases]
+    s.clear_cache()
+    got: dict[int, float] = {}
+
+    def run(i: int) -> None:
+        q, r, c = cases[i]
+        got[i] = s.review(q, r, context=c)[1].score
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(cases))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[i] for i in range(len(cases))] == want
