@@ -1,4 +1,4 @@
-"""director_fast.claims: units of an assistant answer and their kinds."""
+"""director_fast.verify.claims: units of an assistant answer and their kinds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
+from director_fast.verify.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.errors import InputTypeError, ValidationError
 
 
@@ -437,18 +437,18 @@ def test_emoji_only_unit_is_pleasantry():
     "Магазин открывается в 9 утра. Да.",
 ])
 def test_non_english_all_claims_and_one_warning(text, caplog):
-    with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.verify.claims"):
         units = split_claims(text)
     check_units(text, units)
     assert units and all(u.kind == "claim" for u in units)
-    recs = [r for r in caplog.records if r.name == "director_fast.claims"]
+    recs = [r for r in caplog.records if r.name == "director_fast.verify.claims"]
     assert len(recs) == 1 and "English" in recs[0].getMessage()
 
 
 def test_english_logs_nothing(caplog):
-    with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.verify.claims"):
         split_claims("Sure! The shop opens at 9 and it is open on Sundays. Yes.")
-    assert not [r for r in caplog.records if r.name == "director_fast.claims"]
+    assert not [r for r in caplog.records if r.name == "director_fast.verify.claims"]
 
 
 @pytest.mark.parametrize("bad", [None, 3, b"bytes", ["a"]])

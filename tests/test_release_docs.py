@@ -110,7 +110,7 @@ def test_thresholds_page_example_prints_what_it_says(capsys):
 
 
 def test_thresholds_page_defaults_match_the_code():
-    from director_fast.confidence import ABSTAIN_THRESHOLD
+    from director_fast.diagnostics.confidence import ABSTAIN_THRESHOLD
 
     text = (ROOT / "docs" / "thresholds.md").read_text(encoding="utf-8")
     cfg = director_fast.HaltConfig()
