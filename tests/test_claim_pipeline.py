@@ -238,7 +238,7 @@ def test_third_party_scorer_without_the_new_arguments_keeps_working(caplog):
         def score_sentence(self, sentence, *, prompt="", previous="", tenant_id=""):
             return 0.9
 
-    with caplog.at_level(logging.WARNING, logger="director_fast.stream.stream_guard"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.stream_guard"):
         g = df.stream_guard(iter(["A b. ", "C d."]), Old(), context="evidence", system="be nice")
         assert "".join(g) == "A b. C d."
     assert "does not accept context, system" in caplog.text

@@ -437,18 +437,18 @@ def test_emoji_only_unit_is_pleasantry():
     "Магазин открывается в 9 утра. Да.",
 ])
 def test_non_english_all_claims_and_one_warning(text, caplog):
-    with caplog.at_level(logging.WARNING, logger="director_fast.verify.claims"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
         units = split_claims(text)
     check_units(text, units)
     assert units and all(u.kind == "claim" for u in units)
-    recs = [r for r in caplog.records if r.name == "director_fast.verify.claims"]
+    recs = [r for r in caplog.records if r.name == "director_fast.claims"]
     assert len(recs) == 1 and "English" in recs[0].getMessage()
 
 
 def test_english_logs_nothing(caplog):
-    with caplog.at_level(logging.WARNING, logger="director_fast.verify.claims"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
         split_claims("Sure! The shop opens at 9 and it is open on Sundays. Yes.")
-    assert not [r for r in caplog.records if r.name == "director_fast.verify.claims"]
+    assert not [r for r in caplog.records if r.name == "director_fast.claims"]
 
 
 @pytest.mark.parametrize("bad", [None, 3, b"bytes", ["a"]])

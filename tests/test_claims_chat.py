@@ -236,7 +236,7 @@ def test_labels_that_carry_content_stay(text):
 def test_source_tags_do_not_count_as_words_of_the_language_check(caplog):
     text = ("For room bookings, email desk@oakfold.example; facilities lead Nia Brook looks after key cards"
             " [ops.md].")
-    with caplog.at_level("WARNING", logger="director_fast.verify.claims"):
+    with caplog.at_level("WARNING", logger="director_fast.claims"):
         assert claims(text) == ["For room bookings, email desk@oakfold.example",
                                 "facilities lead Nia Brook looks after key cards"]
     assert not caplog.records

@@ -126,7 +126,7 @@ def test_openai_whole_message(server, oai, caplog):
         make().chat.completions.create(model="m", messages=ASK)
     assert exc.value.score is not None and not exc.value.score.approved
     assert isinstance(exc.value.response, openai.types.chat.ChatCompletion)
-    with caplog.at_level(logging.WARNING, logger="director_fast.stream.client_guard"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.client_guard"):
         r = make(on_fail="log").chat.completions.create(model="m", messages=ASK)
     assert r.choices[0].message.content == BAD and "rejected" in caplog.text
     r = make(on_fail="metadata").chat.completions.create(model="m", messages=ASK)
@@ -180,7 +180,7 @@ def test_openai_stream_metadata_and_log(server, oai, caplog):
     assert _openai_text(list(stream)) == FIRST
     assert stream.director_halt is not None and stream.director_halt.policy_decision == "halt"
     server.reset(BAD)
-    with caplog.at_level(logging.WARNING, logger="director_fast.stream.client_guard"):
+    with caplog.at_level(logging.WARNING, logger="director_fast.client_guard"):
         stream = make(on_fail="log").chat.completions.create(model="m", messages=ASK, stream=True)
         assert _openai_text(list(stream)) == FIRST
     assert "halted" in caplog.text

@@ -178,7 +178,7 @@ def test_strict_mode_rejects_without_model():
     s = CoherenceScorer(strict_mode=True)
     ok, c = s.review("The sky is blue.", "The sky is blue.")
     assert not ok and c.strict_mode_rejected and not c.approved and not c.warning
-    assert s.scorer_path == "director_fast.verify.scorer.CoherenceScorer[lexical]"
+    assert s.scorer_path == "director_fast.core.scorer.CoherenceScorer[lexical]"
 
 
 def test_score_sentence_verdicts_are_cached_per_claim():

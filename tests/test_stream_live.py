@@ -430,7 +430,7 @@ def test_halts_are_logged_and_scorer_timeouts_warn_rate_limited(caplog):
             assert list(g) == [] and g.session.halt_reason == "callback_timeout"
         g = df.stream_guard(["a ", "b "], lambda t: 0.1)
         list(g)
-    recs = [r for r in caplog.records if r.name == "director_fast.stream.stream_guard"]
+    recs = [r for r in caplog.records if r.name == "director_fast.stream_guard"]
     warns = [r for r in recs if r.levelno == logging.WARNING]
     infos = [r for r in recs if r.levelno == logging.INFO]
     assert len(warns) == 1 and "callback_timeout" in warns[0].getMessage()
@@ -606,11 +606,11 @@ def test_upstream_failures_are_logged(caplog):
         for _ in range(2):
             list(df.stream_guard(anthropic_text_deltas(items), good, request_id="req-9"))
     recs = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
-    warns = [m for n, lv, m in recs if n == "director_fast.stream.stream_guard" and lv == logging.WARNING]
+    warns = [m for n, lv, m in recs if n == "director_fast.stream_guard" and lv == logging.WARNING]
     assert len(warns) == 1 and "error_event: overloaded_error" in warns[0]
-    halts = [m for n, lv, m in recs if n == "director_fast.stream.stream_guard" and lv == logging.INFO]
+    halts = [m for n, lv, m in recs if n == "director_fast.stream_guard" and lv == logging.INFO]
     assert len(halts) == 2 and all("upstream_error" in m and "req-9" in m for m in halts)
-    assert sum(n == "director_fast.stream.adapters" for n, _, _ in recs) == 2
+    assert sum(n == "director_fast.adapters" for n, _, _ in recs) == 2
 
 
 @pytest.mark.parametrize("field", ["tenant_id", "request_id"])

@@ -134,7 +134,7 @@ def test_opentelemetry_review_spans_and_halt_events():
     # the two reviews, the stream's sentence is not a review, the failed one; none after switching off
     assert len(reviews) == 3
     assert [sp.attributes["director_fast.approved"] for sp in reviews[:2]] == [True, False]
-    assert reviews[0].attributes["director_fast.verify.claims"] == 1
+    assert reviews[0].attributes["director_fast.claims"] == 1
     assert reviews[2].status.status_code.name == "ERROR"
     assert any(e.name == "exception" for e in reviews[2].events)
     request = [sp for sp in spans if sp.name == "request"][0]
@@ -180,7 +180,7 @@ def test_scorer_warnings_are_rate_limited(caplog):
 
 
 def test_halts_are_logged_at_info(caplog):
-    with caplog.at_level(logging.INFO, logger="director_fast.stream.stream_guard"):
+    with caplog.at_level(logging.INFO, logger="director_fast.stream_guard"):
         sess = _halting_stream()
     assert any(r.levelno == logging.INFO and "stream halted" in r.getMessage()
                and sess.safety_events[0].event_id in r.getMessage() for r in caplog.records)

@@ -284,7 +284,7 @@ class _Review:
             ev = getattr(result, "evidence", None)
             span.set_attribute("director_fast.approved", approved == "true")
             span.set_attribute("director_fast.score", float(getattr(result, "score", 0.0)))
-            span.set_attribute("director_fast.verify.claims", len(getattr(ev, "claims", None) or ()))
+            span.set_attribute("director_fast.claims", len(getattr(ev, "claims", None) or ()))
 
     def __exit__(self, et: Any, exc: Any, tb: Any) -> None:
         span = self.span

@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 #: ``to_dict`` format id.
-FORMAT = "director_fast.memory.conversation.v1"
+FORMAT = "director_fast.conversation.v1"
 _RECORD_POLICIES = ("approved", "all")
 _FIELDS = frozenset({"format", "session_id", "tenant_id", "max_turns", "max_claims", "ttl_s", "top_k",
                      "min_similarity", "record", "turn_counter", "seen", "turns"})

@@ -326,7 +326,7 @@ class CoherenceScorer:
         self._access = KnowledgeAccess(self.knowledge, allow_unknown_tenant=allow_unknown_tenant)
         self.allow_unknown_tenant = allow_unknown_tenant
         kind = "lexical" if not self.model_backed else f"onnx:{getattr(self.nli, 'name', 'model')}"
-        self.scorer_path = f"director_fast.verify.scorer.CoherenceScorer[{kind}]"
+        self.scorer_path = f"director_fast.core.scorer.CoherenceScorer[{kind}]"
         self._claim_cache: LRUCache[tuple] = LRUCache(cache_size)
         self._context_cache: LRUCache[ContextEvidence] = LRUCache(8)
         self._facts_cache: LRUCache[Any] = LRUCache(8)
