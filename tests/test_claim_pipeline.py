@@ -378,7 +378,8 @@ def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
 
 def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
     from director_fast.verify.claim_evidence import EvidenceUnit
-    from director_fast.verify.claim_verdict import Comparison, HybridJudge, LexicalJudge
+    from director_fast.verify.comparison import Comparison
+    from director_fast.verify.judges import HybridJudge, LexicalJudge
     from director_fast.types.results import EvidenceChunk
 
     class AlwaysEntails:
@@ -415,7 +416,8 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
 
 def test_hybrid_judge_never_lets_the_model_confirm_a_number_its_unit_does_not_state():
     from director_fast.verify.claim_evidence import EvidenceUnit
-    from director_fast.verify.claim_verdict import Comparison, HybridJudge, LexicalJudge
+    from director_fast.verify.comparison import Comparison
+    from director_fast.verify.judges import HybridJudge, LexicalJudge
     from director_fast.types.results import EvidenceChunk
 
     class AlwaysEntails:
@@ -447,7 +449,7 @@ def test_hybrid_judge_never_lets_the_model_confirm_a_number_its_unit_does_not_st
     ("Dogs are welcome.", "Pets are allowed on a lead.", True),  # no number to state
 ])
 def test_states_numbers_needs_every_number_of_the_claim_with_the_same_quantity(claim, evidence, expected):
-    from director_fast.verify.claim_verdict import states_numbers
+    from director_fast.verify.rules_values import states_numbers
 
     assert states_numbers(claim, evidence) is expected
 

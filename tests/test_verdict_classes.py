@@ -129,7 +129,7 @@ def test_the_same_subject_with_what_the_sentence_says_stays_supported(facts, ans
     ("Harbour View Hotel has 85 rooms.", "Harbour View Hotel allows dogs.", False),
 ])
 def test_says_what_the_claim_says(sentence, claim, says):
-    from director_fast.verify.claim_verdict import says_what_the_claim_says
+    from director_fast.verify.rules_scope import says_what_the_claim_says
     assert says_what_the_claim_says(claim, sentence, 0.45) is says
 
 

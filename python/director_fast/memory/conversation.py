@@ -48,7 +48,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from director_fast.verify.claim_verdict import content_words, make_judge
+from director_fast.verify.judges import make_judge
+from director_fast.verify.text import content_words
 from director_fast.verify.claims import split_claims
 from director_fast.memory.temporal import (
     TemporalClaim,

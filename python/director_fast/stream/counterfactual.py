@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from director_fast.verify.claim_verdict import capitalised_names
+from director_fast.verify.rules_roles import capitalised_names
 from director_fast.safety.halt_evidence import (
     CounterfactualFactChange,
     CounterfactualHaltDiagnostic,

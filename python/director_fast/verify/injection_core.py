@@ -67,11 +67,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from director_fast._validate import check_text, check_unit_interval
-from director_fast.verify.claim_verdict import content_words
 from director_fast.verify.claims import split_claims
 from director_fast.types.results import InjectedClaim, InjectionResult
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.verify.text import split_sentences
+from director_fast.verify.text import content_words, split_sentences
 
 __all__ = ["InjectionEngine", "InputSanitizer", "SanitizerReport", "FlaggedSegment", "detect_language"]
 
