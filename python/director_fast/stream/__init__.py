@@ -1,7 +1,7 @@
 """director_fast.stream: guarding text while it is generated.
 
-Owns the halt kernel (``halt.py``), ``stream_guard`` / ``astream_guard`` and the held-back token
-buffer (``stream_guard.py``, with its per-stream state machine in ``stream_state.py``), the
+Owns the halt kernel (``halt.py``), ``stream_guard`` / ``astream_guard`` (``stream_guard.py``)
+and their per-stream state machine with the held-back tokens (``stream_state.py``), the
 bounded scorer executor (``executor.py``), stream sessions and the director-ai
 ``StreamingKernel`` (``session.py``, ``kernel.py``), structured (JSON) recovery
 (``structured.py``), the counterfactual halt diagnostic (``counterfactual.py``), client adapters

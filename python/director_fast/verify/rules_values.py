@@ -1,5 +1,5 @@
 """Value rules of the lexical judge: a claim and an evidence sentence that say different values
-of the same thing (a wrong price or rate, "free" against a price, one-sided bounds, a contrast
+of the same thing (a rate per unit, "free" against a price, one-sided bounds ("from £5"), a contrast
 word of a closed class, every day against some days, "with" against "without", a telephone
 number, an e-mail or web address, opening hours, a state bound to other days), the numbers a
 question gives, and the negation checks against the rest of the evidence
