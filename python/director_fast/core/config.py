@@ -1,12 +1,6 @@
-"""director-ai's import path ``director_ai.core.config``: DirectorConfig (configuration).
-
-A re-export only; the implementation lives in :mod:`director_fast.types.config`.
+"""``director_ai.core.config``'s import path: DirectorConfig (configuration), re-exported from
+:mod:`director_fast.types.config` (the names of its ``__all__``).
 """
 
-from director_fast.types.config import (  # noqa: F401
-    DirectorConfig,
-)
-
-__all__ = [
-    "DirectorConfig",
-]
+from director_fast.types.config import *  # noqa: F401,F403
+from director_fast.types.config import __all__  # noqa: F401

@@ -1,16 +1,6 @@
-"""director-ai's import path ``director_ai.core.scorer``: the claim-level scorer.
-
-A re-export only; the implementation lives in :mod:`director_fast.verify.scorer`.
+"""``director_ai.core.scorer``'s import path: the claim-level scorer, re-exported from
+:mod:`director_fast.verify.scorer` (the names of its ``__all__``).
 """
 
-from director_fast.verify.scorer import (  # noqa: F401
-    CoherenceScorer,
-    SentenceScore,
-    declarative_part,
-)
-
-__all__ = [
-    "CoherenceScorer",
-    "SentenceScore",
-    "declarative_part",
-]
+from director_fast.verify.scorer import *  # noqa: F401,F403
+from director_fast.verify.scorer import __all__  # noqa: F401

@@ -1,16 +1,6 @@
-"""director-ai's import path ``director_ai.core.streaming``: the streaming kernel.
-
-A re-export only; the implementation lives in :mod:`director_fast.stream.kernel`.
+"""``director_ai.core.streaming``'s import path: the streaming kernel, re-exported from
+:mod:`director_fast.stream.kernel` (the names of its ``__all__``).
 """
 
-from director_fast.stream.kernel import (  # noqa: F401
-    TokenEvent,
-    StreamSession,
-    StreamingKernel,
-)
-
-__all__ = [
-    "TokenEvent",
-    "StreamSession",
-    "StreamingKernel",
-]
+from director_fast.stream.kernel import *  # noqa: F401,F403
+from director_fast.stream.kernel import __all__  # noqa: F401

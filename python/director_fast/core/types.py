@@ -1,42 +1,6 @@
-"""director-ai's import path ``director_ai.core.types``: the result data types.
-
-A re-export only; the implementation lives in :mod:`director_fast.types.results`.
+"""``director_ai.core.types``'s import path: the result data types, re-exported from
+:mod:`director_fast.types.results` (the names of its ``__all__``).
 """
 
-from director_fast.types.results import (  # noqa: F401
-    EvidenceChunk,
-    ClaimAttribution,
-    SkippedUnit,
-    CrossTurnContradiction,
-    CLAIM_VERDICTS,
-    ScoringEvidence,
-    CoherenceScore,
-    HaltTraceAttribution,
-    CounterfactualFactChange,
-    CounterfactualHaltDiagnostic,
-    HaltEvidence,
-    ReviewResult,
-    InjectedClaim,
-    InjectionResult,
-    FieldTypeError,
-    INJECTION_VERDICTS,
-)
-
-__all__ = [
-    "EvidenceChunk",
-    "ClaimAttribution",
-    "SkippedUnit",
-    "CrossTurnContradiction",
-    "CLAIM_VERDICTS",
-    "ScoringEvidence",
-    "CoherenceScore",
-    "HaltTraceAttribution",
-    "CounterfactualFactChange",
-    "CounterfactualHaltDiagnostic",
-    "HaltEvidence",
-    "ReviewResult",
-    "InjectedClaim",
-    "InjectionResult",
-    "FieldTypeError",
-    "INJECTION_VERDICTS",
-]
+from director_fast.types.results import *  # noqa: F401,F403
+from director_fast.types.results import __all__  # noqa: F401
