@@ -51,7 +51,7 @@ from bench_claims import FACTS, QUESTION  # noqa: E402  (the same 1,000-fact cat
 from bench_halluc_regression import datasets  # noqa: E402
 
 import director_fast as df  # noqa: E402
-from director_fast.metrics import binary_metrics  # noqa: E402
+from director_fast.diagnostics.metrics import binary_metrics  # noqa: E402
 
 
 # --------------------------------------------------------------------------- summary files

@@ -121,9 +121,9 @@ def stream_floor_us_per_token(kb, n_tokens: int, repeats: int) -> tuple[int, flo
     evidence unit (``LexicalNLI.score`` on a prepared premise, each premise prepared once per
     pass as the scorer does), with none of the claim rules. Returns ``(claims, retrieval,
     retrieval + comparisons)``."""
-    from director_fast.claim_evidence import sentence_units
-    from director_fast.claims import split_claims
-    from director_fast.nli import LexicalNLI
+    from director_fast.verify.claim_evidence import sentence_units
+    from director_fast.verify.claims import split_claims
+    from director_fast.verify.nli import LexicalNLI
 
     text = "".join(real_scorer_answer(n_tokens))
     claims = [u.text for u in split_claims(text) if u.kind == "claim"]

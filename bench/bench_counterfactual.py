@@ -3,7 +3,7 @@
 Every dev reply is streamed (word tokens) through ``stream_guard`` with a lexical
 ``CoherenceScorer`` whose knowledge is the case's knowledge base (one fact per document; a fresh
 scorer per domain). For every halt the time spent building the diagnostic
-(``director_fast.counterfactual.diagnose_halt``: candidate edits, re-scoring, kernel replays) is
+(``director_fast.stream.counterfactual.diagnose_halt``: candidate edits, re-scoring, kernel replays) is
 recorded, next to the time of the whole guarded stream. Only ``"split": "dev"`` lines are read.
 
 Usage: python bench/bench_counterfactual.py [--repeat N]
@@ -23,7 +23,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from _util import env_line  # noqa: E402
 
-import director_fast.counterfactual as cf  # noqa: E402
+import director_fast.stream.counterfactual as cf  # noqa: E402
 from director_fast import CoherenceScorer, stream_guard  # noqa: E402
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "chat_rag" / "cases.jsonl"

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import env_line, table  # noqa: E402
 
 import director_fast as df  # noqa: E402
-from director_fast.nli import LexicalNLI  # noqa: E402
-from director_fast.claim_verdict import make_judge  # noqa: E402
+from director_fast.verify.nli import LexicalNLI  # noqa: E402
+from director_fast.verify.judges import make_judge  # noqa: E402
 
 NAMES = ("Alder Bakery", "Birch Books", "Cedar Clinic", "Dune Dental", "Elm Gym", "Fjord Ferries",
          "Granite Garage", "Harbor Hotel", "Iris Florist", "Juniper Joinery", "Kestrel Kitchen",

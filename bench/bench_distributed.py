@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from _guard_records import generate_records, write_jsonl, write_knowledge_dir  # noqa: E402
 
-from director_fast.jobs import GuardOptions, run_guard  # noqa: E402
+from director_fast.jobs.guard_job import GuardOptions, run_guard  # noqa: E402
 
 VOLATILE = {"latency_ms_p50", "latency_ms_p95", "latency_ms_p99", "records_per_s"}
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import ray
 
-    from director_fast.distributed import guard_dataset, read_dataset
+    from director_fast.jobs.distributed import guard_dataset, read_dataset
 
     work = Path(tempfile.mkdtemp(prefix="bench_distributed_"))
     data = write_jsonl(work / "in.jsonl", generate_records(a.records, seed=42))

@@ -25,9 +25,9 @@ import time
 
 import numpy as np
 
-from director_fast.evidence import EvidenceIndex, HashingEmbedder
-from director_fast.knowledge import BM25
-from director_fast.text import normalize_terms, split_sentences
+from director_fast.verify.evidence import EvidenceIndex, HashingEmbedder
+from director_fast.verify.knowledge import BM25
+from director_fast.verify.text import normalize_terms, split_sentences
 
 DATA = os.environ.get("DIRECTOR_FAST_SHARED_DATA",
                       os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "halluc"))

@@ -24,7 +24,7 @@ summac_xsumfaith, summedits rows with split == "test", wice_claim_test). The def
 every record of these files (the old bench_scoring.py had no cap outside --quick); --quick takes a
 seeded sample of at most 200 records per file (numpy default_rng(0), as the old bench's --quick).
 Label: ``hallucinated`` (True = positive); predicted hallucinated = not approved at each system's
-default threshold; ROC-AUC of 1 - score. Metrics from director_fast.metrics for all three systems.
+default threshold; ROC-AUC of 1 - score. Metrics from director_fast.diagnostics.metrics for all three systems.
 ms/rec: this process's (or the worker's) CPU time of the scoring pass divided by the record count,
 one pass, a fresh scorer per file (so it is robust to other load on the machine, but includes
 whatever caching each library does within a file).
@@ -143,7 +143,7 @@ def fmt(x, nd=3):
 
 
 def summarise(y, scores, approved):
-    from director_fast.metrics import binary_metrics, roc_auc
+    from director_fast.diagnostics.metrics import binary_metrics, roc_auc
 
     m = binary_metrics(y, [not a for a in approved])
     return m.balanced_accuracy, m.catch_rate, m.false_positive_rate, roc_auc(y, [1.0 - s for s in scores])

@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("DIRECTOR_DATA", ROOT.parent / "shared" / "data"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from director_fast.metrics import binary_metrics  # noqa: E402
+from director_fast.diagnostics.metrics import binary_metrics  # noqa: E402
 from _util import ours_review  # noqa: E402
-from director_fast.metrics import roc_auc as _roc_auc  # noqa: E402
+from director_fast.diagnostics.metrics import roc_auc as _roc_auc  # noqa: E402
 
 
 def roc_auc(y, s):
@@ -164,7 +164,7 @@ def quality(quick):
 
 
 def lexical_pair_cost():
-    from director_fast.nli import LexicalNLI
+    from director_fast.verify.nli import LexicalNLI
 
     sick = load(DATA / "nli" / "sick_test.jsonl")[:2000]
     pairs = [(r["premise"], r["hypothesis"]) for r in sick]
@@ -212,7 +212,7 @@ def streaming_sentence_cost():
 def onnx_throughput(quick):
     from _tiny_onnx import WORDS, build_tiny_nli
 
-    from director_fast.nli import NLIModel
+    from director_fast.verify.nli import NLIModel
 
     rng = np.random.default_rng(0)
     n = 256 if quick else 1024

@@ -1,4 +1,4 @@
-"""Cost of structured recovery (director_fast.structured.recover_json) on cut JSON documents.
+"""Cost of structured recovery (director_fast.stream.structured.recover_json) on cut JSON documents.
 
 A seeded document of records (strings, numbers, nested lists) is serialised and cut in the middle of
 its last record; the median of 5 runs is reported per size, with json.loads of the whole document as
@@ -14,7 +14,7 @@ import random
 
 from _util import median_time
 
-from director_fast.structured import recover_json
+from director_fast.stream.structured import recover_json
 
 
 def document(n: int) -> str:

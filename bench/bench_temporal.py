@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from test_temporal_oracle import OracleGraph  # noqa: E402
 
-from director_fast.core.temporal_consistency import TemporalClaim, TemporalConsistencyGraph  # noqa: E402
+from director_fast.memory.temporal import TemporalClaim, TemporalConsistencyGraph  # noqa: E402
 
 
 def workload(kind: str, n: int, seed: int = 0) -> dict:

@@ -23,8 +23,8 @@ import statistics
 import sys
 import time
 
-from director_fast.citations import _parse_number, check_citations
-from director_fast.confidence import evaluate, evaluate_tool_call
+from director_fast.diagnostics.citations import _parse_number, check_citations
+from director_fast.diagnostics.confidence import evaluate, evaluate_tool_call
 
 CITIES = ["Cairo", "Paris", "Zürich", "Lyon", "Osaka", "Lima", "Oslo", "Quito"]
 

@@ -76,7 +76,7 @@ def scoring_rows(quick, repeats):
     from director_ai import CoherenceScorer as AnchorScorer
 
     from director_fast.core.scorer import CoherenceScorer
-    from director_fast.metrics import binary_metrics
+    from director_fast.diagnostics.metrics import binary_metrics
 
     ours = CoherenceScorer()
     anchor = AnchorScorer(use_nli=False)

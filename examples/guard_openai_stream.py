@@ -10,7 +10,7 @@ stream=True)` to `openai_text_deltas` (or `aopenai_text_deltas` with the async c
 from __future__ import annotations
 
 import director_fast as df
-from director_fast.adapters import openai_text_deltas
+from director_fast.stream.adapters import openai_text_deltas
 
 RECORDED_CHUNKS = [
     {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},

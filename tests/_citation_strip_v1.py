@@ -1,4 +1,4 @@
-"""The marker stripper of director_fast.citations before it was made linear (multi-pass, one
+"""The marker stripper of director_fast.diagnostics.citations before it was made linear (multi-pass, one
 full pass per level of markers joined by removals). Kept only as a test oracle: on texts that
 need a single pass, the linear stripper must give exactly the same answer and markers."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from director_fast.citations import _CLOSERS, _HWS, _PREFIX, _Marker, _parse_body
+from director_fast.diagnostics.citations import _CLOSERS, _HWS, _PREFIX, _Marker, _parse_body
 
 
 def _scan(text: str, start: int) -> tuple[int, str | None]:

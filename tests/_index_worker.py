@@ -25,7 +25,7 @@ def exercise(path: str, scratch: str) -> dict:
     import numpy as np
 
     from director_fast.errors import DirectorFastError
-    from director_fast.evidence import EvidenceIndex
+    from director_fast.verify.evidence import EvidenceIndex
 
     try:
         idx = EvidenceIndex.load(path)

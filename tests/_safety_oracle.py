@@ -3,7 +3,7 @@
 The library runs the C++ implementation (``director_fast._core._safety_tenant_violation``,
 cpp/src/safety_rules.cpp); tests/test_safety_fast.py checks with Hypothesis that both give the same
 answer (the same reason text) for arbitrary strings. This file is the readable statement of the
-rules (documented in ``director_fast.core.tenant_safety`` and docs/safety_events.md):
+rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
 
 1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
    generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
@@ -19,7 +19,7 @@ import math
 import re
 
 from director_fast.errors import ValidationError
-from director_fast.core.tenant_safety import TenantSafetyError
+from director_fast.safety.tenant import TenantSafetyError
 from _safety_fold_table import FOLD
 
 __all__ = ["check_text", "fold", "tenant_safety_violation"]

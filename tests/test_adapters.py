@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import director_fast as df
-from director_fast.adapters import (
+from director_fast.stream.adapters import (
     aanthropic_text_deltas,
     anthropic_text_deltas,
     aopenai_responses_text_deltas,

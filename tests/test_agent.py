@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import director_fast as df
-from director_fast.agent import DEFAULT_ABSTAIN_MESSAGE, CoherenceAgent
-from director_fast.core.safety_event import validate_safety_event_payload
+from director_fast.stream.agent import DEFAULT_ABSTAIN_MESSAGE, CoherenceAgent
+from director_fast.safety.event import validate_safety_event_payload
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError, ValidationError
 
 CTX = ("Acme was founded in 1998 in Lund. Acme has 120 employees. "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import director_fast as df
-from director_fast.applied_rules import applied_rule, asker_numbers, bounds
-from director_fast.numbers import find_numbers
+from director_fast.verify.applied_rules import applied_rule, asker_numbers, bounds
+from director_fast.verify.numbers import find_numbers
 
 
 @pytest.mark.parametrize("claim,question,left,consistent", [

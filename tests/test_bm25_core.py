@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
-from director_fast.knowledge import BM25
-from director_fast.text import normalize_terms
+from director_fast.verify.knowledge import BM25
+from director_fast.verify.text import normalize_terms
 
 
 class RefBM25:
@@ -200,7 +200,7 @@ def test_knowledge_base_ranking_is_unchanged():
 def test_evidence_search_ids_matches_search():
     import numpy as np
 
-    from director_fast.evidence import EvidenceIndex
+    from director_fast.verify.evidence import EvidenceIndex
 
     rng = np.random.default_rng(0)
     idx = EvidenceIndex(16)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from director_fast import CoherenceScorer, TuneResult, tune_threshold
-from director_fast.calibration import load_scorer_config, read_tune_data
-from director_fast.cli import main
+from director_fast.diagnostics.calibration import load_scorer_config, read_tune_data
+from director_fast.jobs.cli import main
 from director_fast.errors import ConfigError, FormatError, InputTypeError, ValidationError
-from director_fast.stream_guard import _derived_config
+from director_fast.stream.stream_state import _derived_config
 
 
 def _synthetic(n: int, seed: int, mu_pos=0.35, mu_neg=0.65, sd=0.1):

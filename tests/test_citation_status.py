@@ -8,14 +8,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from director_fast import CoherenceScorer, KnowledgeBase, ScoringEvidence, stream_guard
-from director_fast.citation_status import (
+from director_fast.verify.citation_status import (
     SOURCE_STATUSES,
     STATUS_EFFECTS,
     SourceStatusFeed,
     parse_as_of,
     warned_score,
 )
-from director_fast.core.verification_types import CitationStatusVerdict
+from director_fast.types.verification import CitationStatusVerdict
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

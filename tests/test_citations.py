@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from director_fast.citations import (
+from director_fast.diagnostics.citations import (
     CITATION_REPAIRS,
     CITATION_SCOPES,
     CITATION_VERDICTS,
@@ -527,7 +527,7 @@ def _words(s):
 @settings(max_examples=200, deadline=None)
 @given(_rows, _value)
 def test_ladder_never_accepts_a_value_in_no_row(rows, asserted):
-    from director_fast.citations import _cow, _parse_number
+    from director_fast.diagnostics.citations import _cow, _parse_number
 
     row_values = [v for r in rows for v in r.values()]
     a_num = _parse_number(asserted)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import director_fast as df
-from director_fast.core.safety_event import validate_safety_event_payload
+from director_fast.safety.event import validate_safety_event_payload
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 
 SHOP = {
@@ -294,7 +294,7 @@ def test_halt_event_is_tenant_safe_whatever_the_source_is_called(scorer):
 def test_guard_job_reports_records_without_evidence(tmp_path):
     import json
 
-    from director_fast.jobs import GuardOptions, run_guard
+    from director_fast.jobs.guard_job import GuardOptions, run_guard
 
     data = tmp_path / "in.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in [
@@ -377,9 +377,10 @@ def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
 
 
 def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
-    from director_fast.claim_evidence import EvidenceUnit
-    from director_fast.claim_verdict import Comparison, HybridJudge, LexicalJudge
-    from director_fast.core.types import EvidenceChunk
+    from director_fast.verify.claim_evidence import EvidenceUnit
+    from director_fast.verify.comparison import Comparison
+    from director_fast.verify.judges import HybridJudge, LexicalJudge
+    from director_fast.types.results import EvidenceChunk
 
     class AlwaysEntails:
         def compare(self, claim, units, question=""):
@@ -414,9 +415,10 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
 
 
 def test_hybrid_judge_never_lets_the_model_confirm_a_number_its_unit_does_not_state():
-    from director_fast.claim_evidence import EvidenceUnit
-    from director_fast.claim_verdict import Comparison, HybridJudge, LexicalJudge
-    from director_fast.core.types import EvidenceChunk
+    from director_fast.verify.claim_evidence import EvidenceUnit
+    from director_fast.verify.comparison import Comparison
+    from director_fast.verify.judges import HybridJudge, LexicalJudge
+    from director_fast.types.results import EvidenceChunk
 
     class AlwaysEntails:
         def compare(self, claim, units, question=""):
@@ -447,7 +449,7 @@ def test_hybrid_judge_never_lets_the_model_confirm_a_number_its_unit_does_not_st
     ("Dogs are welcome.", "Pets are allowed on a lead.", True),  # no number to state
 ])
 def test_states_numbers_needs_every_number_of_the_claim_with_the_same_quantity(claim, evidence, expected):
-    from director_fast.claim_verdict import states_numbers
+    from director_fast.verify.rules_values import states_numbers
 
     assert states_numbers(claim, evidence) is expected
 
@@ -489,7 +491,7 @@ def test_nothing_false_passes_unjudged(acme, question, answer, approved):
 
 
 def test_claim_attribution_payloads_old_and_new():
-    from director_fast.core.types import ClaimAttribution, ScoringEvidence
+    from director_fast.types.results import ClaimAttribution, ScoringEvidence
     from director_fast.errors import ValidationError
 
     old = {"claim": "x", "claim_index": 0, "source_sentence": "y", "source_index": 0, "divergence": 0.1,

@@ -1,4 +1,4 @@
-"""director_fast.claims: units of an assistant answer and their kinds."""
+"""director_fast.verify.claims: units of an assistant answer and their kinds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
+from director_fast.verify.claims import CLAIM_KINDS, ClaimUnit, split_claims
 from director_fast.errors import InputTypeError, ValidationError
 
 

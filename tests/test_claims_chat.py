@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from director_fast.claims import split_claims
+from director_fast.verify.claims import split_claims
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from director_fast import cli
+from director_fast.jobs import cli
 from director_fast.errors import ValidationError
-from director_fast.jobs import GuardOptions, run_guard, sample_path, tokenize_for_stream
+from director_fast.jobs.guard_job import GuardOptions, run_guard, sample_path, tokenize_for_stream
 
 SUMMARY_KEYS = {
     "records", "approved", "rejected", "halts", "halt_reasons", "latency_ms_p50", "latency_ms_p95",
@@ -113,7 +113,7 @@ def test_tokenize_for_stream_roundtrip():
 
 
 def test_console_script_entry_point():
-    r = subprocess.run([sys.executable, "-m", "director_fast.cli", "--help"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "director_fast.jobs.cli", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "guard" in r.stdout
 
 

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from director_fast import cli
-from director_fast.calibration import read_tune_data
+from director_fast.jobs import cli
+from director_fast.diagnostics.calibration import read_tune_data
 from director_fast.errors import ValidationError
-from director_fast.jobs import GuardOptions, decode_text_file, read_records, run_guard
+from director_fast.jobs.guard_job import GuardOptions, decode_text_file, read_records, run_guard
 
 
 class _CheapScorer:

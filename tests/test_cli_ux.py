@@ -18,9 +18,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from director_fast import cli, jobs
+from director_fast.jobs import cli
+from director_fast.jobs import guard_job as jobs
 from director_fast.errors import ConfigError
-from director_fast.jobs import GuardOptions, run_guard, sample_path
+from director_fast.jobs.guard_job import GuardOptions, run_guard, sample_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,7 +133,7 @@ def test_real_sigint_prints_one_line(tmp_path):
     data = tmp_path / "d.jsonl"
     data.write_text("\n".join(_sample_lines(40) * 20) + "\n")
     out = tmp_path / "res.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "director_fast.cli", "guard", "--data", str(data),
+    proc = subprocess.Popen([sys.executable, "-m", "director_fast.jobs.cli", "guard", "--data", str(data),
                              "--out", str(out), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # a job started in the background inherits SIGINT ignored: restore the

@@ -72,7 +72,7 @@ def test_signatures_match_director_ai_names():
 def test_guard_is_the_function_and_old_import_paths_work():
     assert callable(df.guard) and inspect.isfunction(df.guard)
     from director_fast.guard import ProductionGuard
-    from director_fast.production import ProductionGuard as P2
+    from director_fast.memory.production import ProductionGuard as P2
 
     assert ProductionGuard is P2 is df.ProductionGuard is df.guard.ProductionGuard
 

@@ -204,7 +204,7 @@ def test_closed_days_in_other_words(answer, approved):
     ("The museum doesn't open before 10 am.", "The museum does not open before 10 am."),  # an opening time
 ])
 def test_the_hours_folds_touch_only_hours(text, folded):
-    from director_fast.claim_verdict import _normalise_idioms
+    from director_fast.verify.rules_wording import _normalise_idioms
 
     assert _normalise_idioms(text) == folded
 
@@ -234,7 +234,7 @@ def test_roles_in_an_org_chart(answer, approved):
 
 
 def test_job_titles():
-    from director_fast.claim_verdict import job_titles
+    from director_fast.verify.rules_roles import job_titles
     assert job_titles(ORG[0]) == {"head of billing operations": "nadia vesely", "cfo": "owen brandt"}
     assert job_titles("The Saturday Book Club is led by volunteer Dana Okafor.") == {}
 
@@ -381,7 +381,7 @@ def test_a_negation_is_read_within_its_clause(answer, approved):
 
 
 def test_negation_in_scope():
-    from director_fast.claim_verdict import negation_in_scope
+    from director_fast.verify.rules_wording import negation_in_scope
 
     assert not negation_in_scope("Dogs are welcome in the cafe.", "Dogs are welcome in the cafe but not in the garden.")
     assert negation_in_scope("Dogs are welcome in the garden.", "Dogs are not welcome in the garden.")
@@ -417,7 +417,7 @@ def test_a_number_missing_from_one_passage_of_a_joined_claim(answer, approved):
 
 
 def test_number_conflict():
-    from director_fast.claim_verdict import number_conflict
+    from director_fast.verify.claim_verdict import number_conflict
 
     assert number_conflict("Trials can be extended by 14 days.", "Trials can be extended once by 7 days.")
     assert not number_conflict("Employees get 1 TB of storage.", "Each mailbox has a quota of 50 GB.")
@@ -432,7 +432,7 @@ def test_a_negation_about_another_part_of_the_sentence():
 
 
 def test_a_passive_relation_does_not_set_the_voice_of_another():
-    from director_fast.claim_verdict import roles_swapped
+    from director_fast.verify.rules_roles import roles_swapped
 
     evidence = "Senior keeper Ana Ruiz runs the Heron Hide and reports to Tom Vale."
     assert not roles_swapped("Heron Hide is run by senior keeper Ana Ruiz, who reports to Tom Vale.", evidence)
@@ -472,7 +472,7 @@ def test_an_exception_listing_several_cases(question, answer, approved):
 
 
 def test_a_carve_out_stated_as_a_negated_clause():
-    from director_fast.claim_verdict import dropped_exception
+    from director_fast.verify.rules_scope import dropped_exception
 
     unit = "A claim reduces the bonus by 10 points, but claims under the glass cover do not affect it."
     assert dropped_exception(unit, "A claim reduces the bonus by 10 points.", "Will a glass cover claim cut my bonus?")
@@ -489,7 +489,7 @@ def test_an_amount_per_period_with_its_counted_noun(answer, approved):
 
 
 def test_a_lease_is_a_relation_with_roles():
-    from director_fast.claim_verdict import roles_swapped
+    from director_fast.verify.rules_roles import roles_swapped
 
     evidence = "The cafe is run by Tallow Bakery, which leases the space from Quillhouse."
     assert roles_swapped("Quillhouse leases the space from Tallow Bakery.", evidence)
@@ -523,7 +523,7 @@ def test_a_bare_answer_to_a_question_whose_words_align_loosely(answer, approved)
 
 
 def test_roles_in_an_object_relative_clause_and_numbered_names():
-    from director_fast.claim_verdict import roles_swapped
+    from director_fast.verify.rules_roles import roles_swapped
 
     evidence = "Card payments are handled by Fernpay Ltd, which Larkspur acquired in 2021."
     assert roles_swapped("Fernpay Ltd acquired Larkspur in 2021.", evidence)
@@ -541,7 +541,7 @@ def test_a_written_one_is_not_aligned_as_a_quantity():
 
 
 def test_a_bare_answer_may_repeat_words_of_the_question():
-    from director_fast.claim_verdict import bare_answer
+    from director_fast.verify.rules_scope import bare_answer
 
     assert bare_answer("Not on her own, I'm afraid.", "Can she come to the workshop on her own?") == (
         "Can she come to the workshop on her own", False)
@@ -614,7 +614,7 @@ def test_open_and_closed_in_one_sentence(question, answer, approved):
 
 
 def test_state_bound_elsewhere():
-    from director_fast.claim_verdict import state_bound_elsewhere
+    from director_fast.verify.rules_values import state_bound_elsewhere
 
     desk = "The help desk is open Monday to Friday and closed on Saturdays and Sundays."
     assert not state_bound_elsewhere("The help desk is closed at weekends.", desk)  # the shared subject
@@ -647,7 +647,7 @@ def test_one_clause_of_a_sentence_negating_what_another_clause_half_supports():
 
 
 def test_the_opposite_state_for_the_claims_subject():
-    from director_fast.claim_verdict import state_bound_elsewhere
+    from director_fast.verify.rules_values import state_bound_elsewhere
 
     assert state_bound_elsewhere("Both branches stay open on bank holidays as usual.",
                                  "Both branches are closed on Sundays, Mondays and bank holidays.")

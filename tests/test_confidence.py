@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.confidence import (
+from director_fast.diagnostics.confidence import (
     ABSTAIN_THRESHOLD,
     Report,
     evaluate,

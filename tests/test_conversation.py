@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import director_fast as df
-from director_fast.conversation import comparable, structured_claim
+from director_fast.memory.conversation import comparable, structured_claim
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "conversation.md"

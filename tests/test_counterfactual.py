@@ -16,7 +16,7 @@ from director_fast import (
     replay,
     stream_guard,
 )
-from director_fast.counterfactual import MAX_CANDIDATES, QUESTION, minimal_edit, required_delta
+from director_fast.stream.counterfactual import MAX_CANDIDATES, QUESTION, minimal_edit, required_delta
 
 FACTS = [
     "A checked bag costs NOK 450 on all routes.",

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import director_fast as df
-from director_fast.derived_numbers import derived_spans, strip_derived
+from director_fast.verify.derived_numbers import derived_spans, strip_derived
 
 
 @pytest.mark.parametrize("claim,context,derived", [
@@ -161,7 +161,7 @@ def test_new_arithmetic_in_answers(answer, approved):
 
 
 def test_the_work_per_claim_is_bounded(monkeypatch):
-    import director_fast.derived_numbers as dn
+    import director_fast.verify.derived_numbers as dn
 
     seen = []
     real = dn._derivable

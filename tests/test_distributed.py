@@ -1,4 +1,4 @@
-"""guard on Ray Data (director_fast.distributed) against the local job, on a local Ray cluster
+"""guard on Ray Data (director_fast.jobs.distributed) against the local job, on a local Ray cluster
 this module starts itself (127.0.0.1, 2 CPUs); and the local job's --knowledge / Parquet paths.
 
 Identical means: every result field but latency_ms, every summary field but latency_ms_* and
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from director_fast import cli
+from director_fast.jobs import cli
 from director_fast.errors import ConfigError, InputTypeError, MissingDependencyError, ValidationError
-from director_fast.jobs import GuardOptions, KnowledgeDir, read_records, record_fingerprint, run_guard, sample_path
+from director_fast.jobs.guard_job import GuardOptions, KnowledgeDir, read_records, record_fingerprint, run_guard, sample_path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _guard_records import generate_records, write_jsonl, write_knowledge_dir  # noqa: E402
@@ -61,7 +61,7 @@ def _same(local, ray_summary) -> dict:
 
 
 def _both(tmp_path, data, *, block_bytes=1 << 16, batch_size=64, **kw):
-    from director_fast.distributed import guard_dataset, read_dataset
+    from director_fast.jobs.distributed import guard_dataset, read_dataset
 
     opts = GuardOptions(**kw)
     llog, rlog = io.StringIO(), io.StringIO()
@@ -99,7 +99,7 @@ def test_generated_shared_knowledge_identical(cluster, tmp_path, generated):
 
 
 def test_bad_record_stops_like_the_local_job(cluster, tmp_path):
-    from director_fast.distributed import guard_dataset, read_dataset
+    from director_fast.jobs.distributed import guard_dataset, read_dataset
 
     recs = [json.loads(x) for x in sample_path().read_text(encoding="utf-8").splitlines()][:12]
     data = write_jsonl(tmp_path / "d.jsonl", recs, {9: '{"context": "c", "response": ""}'})
@@ -113,7 +113,7 @@ def test_bad_record_stops_like_the_local_job(cluster, tmp_path):
 
 
 def test_reader_slices_keep_line_numbers(cluster, tmp_path):
-    from director_fast.distributed import read_dataset
+    from director_fast.jobs.distributed import read_dataset
 
     lines = ['{"context": "a", "response": "b%d"}' % i for i in range(30)]
     raw = "\ufeff" + "\n".join(lines[:10]) + "\n\n\n" + "\n".join(lines[10:])  # BOM, blanks, no final \n
@@ -155,7 +155,7 @@ def test_cli_bundled_sample_stream_parquet_in_and_out(cluster, tmp_path, capsys)
 def test_dataset_of_columns(cluster, tmp_path):
     import ray
 
-    from director_fast.distributed import guard_dataset
+    from director_fast.jobs.distributed import guard_dataset
 
     recs = generate_records(60, seed=11)
     data = write_jsonl(tmp_path / "d.jsonl", recs)
@@ -166,7 +166,7 @@ def test_dataset_of_columns(cluster, tmp_path):
 
 
 def test_error_paths(cluster, tmp_path, generated):
-    from director_fast.distributed import guard_dataset, read_dataset, score_dataset
+    from director_fast.jobs.distributed import guard_dataset, read_dataset, score_dataset
 
     data, _ = generated
     ds = read_dataset(sample_path())
@@ -199,7 +199,7 @@ def test_error_paths(cluster, tmp_path, generated):
 
 
 def test_missing_ray_names_the_extra(monkeypatch):
-    import director_fast.distributed as dist
+    import director_fast.jobs.distributed as dist
 
     monkeypatch.setitem(sys.modules, "ray", None)
     monkeypatch.setitem(sys.modules, "ray.data", None)
@@ -238,7 +238,7 @@ def test_local_parquet_reader_checks_rows(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from director_fast.jobs import read_parquet_records
+    from director_fast.jobs.guard_job import read_parquet_records
 
     p = tmp_path / "r.parquet"
     pq.write_table(pa.Table.from_pylist([{"context": "c", "response": "r", "hallucinated": None},

@@ -15,7 +15,7 @@ How a page is run (all blocks in page order, one namespace per page, in a fresh 
   matches to 1e-9.
 * A block whose first line is ``# fragment (not run)`` is skipped.
 * A block right after a line ending in "as `NAME`:" is written to the file NAME.
-* A ```console block: ``$ director-fast ...`` runs ``python -m director_fast.cli ...``; the lines
+* A ```console block: ``$ director-fast ...`` runs ``python -m director_fast.jobs.cli ...``; the lines
   shown after it are its output (stdout and stderr together, whitespace runs collapsed), with
   a line ``...`` standing for any lines and ``...`` inside a line for any text; ``$ echo $?`` shows the previous exit status, which is otherwise
   0. A ```bash block runs its ``director-fast`` lines and checks their exit status is 0.
@@ -187,7 +187,7 @@ def output_matches(actual: str, shown: list[str]) -> bool:
 
 def _run_cli(argv: list[str], cwd: Path) -> tuple[int, str]:
     env = dict(os.environ, PYTHONIOENCODING="utf-8", COLUMNS="120")
-    proc = subprocess.run([sys.executable, "-m", "director_fast.cli", *argv], cwd=cwd, env=env,
+    proc = subprocess.run([sys.executable, "-m", "director_fast.jobs.cli", *argv], cwd=cwd, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     return proc.returncode, proc.stdout
 

@@ -1,4 +1,4 @@
-"""Tests of director_fast.evidence: EvidenceIndex, HashingEmbedder, OnnxEmbedder."""
+"""Tests of director_fast.verify.evidence: EvidenceIndex, HashingEmbedder, OnnxEmbedder."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from director_fast.errors import (
     StorageError,
     ValidationError,
 )
-from director_fast.evidence import EvidenceIndex, HashingEmbedder, OnnxEmbedder
+from director_fast.verify.evidence import EvidenceIndex, HashingEmbedder, OnnxEmbedder
 
 from _index_file import checksum64
 
@@ -59,7 +59,7 @@ def test_exact_search_matches_numpy(space: str) -> None:
 
 _KERNEL_CHECK = """
 import sys, numpy as np
-from director_fast.evidence import EvidenceIndex
+from director_fast.verify.evidence import EvidenceIndex
 rng = np.random.default_rng(5)
 for dim in (1, 2, 3, 8, 14, 15, 16, 17, 18, 30, 31, 32, 33, 34, 46, 47, 384, 385, 386):
     x = rng.standard_normal((40, dim)).astype(np.float32) * 3
@@ -362,7 +362,7 @@ def test_unknown_simd_cap_warns() -> None:
     import sys
 
     env = dict(os.environ, DIRECTOR_FAST_SIMD="AVX2")
-    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", "import director_fast.evidence"],
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", "import director_fast.verify.evidence"],
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "DIRECTOR_FAST_SIMD" in out.stderr
 

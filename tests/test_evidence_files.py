@@ -23,7 +23,7 @@ from _fuzz import Deadline, fuzz_seconds
 from _index_file import GRAPH_FIELDS, IndexFile
 from _index_worker import IndexWorker
 from director_fast.errors import ConfigError, DirectorFastError, FormatError
-from director_fast.evidence import EvidenceIndex
+from director_fast.verify.evidence import EvidenceIndex
 
 CRASHERS = Path(__file__).parent / "fixtures" / "index_crashers"
 
@@ -453,7 +453,7 @@ def test_interrupted_save_leaves_a_sweepable_temporary(tmp_path) -> None:
     # A saving process killed mid-write leaves its temporary; the next save removes it.
     script = (
         "import os, sys, numpy as np\n"
-        "from director_fast.evidence import EvidenceIndex\n"
+        "from director_fast.verify.evidence import EvidenceIndex\n"
         "idx = EvidenceIndex(16)\n"
         "idx.add(np.ones((2000, 16), np.float32))\n"
         "tag = type(idx._idx)._temp_tag()\n"

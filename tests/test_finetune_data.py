@@ -9,7 +9,7 @@ import pytest
 
 from director_fast import DataQualityReport, RegressionReport, benchmark_finetuned_model, validate_finetune_data
 from director_fast.errors import ConfigError, StorageError, ValidationError
-from director_fast.finetune import TRAINING_EXAMPLES_PER_SECOND, load_benchmark_records
+from director_fast.diagnostics.finetune import TRAINING_EXAMPLES_PER_SECOND, load_benchmark_records
 
 from _tiny_onnx import build_tiny_nli
 

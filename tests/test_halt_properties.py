@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import director_fast as df
-from director_fast.core.halt import HaltConfig
+from director_fast.stream.halt import HaltConfig
 
 from halt_oracle import oracle, mean_ltr, trend_drop
 

@@ -10,7 +10,7 @@ import pytest
 
 import director_fast as df
 from director_fast import _core
-from director_fast.core.halt import HaltConfig
+from director_fast.stream.halt import HaltConfig
 from director_fast.errors import ConfigError, ScoreError
 
 from conftest import load_halt_cases
@@ -248,7 +248,7 @@ def test_callback_errors_halt_with_safety_event(name):
 
 
 def test_check_halt_per_score_api():
-    from director_fast.core.streaming import StreamingKernel
+    from director_fast.stream.kernel import StreamingKernel
 
     k = StreamingKernel(hard_limit=0.3, window_size=3, window_threshold=0.55, trend_window=3, trend_threshold=0.15)
     assert [k.check_halt(x) for x in (0.9, 0.9, 0.9)] == [False, False, False]
@@ -267,7 +267,7 @@ def test_check_halt_per_score_api():
 
 def test_check_halt_matches_director_ai():
     D = pytest.importorskip("director_ai.core").StreamingKernel
-    from director_fast.core.streaming import StreamingKernel
+    from director_fast.stream.kernel import StreamingKernel
 
     rng = np.random.default_rng(0)
     for _ in range(200):

@@ -1,4 +1,4 @@
-"""Tests of director_fast.knowledge.KnowledgeBase."""
+"""Tests of director_fast.verify.knowledge.KnowledgeBase."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from director_fast.core.types import EvidenceChunk
+from director_fast.types.results import EvidenceChunk
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.evidence import HashingEmbedder
-from director_fast.knowledge import BM25, KnowledgeBase
+from director_fast.verify.evidence import HashingEmbedder
+from director_fast.verify.knowledge import BM25, KnowledgeBase
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +148,7 @@ _WORDS = st.sampled_from("alpha beta gamma delta eps zeta eta theta".split())
 @given(docs=st.lists(st.lists(_WORDS, min_size=1, max_size=8), min_size=1, max_size=30),
        query=st.lists(_WORDS, min_size=1, max_size=5), k=st.integers(1, 40))
 def test_bm25_matches_the_textbook_formula(docs, query, k):
-    from director_fast.knowledge import BM25
+    from director_fast.verify.knowledge import BM25
 
     bm = BM25()
     for i, d in enumerate(docs):

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from director_fast import _core
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import LexicalNLI, split_sentences_text
-from director_fast.text import split_sentences
+from director_fast.verify.nli import LexicalNLI, split_sentences_text
+from director_fast.verify.text import split_sentences
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +131,7 @@ _QUANTITY_TEXTS = ["2 weeks", "14 days", "a fortnight", "half an hour", "30 minu
 
 def test_number_matching_follows_quantity(nli):
     # the lexical NLI (C++ table) and NumberMention.quantity / base_unit (Python table) agree
-    from director_fast.numbers import find_numbers
+    from director_fast.verify.numbers import find_numbers
 
     for a in _QUANTITY_TEXTS:
         (ma,) = find_numbers(a)
@@ -154,8 +154,8 @@ _READING_TEXTS = ["7:15", "07:15", "19:15", "7:15 am", "7:15 pm", "a quarter pas
 def test_clock_and_share_rules_agree_with_same_quantity(nli):
     # the lexical NLI (same_time_of_day / same_share in C++) and number_alignment.same_quantity
     # (Python) apply one rule
-    from director_fast.number_alignment import same_quantity
-    from director_fast.numbers import find_numbers
+    from director_fast.verify.number_alignment import same_quantity
+    from director_fast.verify.numbers import find_numbers
 
     def sentence(x):
         return f"They pay {x} the fee." if x.endswith(" of") or x.endswith("price") else f"It starts at {x}."
@@ -247,7 +247,7 @@ def test_config_validation():
 
 
 def test_sentence_splitter():
-    # the lexical NLI splits with the package's one segmenter (director_fast.text.split_sentences)
+    # the lexical NLI splits with the package's one segmenter (director_fast.verify.text.split_sentences)
     text = "Dr. Smith paid $2.5 million. The U.S. agreed! Really?\nNew line here"
     spans = split_sentences(text)
     assert [text[a:b] for a, b in spans] == [

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.metrics import binary_metrics, percentile, roc_auc
+from director_fast.diagnostics.metrics import binary_metrics, percentile, roc_auc
 
 
 def test_known_answers():

@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _tiny_onnx import build_tiny_nli  # noqa: E402
 
 from director_fast.errors import ConfigError  # noqa: E402
-from director_fast.export import export_nli, main, quantize_onnx  # noqa: E402
-from director_fast.nli import NLIModel  # noqa: E402
+from director_fast.jobs.export import export_nli, main, quantize_onnx  # noqa: E402
+from director_fast.verify.nli import NLIModel  # noqa: E402
 
 
 def test_quantized_copy_is_preferred_and_close(tmp_path):

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _tiny_onnx import WORDS, build_tiny_nli, oracle_probs  # noqa: E402
 
 from director_fast.errors import ConfigError, StorageError, ValidationError  # noqa: E402
-from director_fast.nli import NLIModel, aggregate_matrix, label_roles, lexical_top_k  # noqa: E402
+from director_fast.verify.nli import NLIModel, aggregate_matrix, label_roles, lexical_top_k  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Number mentions (director_fast.numbers / _core.find_numbers): a table of known answers, code-point
+"""Number mentions (director_fast.verify.numbers / _core.find_numbers): a table of known answers, code-point
 offsets after non-ASCII text, errors, and Hypothesis properties (offsets, surfaces, no crash)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from _concurrency import run_threads
 from director_fast import _core
 from director_fast.errors import InputTypeError, ValidationError
-from director_fast.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
+from director_fast.verify.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
 
 # (text, [(surface, value, unit), ...]): every mention of the text, in order.
 TABLE = [

@@ -20,7 +20,7 @@ from director_fast import (
     verify_numbers,
     verify_numeric,
 )
-from director_fast.number_alignment import align_number, align_numbers, anchor_number, evidence_numbers
+from director_fast.verify.number_alignment import align_number, align_numbers, anchor_number, evidence_numbers
 
 YEAR = 2026
 
@@ -192,7 +192,7 @@ def test_a_number_another_unit_about_the_claim_states_is_not_a_conflict():
 
 def test_aligning_many_numbers_reads_the_claim_a_bounded_number_of_times(monkeypatch):
     # found by a reviewer: "You pay 9 9 9 ..." re-read the whole claim for every number (quadratic)
-    import director_fast.number_alignment as na
+    import director_fast.verify.number_alignment as na
 
     read = []
     real = na.content_word_list

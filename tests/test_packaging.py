@@ -89,7 +89,7 @@ def test_version_single_source_cli():
     """``director-fast --version`` reports the version from pyproject.toml (through the metadata)."""
     m = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
     assert m is not None and director_fast.__version__ == m.group(1)
-    out = subprocess.run([sys.executable, "-m", "director_fast.cli", "--version"],
+    out = subprocess.run([sys.executable, "-m", "director_fast.jobs.cli", "--version"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["director-fast", m.group(1)]
@@ -224,7 +224,7 @@ def test_package_docstrings_and_messages_have_no_internal_references():
 def test_package_text_scan_sees_docstrings_and_extension():
     texts = dict(_package_texts())
     assert any(w.startswith("__init__.py:") for w in texts)
-    assert any(w.startswith("core/halt.py:") and "StreamingKernel" in t for w, t in texts.items())
+    assert any(w.startswith("stream/halt.py:") and "StreamingKernel" in t for w, t in texts.items())
     assert any(w.startswith("_core.") and "kernel CSPRNG" in t for w, t in texts.items())
 
 
@@ -299,7 +299,7 @@ def test_installed_file_allowlist_rejects_debris():
                 "director_fast/_core.cpython-311-x86_64-linux-gnu.so.orig", "build/dev/build.ninja",
                 "director_fast.egg-info/PKG-INFO", "tests/test_package.py", "director_fast/data/x.tmp"]:
         assert not allowed.fullmatch(bad), bad
-    for good in ["director_fast/_core.cpython-311-x86_64-linux-gnu.so", "director_fast/core/halt.py",
+    for good in ["director_fast/_core.cpython-311-x86_64-linux-gnu.so", "director_fast/stream/halt.py",
                  "director_fast/core/__pycache__/halt.cpython-311.pyc", "../../../bin/director-fast",
                  "director_fast-0.1.0.dist-info/licenses/LICENSE"]:
         assert allowed.fullmatch(good), good

@@ -110,7 +110,7 @@ def test_thresholds_page_example_prints_what_it_says(capsys):
 
 
 def test_thresholds_page_defaults_match_the_code():
-    from director_fast.confidence import ABSTAIN_THRESHOLD
+    from director_fast.diagnostics.confidence import ABSTAIN_THRESHOLD
 
     text = (ROOT / "docs" / "thresholds.md").read_text(encoding="utf-8")
     cfg = director_fast.HaltConfig()
@@ -126,8 +126,8 @@ def test_architecture_page_names_files_that_exist():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     paths = set(re.findall(r"`((?:cpp|python/director_fast|scripts|tests)/[\w./-]+\.(?:cpp|hpp|py|sh))`", text))
     # table cells name later files of the same row relative to python/director_fast/
-    paths |= {f"python/director_fast/{p}" for p in re.findall(r"`((?:core/)?[a-z_]+\.py)`", text)
-              if "/" not in p or p.startswith("core/")}
+    sub = r"(?:(?:core|safety|types|verify|memory|diagnostics|stream|jobs|integrations)/)?"
+    paths |= {f"python/director_fast/{p}" for p in re.findall(r"`(" + sub + r"[a-z_]+\.py)`", text)}
     assert len(paths) > 25
     for p in sorted(paths):
         where = PKG / p[len("python/director_fast/"):] if p.startswith("python/director_fast/") else ROOT / p

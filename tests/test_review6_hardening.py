@@ -19,7 +19,7 @@ from director_fast.errors import (
     UnknownTenantError,
     ValidationError,
 )
-from director_fast.knowledge import KnowledgeBase
+from director_fast.verify.knowledge import KnowledgeBase
 
 FACT = "Nordwind Bikes employs 140 people."
 WRONG = "Nordwind Bikes employs 9,000 people."

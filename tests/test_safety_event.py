@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.core.safety_event import (
+from director_fast.safety.event import (
     HOOK_SCOPES,
     POLICY_DECISIONS,
     SAFETY_EVENT_JSON_SCHEMA,
@@ -22,13 +22,13 @@ from director_fast.core.safety_event import (
     utc_timestamp,
     validate_safety_event_payload,
 )
-from director_fast.core.safety_protocol import (
+from director_fast.safety.protocol import (
     DirectorSafetySignal,
     director_safety_signal_from_event,
     validate_director_safety_signal,
 )
-from director_fast.core.tenant_safety import TenantSafetyError
-from director_fast.core.types import EvidenceChunk, HaltEvidence, HaltTraceAttribution
+from director_fast.safety.tenant import TenantSafetyError
+from director_fast.types.results import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.errors import ValidationError
 from _concurrency import run_threads
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import _safety_oracle as oracle
-from director_fast.core.safety_event import SafetyEvent
-from director_fast.core.tenant_safety import TenantSafetyError, tenant_safety_violation
+from director_fast.safety.event import SafetyEvent
+from director_fast.safety.tenant import TenantSafetyError, tenant_safety_violation
 
 # (role, text, rejected?, rule)
 CASES = [

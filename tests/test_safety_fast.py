@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 
 import _safety_oracle as oracle
 from director_fast import _core
-from director_fast.core import safety_event as se
-from director_fast.core import safety_protocol as sp
-from director_fast.core import tenant_safety as ts
-from director_fast.core.types import HaltTraceAttribution
+from director_fast.safety import event as se
+from director_fast.safety import protocol as sp
+from director_fast.safety import tenant as ts
+from director_fast.types.results import HaltTraceAttribution
 from director_fast.errors import ValidationError
 from _concurrency import run_threads
 
@@ -513,7 +513,7 @@ def test_public_functions_and_objects_pickle():
     sig = sp.director_safety_signal_from_event(ev, producer_id="p")
     assert pickle.loads(pickle.dumps(ev)) == ev
     assert pickle.loads(pickle.dumps(sig)).to_json() == sig.to_json()
-    assert se.validate_safety_event_payload.__module__ == "director_fast.core.safety_event"
+    assert se.validate_safety_event_payload.__module__ == "director_fast.safety.event"
 
 
 def test_tampered_instances_raise_type_errors_not_crashes():
@@ -521,8 +521,8 @@ def test_tampered_instances_raise_type_errors_not_crashes():
     # C++ serialisers, never a crash or SystemError.
     import pytest as _pt
 
-    from director_fast.core.safety_event import SafetyEvent
-    from director_fast.core.safety_protocol import director_safety_signal_from_event
+    from director_fast.safety.event import SafetyEvent
+    from director_fast.safety.protocol import director_safety_signal_from_event
 
     def fresh():
         ev = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="warn",
@@ -608,8 +608,8 @@ def test_verified_cache_survives_churn():
 
 # ---- hostile inputs found by review (str-subclass keys, subclasses, raising dunders) -----------
 _UAF_SCRIPT = r'''
-from director_fast.core.safety_event import SafetyEvent, validate_safety_event_payload
-from director_fast.core.safety_protocol import director_safety_signal_from_event, validate_director_safety_signal
+from director_fast.safety.event import SafetyEvent, validate_safety_event_payload
+from director_fast.safety.protocol import director_safety_signal_from_event, validate_director_safety_signal
 d = SafetyEvent.from_policy_decision(hook_id="h", hook_scope="agent", policy_decision="halt",
     halt_reason="r", tenant_safe_explanation="e").to_dict()
 calls = [0]

@@ -21,9 +21,9 @@ except ImportError:  # pragma: no cover - depends on the environment
         raise
     pytest.skip("director-ai (the `bench` extra) is not installed", allow_module_level=True)
 
-from director_fast.core import safety_event as ours_event
-from director_fast.core import safety_protocol as ours_proto
-from director_fast.core import types as ours_types
+from director_fast.safety import event as ours_event
+from director_fast.safety import protocol as ours_proto
+from director_fast.types import results as ours_types
 
 from test_safety_event import emitted_events
 

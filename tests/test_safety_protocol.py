@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.core.safety_event import SafetyEvent
-from director_fast.core.safety_protocol import (
+from director_fast.safety.event import SafetyEvent
+from director_fast.safety.protocol import (
     DIRECTOR_SAFETY_PROTOCOL_VERSION,
     DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA,
     MAX_SIGNAL_JSON_BYTES,
@@ -24,7 +24,7 @@ from director_fast.core.safety_protocol import (
     new_director_safety_signal_id,
     validate_director_safety_signal,
 )
-from director_fast.core.tenant_safety import TenantSafetyError
+from director_fast.safety.tenant import TenantSafetyError
 from director_fast.errors import ValidationError
 
 VALIDATOR = jsonschema.Draft202012Validator(DIRECTOR_SAFETY_SIGNAL_JSON_SCHEMA)
@@ -210,7 +210,7 @@ def test_from_json_limit_is_in_utf8_bytes():
 
 
 def test_signal_of_an_event_subclass_uses_its_to_dict():
-    from director_fast.core.safety_event import SafetyEvent
+    from director_fast.safety.event import SafetyEvent
 
     class TaggedEvent(SafetyEvent):
         __slots__ = ()

@@ -26,10 +26,10 @@ import _safety_oracle as oracle
 from _fuzz import Deadline, fuzz_seconds
 from _safety_fold_table import FOLD, UNICODE_VERSION
 from director_fast import _core
-from director_fast.core import safety_event as se
-from director_fast.core import safety_protocol as sp
-from director_fast.core.tenant_safety import TenantSafetyError, tenant_safety_violation
-from director_fast.core.types import HaltTraceAttribution
+from director_fast.safety import event as se
+from director_fast.safety import protocol as sp
+from director_fast.safety.tenant import TenantSafetyError, tenant_safety_violation
+from director_fast.types.results import HaltTraceAttribution
 from director_fast.errors import ValidationError
 
 REPO = Path(__file__).resolve().parent.parent

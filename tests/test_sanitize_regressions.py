@@ -6,7 +6,7 @@ process) if the undefined behaviour comes back. Keep them small: they run in the
 
 from __future__ import annotations
 
-from director_fast.core.temporal_consistency import TemporalClaim, TemporalConsistencyGraph
+from director_fast.memory.temporal import TemporalClaim, TemporalConsistencyGraph
 
 
 def test_first_claim_of_a_tenant_and_empty_values():

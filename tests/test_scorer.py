@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast.core.scorer import CoherenceScorer, SentenceScore
-from director_fast.core.types import CoherenceScore, EvidenceChunk
+from director_fast.verify.scorer import CoherenceScorer, SentenceScore
+from director_fast.types.results import CoherenceScore, EvidenceChunk
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.nli import NLIScore
+from director_fast.verify.nli import NLIScore
 
 FACTS = [f"The capital of country_{i} is City{i}." for i in range(60)]
 
@@ -152,7 +152,7 @@ def test_tenant_isolation():
 
 
 def test_knowledge_object_with_retrieve():
-    from director_fast.claim_evidence import chunk_digest
+    from director_fast.verify.claim_evidence import chunk_digest
 
     class KB:
         def __init__(self):
@@ -242,7 +242,7 @@ def test_review_batch_with_model_matches_review(tmp_path):
 
 
 def test_questions_and_requests_are_not_premises():
-    from director_fast.core.scorer import declarative_part
+    from director_fast.verify.scorer import declarative_part
 
     assert declarative_part("What is the refund window?") == ""
     assert declarative_part("Tell me about Acme. Please be brief.") == ""
@@ -276,13 +276,13 @@ _DECL_SEPS = [" ", ". ", "? ", "! ", "\n", "\n\n", "  ", "\t", ".\u3000", "... "
 @given(st.lists(st.tuples(st.sampled_from(_DECL_WORDS), st.sampled_from(_DECL_SEPS)), max_size=14).map(
     lambda parts: "".join(w + sep for w, sep in parts)) | st.text(max_size=80))
 def test_declarative_part_matches_the_python_reference(text):
-    from director_fast.core.scorer import _declarative_part_py, declarative_part
+    from director_fast.verify.scorer import _declarative_part_py, declarative_part
 
     assert declarative_part(text) == _declarative_part_py(text)
 
 
 def test_declarative_part_request_words_match_the_python_list():
-    from director_fast.core.scorer import _REQUEST_WORDS, declarative_part
+    from director_fast.verify.scorer import _REQUEST_WORDS, declarative_part
 
     for w in sorted(_REQUEST_WORDS):
         assert declarative_part(f"{w.title()} it now. Acme sells tea.") == "Acme sells tea.", w
@@ -290,7 +290,7 @@ def test_declarative_part_request_words_match_the_python_list():
 
 
 def test_declarative_part_keeps_material_after_a_request_colon():
-    from director_fast.core.scorer import declarative_part
+    from director_fast.verify.scorer import declarative_part
 
     assert declarative_part("Summarize: Acme was founded in 1998 in Oslo.") == "Acme was founded in 1998 in Oslo."
     assert declarative_part("Continue.") == "" and declarative_part("Go on!") == ""

@@ -63,7 +63,7 @@ def test_hybrid_judging_upgrades_paraphrases_only(model, answer, lexical, hybrid
 
 
 def test_a_missing_shipped_model_fails_loudly(monkeypatch, tmp_path):
-    import director_fast.nli as nli
+    import director_fast.verify.nli as nli
 
     monkeypatch.setattr(nli, "SHIPPED_MODEL", "no-such-model")
     with pytest.raises(df.ConfigError, match="missing from this installation"):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 import director_fast as df
-from director_fast.core.types import EvidenceChunk
+from director_fast.types.results import EvidenceChunk
 from director_fast.errors import InputTypeError, ScoreError, StreamHalted, ConfigError
 
 
@@ -387,7 +387,7 @@ _SENTS = ["Paris is big.", "It has 2.1 million people!", "Dr. Smith said so?", "
 def test_incremental_any_tokenisation(parts, seps, cuts, bad, release):
     """Any tokenisation of a text: the scorer sees exactly the sentences of split_sentences(text),
     each once; the output is a prefix made of whole tokens; sync == async."""
-    from director_fast.text import split_sentences
+    from director_fast.verify.text import split_sentences
 
     text = "".join(p + seps[i % len(seps)] for i, p in enumerate(parts))
     toks, pos, ci = [], 0, 0

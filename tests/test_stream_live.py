@@ -441,13 +441,13 @@ def test_halts_are_logged_and_scorer_timeouts_warn_rate_limited(caplog):
 # 3. upstream failures are halts, not completions
 # --------------------------------------------------------------------------------------------
 
-from director_fast.adapters import (  # noqa: E402
+from director_fast.stream.adapters import (  # noqa: E402
     aanthropic_text_deltas,
     anthropic_text_deltas,
     aopenai_text_deltas,
     openai_text_deltas,
 )
-from director_fast.core.safety_event import validate_safety_event_payload  # noqa: E402
+from director_fast.safety.event import validate_safety_event_payload  # noqa: E402
 from director_fast.errors import StreamHalted, UpstreamError  # noqa: E402
 
 
@@ -584,7 +584,7 @@ async def test_async_upstream_failures():
 
 
 def test_upstream_error_reason_everywhere():
-    from director_fast.core.halt import suggested_action
+    from director_fast.stream.halt import suggested_action
 
     assert df.HaltReason("upstream_error") is df.HaltReason.UPSTREAM_ERROR
     assert "ended early" in suggested_action("upstream_error")

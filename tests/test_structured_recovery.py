@@ -1,4 +1,4 @@
-"""Structured recovery of a halted JSON stream (director_fast.structured, stream_guard(structured=)).
+"""Structured recovery of a halted JSON stream (director_fast.stream.structured, stream_guard(structured=)).
 
 Properties (Hypothesis): for every prefix of a JSON document the recovered text parses, and it is
 maximal: it equals the value built from the prefix's complete members (and the containers opened
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from director_fast import HaltConfig, StructuredRecoveryResult, stream_guard
 from director_fast.errors import ConfigError, InputTypeError
-from director_fast.structured import recover_json, recover_structured
+from director_fast.stream.structured import recover_json, recover_structured
 
 
 # ---- an independent serializer that records the span of every value ------------------------------

@@ -8,14 +8,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from director_fast.core.config import DirectorConfig
-from director_fast.core.temporal_consistency import (
+from director_fast.types.config import DirectorConfig
+from director_fast.memory.temporal import (
     TemporalClaim,
     TemporalConsistencyGraph,
     TemporalContradiction,
 )
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
-from director_fast.production import ProductionGuard
+from director_fast.memory.production import ProductionGuard
 
 MONDAY, TUESDAY = 1_700_000_000.0, 1_700_086_400.0
 

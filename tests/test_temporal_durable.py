@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from director_fast.core.temporal_consistency import TemporalClaim, TemporalConsistencyGraph
+from director_fast.memory.temporal import TemporalClaim, TemporalConsistencyGraph
 from director_fast.errors import ConfigError, FormatError, StorageError
 
 FUNC = {"diagnosis"}
@@ -167,7 +167,7 @@ def test_delete_tenant_is_durable_and_erases_the_text(tmp_path):
 CHILD = textwrap.dedent(
     """
     import sys, numpy as np
-    from director_fast.core.temporal_consistency import TemporalConsistencyGraph
+    from director_fast.memory.temporal import TemporalConsistencyGraph
     sys.path.insert(0, {tests!r})
     from test_temporal_durable import make_claims, FUNC
     claims = make_claims({n}, seed=5)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from _fuzz import Deadline, fuzz_seconds
 from director_fast import FormatError
-from director_fast.core.temporal_consistency import (
+from director_fast.memory.temporal import (
     TemporalClaim,
     TemporalConsistencyGraph,
     TemporalLogSalvage,
@@ -170,7 +170,7 @@ MUTATOR = textwrap.dedent(
     """
     import sys, threading, time
     import numpy as np
-    from director_fast.core.temporal_consistency import TemporalConsistencyGraph
+    from director_fast.memory.temporal import TemporalConsistencyGraph
     n = 200_000
     subjects = [f"subject-{i:07d}-" + "x" * (i % 7) for i in range(n)]
     predicates = [f"pred-{i % 13}-{i:07d}" for i in range(n)]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from director_fast.core.temporal_consistency import (
+from director_fast.memory.temporal import (
     FUNCTIONAL_VALUE,
     POLARITY,
     TemporalClaim,

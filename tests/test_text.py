@@ -1,4 +1,4 @@
-"""Tests of director_fast.text: offsets, token spans, sentence segmentation, chunking."""
+"""Tests of director_fast.verify.text: offsets, token spans, sentence segmentation, chunking."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from director_fast import text as T
+from director_fast.verify import text as T
 from director_fast.errors import (
     ConfigError,
     DirectorIndexError,

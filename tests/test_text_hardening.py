@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from _citation_strip_v1 import _strip_pass, strip_v1
 from _fuzz import Deadline, fuzz_seconds
 from director_fast import _core
-from director_fast.citations import _sentence_starts, _strip, check_citations, strip_markers
-from director_fast.confidence import evaluate_tool_call, is_placeholder
+from director_fast.diagnostics.citations import _sentence_starts, _strip, check_citations, strip_markers
+from director_fast.diagnostics.confidence import evaluate_tool_call, is_placeholder
 from director_fast.errors import DirectorFastError, InputTypeError, ValidationError
 
 # ------------------------------------------------------------------ overflows and recursion
@@ -185,7 +185,7 @@ def test_explicit_cuda_request_raises_without_cuda(tmp_path, providers):
     from _tiny_onnx import build_tiny_nli  # noqa: PLC0415
 
     from director_fast.errors import ConfigError
-    from director_fast.nli import NLIModel
+    from director_fast.verify.nli import NLIModel
 
     build_tiny_nli(tmp_path)
     with pytest.raises(ConfigError, match="CUDA") as e:
@@ -203,7 +203,7 @@ def test_cuda_that_fails_to_load_is_not_a_silent_cpu_fallback(tmp_path, monkeypa
     from _tiny_onnx import build_tiny_nli  # noqa: PLC0415
 
     from director_fast.errors import ConfigError
-    from director_fast.nli import NLIModel
+    from director_fast.verify.nli import NLIModel
 
     build_tiny_nli(tmp_path)
     real = ort.get_available_providers()

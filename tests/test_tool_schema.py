@@ -11,7 +11,7 @@ import json
 import pytest
 
 import director_fast
-from director_fast.confidence import SchemaViolation, evaluate_tool_call
+from director_fast.diagnostics.confidence import SchemaViolation, evaluate_tool_call
 from director_fast.errors import ValidationError
 
 EMAIL_TOOL = {

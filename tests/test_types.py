@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from director_fast.core import types as T
-from director_fast.core.safety_event import SafetyEvent
-from director_fast.core.types import (
+from director_fast.safety.event import SafetyEvent
+from director_fast.types.results import (
     ClaimAttribution,
     CoherenceScore,
     CounterfactualFactChange,

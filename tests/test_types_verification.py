@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from director_fast.core.verification_types import (
+from director_fast.types.verification import (
     CitationStatusVerdict, DataQualityReport, FinetuneConfig, FinetuneResult, NumericIssue,
     NumericVerificationResult, RegressionReport, StructuredRecoveryResult, TuneResult,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import director_fast as df
-from director_fast.numbers import find_numbers, long_digits_differ, same_value
+from director_fast.verify.numbers import find_numbers, long_digits_differ, same_value
 
 
 def _verdicts(scorer, answer, prompt="", **kw):
@@ -129,7 +129,7 @@ def test_the_same_subject_with_what_the_sentence_says_stays_supported(facts, ans
     ("Harbour View Hotel has 85 rooms.", "Harbour View Hotel allows dogs.", False),
 ])
 def test_says_what_the_claim_says(sentence, claim, says):
-    from director_fast.claim_verdict import says_what_the_claim_says
+    from director_fast.verify.rules_scope import says_what_the_claim_says
     assert says_what_the_claim_says(claim, sentence, 0.45) is says
 
 
@@ -486,7 +486,7 @@ def test_a_pronoun_clause_keeps_its_sentence():
 # ---- review fixes -----------------------------------------------------------------------------------
 
 def test_a_first_table_row_with_a_number_is_judged():
-    from director_fast.claims import split_claims
+    from director_fast.verify.claims import split_claims
 
     units = split_claims("Our prices:\n| Adult day pass | £45 |\n| Child day pass | £20 |")
     assert [u.kind for u in units] == ["pleasantry", "claim", "claim"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import director_fast as df
-from director_fast.claim_model import (
+from director_fast.verify.claim_model import (
     ClaimVerifier,
     ModelCheck,
     VerifierCalibration,
@@ -20,7 +20,7 @@ from director_fast.claim_model import (
     response_probability,
 )
 from director_fast.errors import ConfigError
-from director_fast.nli import shipped_model_dir
+from director_fast.verify.nli import shipped_model_dir
 
 
 class FakeModel:

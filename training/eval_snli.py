@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import snli  # noqa: E402
 
-# NLIModel's CPU file preference (director_fast.nli._MODEL_FILES_CPU), to name the file it loaded
+# NLIModel's CPU file preference (director_fast.verify.nli._MODEL_FILES_CPU), to name the file it loaded
 CPU_FILES = ("model_quantized.onnx", "model.int8.onnx", "model_int8.onnx", "model.onnx")
 
 
@@ -56,7 +56,7 @@ def evaluate(model_dir: str, *, quantized: bool | None = None, batch_size: int =
 
     if threads is None:
         try:
-            from director_fast.nli import _physical_cores  # NLIModel's default
+            from director_fast.verify.nli import _physical_cores  # NLIModel's default
 
             threads = _physical_cores()
         except ImportError:  # pragma: no cover - other package versions

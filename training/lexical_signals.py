@@ -2,7 +2,7 @@
 
 Prints, for each design file only -- WiCE ``wice_claim_dev``, the SummEdits ``evaluation`` split and
 SICK ``trial`` (as "not entailment" and as "contradiction") -- the response-level ROC-AUC of each
-signal reported by :class:`director_fast.nli.LexicalNLI` (summed over sentences), and the balanced
+signal reported by :class:`director_fast.verify.nli.LexicalNLI` (summed over sentences), and the balanced
 accuracy at 0.5 / AUC of the combined divergence. It never reads a test file. This is how the
 2026-11-30 defaults (``w_polarity`` 0.7, ``w_negation`` 0.9 / ``w_negation_weak`` 0.35 at
 ``negation_alignment`` 0.8, ``w_numeric`` / ``w_entity`` 0.7) were chosen; see docs/scoring.md.
@@ -17,8 +17,8 @@ import os
 from pathlib import Path
 
 from director_fast.core.scorer import declarative_part
-from director_fast.metrics import binary_metrics, roc_auc
-from director_fast.nli import LexicalNLI
+from director_fast.diagnostics.metrics import binary_metrics, roc_auc
+from director_fast.verify.nli import LexicalNLI
 
 DATA = Path(os.environ.get("DIRECTOR_DATA", "/work/shared/data"))
 SIGNALS = ("numeric_mismatches", "entity_mismatches", "negation_flips", "novel_polarity", "antonym_hits")

@@ -18,7 +18,7 @@ Sources
       first sentence).
   (c) --snli-n random SNLI train pairs (replay).
 
-Run with the package venv (uses director_fast.text.split_sentences; falls back to a regex):
+Run with the package venv (uses director_fast.verify.text.split_sentences; falls back to a regex):
     /work/venv/bin/python training/stage2_pairs.py --out /work/ckpt2/pairs.jsonl
 ``--exclude-domains a,b,c`` leaves those dev domains out of every pair, for a validation run whose
 model has never seen them (judge the combination policy on them, then train on all dev domains).
@@ -40,7 +40,7 @@ CASES = os.path.join(REPO, "bench", "data", "chat_rag", "cases.jsonl")
 HALLUC = "/work/shared/data/halluc"
 
 try:
-    from director_fast.text import split_sentences as _split_spans
+    from director_fast.verify.text import split_sentences as _split_spans
 
     def split_sentences(text: str) -> list[str]:
         return [text[a:b].strip() for a, b in _split_spans(text) if text[a:b].strip()]

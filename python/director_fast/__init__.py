@@ -5,22 +5,22 @@ streaming halt kernel, text spans, the HNSW evidence index and the temporal cont
 """
 
 from director_fast._core import __version__
-from director_fast.core.halt import HaltConfig, HaltDecision, HaltReason, replay
-from director_fast.core.safety_event import (
+from director_fast.stream.halt import HaltConfig, HaltDecision, HaltReason, replay
+from director_fast.safety.event import (
     SAFETY_EVENT_JSON_SCHEMA,
     SAFETY_EVENT_SCHEMA_VERSION,
     SafetyEvent,
     validate_safety_event_payload,
 )
-from director_fast.core.safety_protocol import (
+from director_fast.safety.protocol import (
     DIRECTOR_SAFETY_PROTOCOL_VERSION,
     DirectorSafetySignal,
     director_safety_signal_from_event,
     new_director_safety_signal_id,
     validate_director_safety_signal,
 )
-from director_fast.core.streaming import StreamingKernel, StreamSession, TokenEvent
-from director_fast.core.types import (
+from director_fast.stream.kernel import StreamingKernel, StreamSession, TokenEvent
+from director_fast.types.results import (
     ClaimAttribution,
     CoherenceScore,
     CrossTurnContradiction,
@@ -46,7 +46,7 @@ from director_fast.errors import (
     UnknownTenantError,
     ValidationError,
 )
-from director_fast.core.verification_types import (
+from director_fast.types.verification import (
     CitationStatusVerdict,
     NumericIssue,
     NumericMatch,
@@ -56,40 +56,40 @@ from director_fast.core.verification_types import (
     StructuredRecoveryResult,
     TuneResult,
 )
-from director_fast.claims import CLAIM_KINDS, ClaimUnit, split_claims
-from director_fast.numbers import NumberMention, find_numbers
-from director_fast.numeric_verify import verify_numbers, verify_numeric
-from director_fast.citations import CitationCheck, CitationReport, check_citations, strip_markers
-from director_fast.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
-from director_fast.confidence import Report as ConfidenceReport
-from director_fast.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
-from director_fast.knowledge import KnowledgeBase
-from director_fast.injection import InjectionDetector, InputSanitizer
-from director_fast.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
-from director_fast.core.scorer import CoherenceScorer, SentenceScore
-from director_fast.core.temporal_consistency import (
+from director_fast.verify.claims import CLAIM_KINDS, ClaimUnit, split_claims
+from director_fast.verify.numbers import NumberMention, find_numbers
+from director_fast.diagnostics.numeric_verify import verify_numbers, verify_numeric
+from director_fast.diagnostics.citations import CitationCheck, CitationReport, check_citations, strip_markers
+from director_fast.diagnostics.confidence import ABSTAIN_THRESHOLD, SchemaViolation, evaluate, evaluate_tool_call, is_placeholder
+from director_fast.diagnostics.confidence import Report as ConfidenceReport
+from director_fast.verify.evidence import EvidenceHit, EvidenceIndex, HashingEmbedder, OnnxEmbedder
+from director_fast.verify.knowledge import KnowledgeBase
+from director_fast.verify.injection import InjectionDetector, InputSanitizer
+from director_fast.verify.text import SentenceSegmenter, TokenSpans, chunk_by_tokens, split_sentences
+from director_fast.verify.scorer import CoherenceScorer, SentenceScore
+from director_fast.memory.temporal import (
     TemporalClaim,
     TemporalConsistencyGraph,
     TemporalContradiction,
 )
-from director_fast.core.config import DirectorConfig
-from director_fast.production import ProductionGuard
-from director_fast.nli import LexicalNLI, NLIModel, NLIScore, shipped_model_dir
-from director_fast.stream_guard import ScorerExecutor, astream_guard, stream_guard
-from director_fast.agent import CoherenceAgent
-from director_fast.structured import recover_json
-from director_fast.calibration import tune_threshold
-from director_fast.finetune import benchmark_finetuned_model, validate_finetune_data
-from director_fast.core.verification_types import DataQualityReport, FinetuneConfig, FinetuneResult, RegressionReport
+from director_fast.types.config import DirectorConfig
+from director_fast.memory.production import ProductionGuard
+from director_fast.verify.nli import LexicalNLI, NLIModel, NLIScore, shipped_model_dir
+from director_fast.stream.stream_guard import ScorerExecutor, astream_guard, stream_guard
+from director_fast.stream.agent import CoherenceAgent
+from director_fast.stream.structured import recover_json
+from director_fast.diagnostics.calibration import tune_threshold
+from director_fast.diagnostics.finetune import benchmark_finetuned_model, validate_finetune_data
+from director_fast.types.verification import DataQualityReport, FinetuneConfig, FinetuneResult, RegressionReport
 from director_fast.errors import HallucinationError, MissingDependencyError
-from director_fast.distributed import guard_dataset, read_dataset, score_dataset
-from director_fast import production as _production
-from director_fast.client_guard import guard, score
+from director_fast.jobs.distributed import guard_dataset, read_dataset, score_dataset
+from director_fast.memory import production as _production
+from director_fast.stream.client_guard import guard, score
 from director_fast.telemetry import PrometheusMetrics, RecordingMetrics, configure_tracing, set_metrics_hook
-from director_fast.conversation import ConversationSession, CrossTurnReport, Turn
+from director_fast.memory.conversation import ConversationSession, CrossTurnReport, Turn
 
 # ``director_fast.guard`` is the client-wrapping function; the module that held ProductionGuard
-# until now is director_fast.production. Old imports keep working:
+# until now is director_fast.memory.production. Old imports keep working:
 # ``from director_fast.guard import ProductionGuard`` / ``import director_fast.guard`` (the
 # module alias) and ``director_fast.guard.ProductionGuard`` (an attribute of the function).
 import sys as _sys

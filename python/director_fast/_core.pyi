@@ -117,7 +117,7 @@ class HaltKernel:
         ...
     def run(self, scores: typing.Any, sentence_end: typing.Any = None, flags_out: typing.Any = None, finalize: bool = True) -> HaltDecision:
         """
-        Batch replay over float64 scores (and optional bool/uint8 sentence_end) with the GIL released; see director_fast.core.streaming.replay for the documented wrapper.
+        Batch replay over float64 scores (and optional bool/uint8 sentence_end) with the GIL released; see director_fast.stream.kernel.replay for the documented wrapper.
         """
     def step(self, score: typing.SupportsFloat | typing.SupportsIndex, scored: bool = True, sentence_end: bool = False) -> StepResult:
         """
@@ -513,7 +513,7 @@ class LexicalNLI:
         ...
 class Bm25Index:
     """
-    Okapi BM25 inverted index (private; use director_fast.knowledge.BM25). Thread-safe: add is exclusive, top runs concurrently.
+    Okapi BM25 inverted index (private; use director_fast.verify.knowledge.BM25). Thread-safe: add is exclusive, top runs concurrently.
     """
     def __init__(self, k1: typing.SupportsFloat | typing.SupportsIndex = 1.2, b: typing.SupportsFloat | typing.SupportsIndex = 0.75) -> None:
         ...
@@ -614,21 +614,21 @@ def chunk_tokens(token_starts: typing.Any, token_ends: typing.Any, sentences: co
     ...
 def declarative_part(text: typing.Any) -> str:
     """
-    The sentences of `text` that assert something (questions and requests dropped), joined with one space; see director_fast.core.scorer.declarative_part.
+    The sentences of `text` that assert something (questions and requests dropped), joined with one space; see director_fast.verify.scorer.declarative_part.
     """
 def find_numbers(text: str) -> list[tuple[int, int, float, str, str, bool]]:
     """
-    Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; start/end in code points, text[start:end] == surface. See director_fast.numbers.find_numbers.
+    Number mentions of `text` as (start, end, value, unit, surface, half_day_open) tuples; start/end in code points, text[start:end] == surface. See director_fast.verify.numbers.find_numbers.
     """
 
 def same_value(a: float, b: float) -> bool:
     """
-    Whether two parsed values are the same number (relative tolerance 1e-12). See director_fast.numbers.same_value.
+    Whether two parsed values are the same number (relative tolerance 1e-12). See director_fast.verify.numbers.same_value.
     """
 
 def long_digits_differ(a: str, b: str) -> bool:
     """
-    Whether two surfaces, one of more than 15 digits, hold different digits. See director_fast.numbers.long_digits_differ.
+    Whether two surfaces, one of more than 15 digits, hold different digits. See director_fast.verify.numbers.long_digits_differ.
     """
 def lexical_stem(word: str) -> str:
     """

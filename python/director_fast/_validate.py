@@ -6,7 +6,7 @@ from typing import Any
 
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 
-__all__ = ["check_text", "check_unit_interval"]
+__all__ = ["check_text", "check_unit_interval", "utf8_problem"]
 
 
 def check_text(value: Any, name: str) -> str:
@@ -48,3 +48,12 @@ def check_unit_interval(value: Any, name: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise ConfigError(f"{name} must be in [0, 1], got {value}", name)
     return v
+
+
+def utf8_problem(raw: bytes, start: int) -> str:
+    """One-line description of why ``raw`` (one line of a file) is not UTF-8 at byte ``start``
+    (``UnicodeDecodeError.start``): the byte and its 1-based character column, for messages of
+    the form ``FILE:LINE: ...``."""
+    col = len(raw[:start].decode("utf-8", "replace")) + 1
+    return (f"not valid UTF-8: byte 0x{raw[start]:02X} at column {col} (save the file as "
+            "UTF-8, or decode the producer's bytes with errors='replace')")

@@ -137,7 +137,7 @@ class StreamHalted(DirectorFastError):
     """Raised by ``stream_guard(..., raise_on_halt=True)`` when the kernel halts the stream.
 
     Attributes:
-        session: the :class:`~director_fast.core.streaming.StreamSession` with the full record.
+        session: the :class:`~director_fast.stream.kernel.StreamSession` with the full record.
     """
 
     def __init__(self, message: str, session: Any = None) -> None:
@@ -148,7 +148,7 @@ class StreamHalted(DirectorFastError):
 class UpstreamError(DirectorFastError):
     """The model's stream reported a failure or ended before its final event, so the text it
     delivered is not a complete answer. Raised by the stream adapters
-    (:mod:`director_fast.adapters`); a guard reading such an adapter records the halt as
+    (:mod:`director_fast.stream.adapters`); a guard reading such an adapter records the halt as
     ``upstream_error`` instead of raising.
 
     Attributes:
@@ -209,7 +209,7 @@ class HallucinationError(DirectorFastError):
     (``director_fast.guard(client, on_fail="raise")``, director-ai's name).
 
     Attributes:
-        score: the :class:`~director_fast.core.types.CoherenceScore` of the response text, or
+        score: the :class:`~director_fast.types.results.CoherenceScore` of the response text, or
             ``None`` when only a tool call was rejected.
         response: the SDK's response object that was rejected.
         tool_reports: ``{tool name: ConfidenceReport}`` for the response's tool calls.

@@ -1,7 +1,7 @@
 """Observability: an optional metrics hook and OpenTelemetry spans (both off unless set up).
 
 Logging needs no set-up here: every module logs to ``logging.getLogger("director_fast.<module>")``
-(``director_fast.scorer``, ``director_fast.stream_guard``, ``director_fast.client_guard``,
+(``director_fast.scorer``, ``director_fast.stream.stream_guard``, ``director_fast.stream.client_guard``,
 ``director_fast.integrations.fastapi``, ...). Halts are logged at INFO; scorer errors, timeouts
 and no-evidence / unknown-tenant decisions at WARNING, rate-limited to one record per kind per
 10 s (``director_fast._log``).
@@ -31,7 +31,7 @@ Metrics
 Spans
     When ``opentelemetry-api`` is installed (``pip install director-fast[otel]``), every
     ``CoherenceScorer.score`` / ``review`` runs in a span ``director_fast.review`` (attributes
-    ``director_fast.approved``, ``director_fast.score``, ``director_fast.claims``; the exception
+    ``director_fast.approved``, ``director_fast.score``, ``director_fast.verify.claims``; the exception
     recorded on failure), and every stream halt adds an event ``director_fast.halt`` (attributes
     ``director_fast.halt_reason``, ``director_fast.token_offset``, ``director_fast.event_id``) to
     the span current at that moment (for example a server's request span). Without an SDK

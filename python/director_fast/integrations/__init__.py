@@ -12,6 +12,9 @@
 
 Importing this package imports no framework; each submodule imports its own on import and raises
 ``ImportError`` naming the extra when the framework is missing.
+
+Layering: may import the base modules, :mod:`director_fast.safety`, :mod:`director_fast.types`,
+:mod:`director_fast.verify` and :mod:`director_fast.stream` (never :mod:`director_fast.jobs`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   too long or holds a control character, stores them in ``request.state.director_fast`` and
   echoes the request id in the response header of the same name; and
 * a **helper** for the route that streams: ``return guard.stream(request, tokens, prompt=...)``
-  builds an :func:`~director_fast.stream_guard.astream_guard` over ``tokens`` (an async iterable of
+  builds an :func:`~director_fast.stream.stream_guard.astream_guard` over ``tokens`` (an async iterable of
   text deltas, e.g. ``aopenai_text_deltas(await client.chat.completions.create(..., stream=True))``)
   and returns a ``text/event-stream`` response with the events of
   :mod:`director_fast.integrations.sse`: ``token`` events, keep-alive comments while
@@ -17,7 +17,7 @@
 
 A client that disconnects mid-stream cancels the response; the guard then closes the upstream
 model stream at once (``aclose()``), so the model stops generating. A synchronous scorer runs on
-the scorer's bounded :class:`~director_fast.stream_guard.ScorerExecutor`, never on the event loop.
+the scorer's bounded :class:`~director_fast.stream.stream_guard.ScorerExecutor`, never on the event loop.
 
 Install with ``pip install director-fast[fastapi]`` (Starlette is what this module needs; FastAPI
 and uvicorn are the tested server stack).
@@ -43,13 +43,13 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
     raise ImportError("director_fast.integrations.fastapi needs Starlette/FastAPI: "
                       "pip install director-fast[fastapi]") from _exc
 
-from director_fast.client_guard import make_scorer
-from director_fast.core.halt import HaltConfig
-from director_fast.core.safety_event import MAX_ID_LEN
-from director_fast.core.tenant_safety import _CTRL
+from director_fast.stream.client_guard import make_scorer
+from director_fast.stream.halt import HaltConfig
+from director_fast.safety.event import MAX_ID_LEN
+from director_fast.safety.tenant import _CTRL
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 from director_fast.integrations.sse import sse_events
-from director_fast.stream_guard import ScorerExecutor, astream_guard
+from director_fast.stream.stream_guard import ScorerExecutor, astream_guard
 
 logger = logging.getLogger("director_fast.integrations.fastapi")
 

@@ -4,7 +4,7 @@
   (``chain = prompt | model | DirectorAIGuard(facts=...)``).
 
   - **streaming** (``chain.stream`` / ``astream``): the model's chunks (``AIMessageChunk`` or
-    ``str``) pass through :func:`~director_fast.stream_guard` with ``release="sentence"``: each
+    ``str``) pass through :func:`~director_fast.stream.stream_guard` with ``release="sentence"``: each
     chunk is forwarded once the sentence it belongs to is judged, and the stream stops before the
     first sentence that fails; the model's stream is closed then. ``raise_on_fail=True`` raises
     :class:`~director_fast.errors.StreamHalted` (``.session``) after the last safe chunk.
@@ -44,10 +44,10 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
     raise ImportError("director_fast.integrations.langchain needs langchain-core: "
                       "pip install director-fast[langchain]") from _exc
 
-from director_fast.client_guard import make_scorer
+from director_fast.stream.client_guard import make_scorer
 from director_fast.errors import ConfigError, HallucinationError, InputTypeError, StreamHalted
-from director_fast.stream_guard import astream_guard, stream_guard
-from director_fast.text import split_sentences
+from director_fast.stream.stream_guard import astream_guard, stream_guard
+from director_fast.verify.text import split_sentences
 
 logger = logging.getLogger("director_fast.integrations.langchain")
 
@@ -116,7 +116,7 @@ class DirectorAIGuard(Runnable[Any, Any]):
 
     Args:
         facts: ``{key: value}`` ground truth (director-ai's argument).
-        store: a :class:`~director_fast.knowledge.KnowledgeBase` or a retriever, instead of facts.
+        store: a :class:`~director_fast.verify.knowledge.KnowledgeBase` or a retriever, instead of facts.
         threshold: approval threshold in [0, 1] (default 0.3, as :func:`director_fast.guard`).
         use_nli, nli_model: NLI choice (as :func:`director_fast.score`).
         scorer: a prebuilt :class:`CoherenceScorer` (then no facts/store/use_nli/nli_model).

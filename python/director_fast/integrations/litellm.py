@@ -31,9 +31,9 @@ try:
 except ImportError as _exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("director_fast.integrations.litellm needs litellm: pip install director-fast[litellm]") from _exc
 
-from director_fast.client_guard import make_scorer
+from director_fast.stream.client_guard import make_scorer
 from director_fast.errors import HallucinationError, InputTypeError, StreamHalted
-from director_fast.stream_guard import astream_guard
+from director_fast.stream.stream_guard import astream_guard
 
 logger = logging.getLogger("director_fast.integrations.litellm")
 

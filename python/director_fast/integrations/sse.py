@@ -1,6 +1,6 @@
 """Server-sent events from a guarded token stream (plain ``asyncio``, no framework needed).
 
-:func:`sse_events` turns an :class:`~director_fast.stream_guard.AsyncStreamGuard` into the text of
+:func:`sse_events` turns an :class:`~director_fast.stream.stream_guard.AsyncStreamGuard` into the text of
 an ``text/event-stream`` response, one SSE frame per item:
 
 ``event: token``
@@ -11,7 +11,7 @@ an ``text/event-stream`` response, one SSE frame per item:
     proxies and load balancers from closing an idle connection.
 ``event: halt``
     sent once when the stream halts: ``{"reason", "halt_index", "delivered", "safety_event"}``
-    where ``safety_event`` is the halt's :class:`~director_fast.core.safety_event.SafetyEvent`
+    where ``safety_event`` is the halt's :class:`~director_fast.safety.event.SafetyEvent`
     as ``to_dict()`` (the audit record; tenant-safe by construction).
 ``event: verdict``
     always the last frame: ``{"approved", "halted", "reason", "delivered", "held_back",
@@ -124,7 +124,7 @@ def sse_events(guard: Any, *, keepalive_s: float | None = 10.0, request_id: str 
     """Stream ``guard`` as SSE frames (module docstring for the events).
 
     Args:
-        guard: an :class:`~director_fast.stream_guard.AsyncStreamGuard` (``astream_guard(...)``),
+        guard: an :class:`~director_fast.stream.stream_guard.AsyncStreamGuard` (``astream_guard(...)``),
             not yet iterated. It is closed when this generator ends, however it ends.
         keepalive_s: seconds without a frame after which a keep-alive comment is sent (> 0), or
             None for none.

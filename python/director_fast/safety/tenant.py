@@ -1,0 +1,141 @@
+"""Tenant-safety validators for SafetyEvent and DirectorSafetySignal strings.
+
+They decide whether a string may travel in a tenant-safe record. Free text is checked for
+credential-shaped *values* and *assignments*, not for words: "password reset policy", "Secret
+Santa", "bearer of bad news", "The user prompt was ambiguous" and "JWT expiry" are operator prose
+and pass; ``pwd=hunter2``, ``postgres://app:hunter2@db/app`` or an AWS secret key do not, whatever
+their disguise. Two roles exist:
+
+* ``"text"``: every string value (attribute and extension values, ``halt_reason``,
+  ``tenant_safe_explanation``, evidence refs, trace strings, ``hook_id``, ``request_id``,
+  ``tenant_id``, ``producer_id``, ``framework``);
+* ``"key"``: attribute / extension keys -- the text checks plus the key-name rules K1..K5.
+
+**Fold (detection only).** The string is first folded to ASCII: NFKD compatibility forms
+(fullwidth ``ｐ`` -> ``p``, ligatures, math letters), case folding (``ß`` -> ``ss``), marks removed
+(``é`` -> ``e``), format characters (zero-width spaces and joiners, soft hyphen, BOM, ...) dropped,
+Unicode look-alikes mapped (Cyrillic ``а`` -> ``a``, Greek ``Ο`` -> ``O``; from Unicode's
+confusables data), invisible tag characters read as the ASCII they spell; any other code point
+becomes a separator. The table is generated offline by ``scripts/gen_safety_fold.py``. Only the
+detectors see the folded copy: payloads and canonical JSON are never changed. Pure-ASCII strings
+skip the fold.
+
+**Value detectors** (any role, in this priority):
+
+V1 JWTs (``eyJ...`` ``.`` ``...`` ``.``).
+V2 PEM private-key headers (``-----BEGIN ... PRIVATE KEY``) and base64 DER bodies without the
+   header (``MII`` + 20 base64 characters).
+V3 vendor token formats (GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``,
+   OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, AWS ``AKIA``/``ASIA``, Google ``AIza``/``ya29.``,
+   Hugging Face ``hf_``, npm, PyPI, SendGrid, Shopify, Databricks, DigitalOcean, Grafana, Vault and
+   more): the prefix after a non-token character and a tail of the vendor's length and alphabet.
+V4 passwords in URLs (``scheme://user:password@host``).
+V5 ``data:...;base64,`` URIs and standard base64 runs of >= 200 characters.
+V6 high-entropy runs: >= 32 characters of ``[A-Za-z0-9+/=_-]`` with at least 3 of the classes
+   upper / lower / digit / symbol, a letter beyond ``f`` (hex digests and UUIDs are not secrets)
+   and Shannon entropy >= 4.0 bits per character -- unless made of words (>= 3/4 of the letters in
+   alphabetic runs of >= 4 letters: slash paths, identifiers) or, once lower-case hex digests of
+   32/40/64/128 digits are set aside, shorter than 32 characters.
+
+**Assignments** (any role; the leftmost one):
+
+S1 a secret-like key followed by ``=``, ``:``, ``:=`` or ``=>`` and a credential-like value.
+   Keys are matched on their letters whatever the case or separators: ``password``, ``passwd``,
+   ``passphrase``, ``secret``, ``token``, ``credential(s)``, ``cookie``, ``authorization``,
+   ``bearer``, ``jwt``, ``session``/``sessionid``, ``connectionstring``, ``*key`` compounds
+   (``apikey``, ``accesskey``, ``accountkey``, ``privatekey``, ...) as endings of the key, and
+   ``pwd``, ``pw``, ``pass``, ``auth``, ``oauth``, ``sid``, ``dsn``, ``sig``, ``psk``, ``pat`` as its
+   last part. A value is not a credential when it is empty, shorter than 3, a template or variable
+   (``<...>``, ``$X``, ``${X}``, ``{{x}}``, ``%(x)s``), a mask (``****``, ``xxxx``), a placeholder
+   word (``redacted``, ``null``, ``none``, ``required``...), a number of < 4 digits (any number of
+   <= 9 digits after ``token``: a count), or -- after ``: `` without quotes -- a single plain word
+   shorter than 16 letters ("Password: required"). Session keys need a random-looking value
+   (>= 16 characters, two of upper / lower / digit). ``Authorization: Basic|Bearer|Token ...``
+   needs a credential of >= 8 characters that is not all lower-case letters. Also ``Bearer``
+   followed by a credential of >= 16 characters with two of upper / lower / digit.
+S2 a prompt or message key (``prompt(s)``, ``messages``, ``instructions``, ``user_input``,
+   ``completion(s)``, ``transcript(s)``) assigned a value by the same value rules, or a JSON
+   array / object (``messages=[{...}]``).
+
+**Key names** (key role only):
+
+K1 keys naming a credential (the S1 key rules; trailing payload parts such as ``_value``,
+   ``_text``, ``_data`` are ignored): ``authorization``, ``pwd``, ``dsn``, ``session``,
+   ``api_key``, ``client_secret``, ``access_token``; ``secret_id``, ``api_key_id``,
+   ``token_offset``, ``max_tokens``, ``password_policy`` are fine.
+K2 keys naming private content: last part ``prompt(s)``, ``messages``, ``instructions``,
+   ``input(s)``, ``query``, ``conversation(s)``, ``utterance(s)``, ``response(s)``, ``output(s)``,
+   ``completion(s)``, ``transcript(s)`` or run-together forms (``systemprompt``, ``userinput``).
+K3 media (``image``, ``photo``, ``video``, ``audio``, ``screenshot``, ``recording``, ``selfie``,
+   ``biometric``, ``media``...), K4 sensor payloads (``sensor``, ``lidar``, ``telemetry``) as the
+   last part; ``image_count``, ``sensor_id`` are fine.
+K5 raw payloads: ``raw`` with a payload part (``raw_text``) or alone, and keys that are only a
+   payload word (``payload``, ``data``, ``body``, ``content``, ``text``, ``blob``...).
+
+Every detector runs in C++ (``cpp/src/safety_rules.cpp``) in one pass over the folded string;
+every scan is capped or starts where no earlier scan of its kind went, so the time is linear in
+the input however hostile it is. The readable reference is ``tests/_safety_oracle.py``; Hypothesis
+tests check that both give the same reason for arbitrary strings.
+
+Thread-safety: stateless; all functions may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import re
+
+from director_fast._core import _safety_tenant_violation as _violation
+from director_fast._fields import FieldTypeError
+from director_fast.errors import ValidationError
+
+__all__ = ["TenantSafetyError", "check_tenant_safe", "check_text", "tenant_safety_violation"]
+
+
+class TenantSafetyError(ValidationError):
+    """A string that the tenant-safety validators forbid (a credential-shaped value or assignment,
+    or a key naming credentials, private content, media, sensor or raw payloads). A
+    :class:`~director_fast.errors.ValidationError` (``ValueError``)."""
+
+
+_CTRL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
+    """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe).
+
+    Args:
+        text: the string to check (any length; time is linear in it).
+        role: ``"key"`` for attribute / extension keys, ``"text"`` for everything else.
+
+    Returns:
+        ``None`` or a reason such as ``"secret assigned to 'password' (S1)"``.
+
+    Raises:
+        FieldTypeError: ``text`` is not a ``str`` (a ``ValidationError`` / ``TypeError``).
+    """
+    if not isinstance(text, str):
+        raise FieldTypeError(f"tenant_safety_violation: expected a str, got {type(text).__name__}")
+    return _violation(text, role == "key")
+
+
+def check_tenant_safe(text: str, where: str, *, role: str = "text") -> None:
+    """Raise :class:`TenantSafetyError` naming ``where`` when ``text`` breaks a rule."""
+    reason = _violation(text, role == "key")
+    if reason is not None:
+        raise TenantSafetyError(f"{where}: not tenant-safe: {reason}")
+
+
+def check_text(text: str, where: str, role: str = "text") -> None:
+    """Raise unless ``text`` is free of control characters / lone surrogates and tenant-safe.
+
+    ``where`` names the field in the error. Nothing is cached: every call checks the text.
+
+    Raises:
+        ValidationError: a control character (U+0000..U+001F, U+007F) or lone surrogate.
+        TenantSafetyError: a tenant-safety rule fires.
+    """
+    if not text.isprintable() and _CTRL.search(text):
+        raise ValidationError(f"{where}: contains a control character or lone surrogate")
+    reason = _violation(text, role == "key")
+    if reason is not None:
+        raise TenantSafetyError(f"{where}: not tenant-safe: {reason}")

@@ -1,0 +1,373 @@
+"""Per-claim verdicts: compare one claim with evidence units, one unit at a time, and turn the
+comparisons into ``supported`` / ``contradicted`` / ``not_found`` and a score.
+
+The judges share one interface, ``compare(claim, units, question) -> list[Comparison]`` (and
+``compare_texts(claim, premises)`` for bare texts):
+
+* :class:`LexicalJudge` (the embedded default; English rules over the lexical backend's signals,
+  see :class:`~director_fast.verify.nli.LexicalNLI`). For one (claim, evidence unit) pair:
+
+  - **contradicted** when the unit is about the same thing (``alignment``, the share of the
+    claim's content words found in the unit's best sentence, is at least
+    :attr:`LexicalJudge.contradict_alignment`) and one of: a negation flip against that sentence
+    (``negation``), an antonym (``antonym``; in a multi-sentence unit only on a close match), a
+    number of the claim that the unit does not hold while the unit states numbers (``number``;
+    equal quantities in other units, "2 weeks" / "14 days", match), a capitalised name of the
+    claim missing from the unit (``entity``; see :func:`_given_names` for the names that do not
+    count), two names in swapped roles around the same relation (``roles``,
+    :func:`roles_swapped`), or a job title the unit gives to someone else (``roles``,
+    :func:`titles_swapped`);
+  - **supported** when none of those signals fires and the unit covers at least
+    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
+  - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
+    about something else).
+
+  Before the sentence signals, three whole-text checks run (both sides normalised by
+  :func:`_normalise_idioms`): a telephone number the unit states differently (``number``), an
+  amount per another period (``unit``, :func:`_rate_verdict`) and one member of a closed class for
+  another (``antonym``, :func:`_contrast_verdict`).
+
+* :class:`ModelJudge` (an :class:`~director_fast.verify.nli.NLIModel`): the largest class probability of
+  each (unit, claim) pair, batched in one call per claim; :class:`HybridJudge` adds the lexical
+  ``number`` / ``roles`` contradictions on top; :class:`DivergenceJudge` reads any backend's
+  ``score(premise, hypothesis)`` divergence.
+
+:func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
+stated in the evidence), unless the support is partial and one sentence contradicts the claim more
+strongly (negation, antonym, entity, roles; a number only when closely aligned), or the supporting
+sentence states an exception the claim drops (``exception``, :func:`dropped_exception`: "Refunds
+take 5 days, except for gift cards." does not support "Yes, refunds take 5 days." as an answer
+to "Can I return a gift card?"); else a unit that contradicts it; else ``not_found``. A claim no
+single unit supports may be composed from several (:func:`compose`, signal ``composed``). :func:`claim_score` maps a verdict to a score in [0, 1] so
+that ``supported >= soft_limit > not_found > contradicted`` (see its docstring).
+
+Thread safety: the judges are safe to share between threads (their premise cache is locked;
+the backends are thread-safe); the functions keep no state.
+
+Where the parts live (this module makes the verdict and re-exports the names above):
+``comparison.py`` (``Comparison``, ``ClaimDecision``), ``judges.py`` (the lexical, model, hybrid
+and divergence judges), ``rules_values.py`` (wrong prices, rates, days, hours, phone numbers and
+addresses; negation against other evidence), ``rules_roles.py`` (names, roles, titles),
+``rules_scope.py`` (exceptions, conjuncts, bare yes / no answers), ``rules_wording.py``
+(paraphrase folding, stems, negation scope); here: :func:`decide`, :func:`compose`,
+:func:`number_conflict` and :func:`claim_score`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from director_fast.verify.claim_evidence import EvidenceUnit
+from director_fast.verify.text import content_words
+from director_fast.verify.comparison import PARTIAL_SUPPORT, VERDICT_ORDER, ClaimDecision, Comparison
+from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, negation_in_scope
+from director_fast.verify.rules_values import (
+    _addresses,
+    _given_names,
+    _mostly_in,
+    _numbers_given,
+    hours_in_one_wording,
+    negated_clause_aligned,
+    negated_elsewhere,
+    polarity_flipped,
+    state_bound_elsewhere,
+)
+from director_fast.verify.rules_roles import (
+    _names,
+    capitalised_names,
+    job_titles,
+    manager_moved,
+    roles_swapped,
+    titles_swapped,
+)
+from director_fast.verify.rules_scope import (
+    bare_answer,
+    bare_answers,
+    conjuncts,
+    dropped_exception,
+    flip,
+    says_what_the_claim_says,
+)
+from director_fast.verify.judges import DivergenceJudge, HybridJudge, LexicalJudge, ModelJudge, make_judge
+
+__all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
+           "decide", "claim_score", "conjuncts", "roles_swapped", "manager_moved", "says_what_the_claim_says",
+           "dropped_exception", "make_judge",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
+           "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
+
+#: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
+#: warning band between the threshold and the soft limit).
+UNSUPPORTED_MODES = ("reject", "warn")
+
+
+# ---- decision ---------------------------------------------------------------------------------
+
+# content_words lives in director_fast.verify.text (shared with director_fast.verify.number_alignment); it is
+# imported above and re-exported here, with the judges and rules of the rules_*.py modules
+
+
+# how much more closely a negating sentence must be aligned with a claim than its support is
+# covered for the negation to win over a full support
+_CLOSER_MARGIN = 0.1
+# signals of a single-sentence contradiction that outweigh a weaker, partial support elsewhere,
+# with the strength they need (a number mismatch only against a closely aligned sentence)
+_OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
+
+
+def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+                            i: int) -> bool:
+    """Whether a unit that gives the claim's quantity another value shares more of the claim's
+    words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
+    covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
+    delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
+    said = _normalise_idioms(claim)
+
+    def shared(text: str) -> int:  # claim words in the unit, in the wording the comparison saw
+        c, p = hours_in_one_wording(said, _normalise_idioms(text))
+        return len(content_stems(c) & content_stems(p))
+
+    mine = shared(units[i].text)
+    return any(c.verdict == "contradicted" and c.signal == "number" and shared(units[j].text) > mine
+               for j, c in enumerate(comparisons))
+
+
+def _contains(a: EvidenceUnit, b: EvidenceUnit) -> bool:
+    """Whether one of two units of one sentence is that whole sentence (the other then is one of
+    its clauses): a sentence that supports a claim in one clause and negates something else in
+    another ("Cards cost €3, except the first for children, which is free.") does not refute
+    its own support; two different clauses of it do ("by card or cash; cheques are not
+    accepted" for "cheques are accepted")."""
+    return a.sentence == b.sentence and (a.text == a.sentence or b.text == b.sentence)
+
+
+def _clause_support(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison], i: int) -> float:
+    """How strongly the best clause of unit ``i``'s sentence supports the claim, when the units
+    hold that sentence's clauses too (1.0 when they do not, or ``i`` is itself a clause): a
+    sentence that covers a claim only by joining words of two clauses ("Annual plans can be
+    refunded ...; after 30 days, refunds are prorated by unused full months" for "Monthly plans
+    are refundable") supports it no more than its best clause does, against a sentence that
+    negates it."""
+    whole = units[i]
+    if whole.sentence and whole.sentence != whole.text:
+        return 1.0
+    clauses = [c.strength if c.verdict == "supported" else 0.0 for u, c in zip(units, comparisons)
+               if u.sentence == whole.text and u.text != whole.text]
+    return max(clauses, default=1.0)
+
+
+def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+           question: str = "") -> ClaimDecision:
+    """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
+
+    Supported by some unit -> ``supported`` (the strongest such unit decides), unless the support
+    is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
+    strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
+    ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
+    ``not_found`` (the unit of highest coverage, for reference; ``no_evidence`` when there was
+    no unit at all).
+    """
+    n = len(comparisons)
+    if n == 0:
+        return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
+    best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
+    negating = []  # single-sentence contradictions strong enough to outweigh a partial support
+    for i, c in enumerate(comparisons):
+        if c.strength > best[c.verdict][0]:
+            best[c.verdict] = (c.strength, i)
+        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength:
+            negating.append(i)
+    strength, i = best["supported"]
+    if i >= 0 and negating:
+        # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
+        partial = min(strength, _clause_support(units, comparisons, i)) if len(conjuncts(claim)) == 1 else strength
+        against = max((comparisons[j].strength for j in negating if not _contains(units[i], units[j])), default=-1.0)
+        closer = max((comparisons[j].strength for j in negating if comparisons[j].signal in ("negation", "antonym")
+                      and not _contains(units[i], units[j])), default=-1.0)
+        if (partial < PARTIAL_SUPPORT and against > partial) or closer > strength + _CLOSER_MARGIN:
+            # one sentence negating the claim outweighs a weaker, partial support elsewhere, and a
+            # negation more closely about the claim outweighs a support about something broader
+            # ("Flash photography is not allowed." over "Photography is allowed in the galleries.")
+            i = -1
+    if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
+        i = -1
+    if i >= 0:
+        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+            return ClaimDecision("contradicted", 0.8, "exception", i, n)
+        return ClaimDecision("supported", strength, comparisons[i].signal, i, n)
+    strength, i = best["contradicted"]
+    if i >= 0:
+        return ClaimDecision("contradicted", strength, comparisons[i].signal, i, n)
+    strength, i = best["not_found"]
+    return ClaimDecision("not_found", strength, comparisons[i].signal, i, n)
+
+
+# ---- composition across units ---------------------------------------------------------------
+
+#: share of a claim's content words that the units of a composition must cover together
+COMPOSE_COVERAGE = 0.8
+#: units a composition may join
+COMPOSE_UNITS = 3
+# a comparison with one of these signals rules a composition out (the claim is refuted, not
+# merely spread over several units)
+_REFUTING = frozenset({"negation", "antonym", "roles", "exception"})
+# words a number's clause (or a name's window) has to share with the evidence to be "about" it
+_ANCHOR_WORDS = 2
+_WINDOW_CHARS = 48
+# numbers are anchored by director_fast.verify.number_alignment (imported in compose)
+
+
+def _anchor_name(claim: str, name: str, start: int, end: int, units: Sequence[EvidenceUnit],
+                 unit_words: Sequence[set[str]]) -> int:
+    """The unit that vouches for a name of ``claim``, or -1.
+
+    The units about the name are those sharing the most content words with the claim's words
+    around it (at least :data:`_ANCHOR_WORDS`; with none that close, every unit). One of them
+    holding the name vouches for it. Otherwise, when none of them names someone the claim does not
+    ("led by Dana Okafor" against "led by Margaret Ennis" fails), one from a document that holds
+    the name vouches for it ("you get 10% off" with a "Birchwood Card" against "Cardholders get
+    10% off" in the card's document); the name standing anywhere else never does."""
+    window = content_words(claim[max(0, start - _WINDOW_CHARS):start]) | content_words(claim[end:end + _WINDOW_CHARS])
+    window -= content_words(name)
+    overlaps = [len(window & w) for w in unit_words]
+    top = max(overlaps, default=0)
+    about = [i for i, o in enumerate(overlaps) if o == top] if top >= _ANCHOR_WORDS else list(range(len(units)))
+    for i in about:
+        if _has_word(name, units[i].text.lower()):
+            return i
+    if top < _ANCHOR_WORDS:
+        return -1
+    lowered = claim.lower()
+
+    def rivals(i: int) -> bool:  # a capitalised first word alone ("Cardholders get ...") is no name
+        return any(not _has_word(n, lowered) and (a > 0 or " " in n) for n, a, _b in _names(units[i].text))
+
+    if any(rivals(i) for i in about):
+        return -1  # someone else holds that place ("led by Margaret Ennis")
+    for i in about:
+        if _has_word(name, units[i].chunk.text.lower()):
+            return i
+    return -1
+
+
+def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
+            question: str = "") -> ClaimDecision | None:
+    """Judge a claim that joins facts stated in different evidence units ("The fleet has 9
+    aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
+    Air serves 14 destinations."), after no single unit supported it.
+
+    * Each number of the claim is anchored
+      (:func:`director_fast.verify.number_alignment.anchor_number`) to the unit about the same thing:
+      the unit sharing the most content words with the claim's words around the number. A
+      different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
+      unit, or one without a comparable number -> no composition (a number from an unrelated
+      fact never confirms a claim).
+    * Every capitalised name of the claim must stand in one of the units (or be given by the
+      question).
+    * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
+      words, must together cover :data:`COMPOSE_COVERAGE` of the claim's content words.
+    * Any comparison refuting the claim (negation, antonym, swapped roles, dropped exception)
+      rules the composition out, and so does a name pair in swapped roles in a chosen unit; a
+      chosen unit stating an exception the claim drops (:func:`dropped_exception`) makes it
+      ``contradicted`` (signal ``exception``).
+
+    Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
+    or None when the claim cannot be composed (its single-unit verdict stands).
+    """
+    from director_fast.verify.number_alignment import anchor_number, checkable, evidence_numbers
+    from director_fast.verify.numbers import find_numbers
+
+    words = content_words(claim)
+    if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
+        return None
+    addresses = _addresses(claim)
+    if addresses:
+        if not addresses <= set().union(*(_addresses(u.text) for u in units)):
+            return None  # an email or web address no unit holds letter for letter
+        if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
+            return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
+    n = len(comparisons)
+    unit_words = [content_words(u.text) for u in units]
+    evidence = evidence_numbers(units)
+    chosen: list[int] = []
+    # (the asker's own numbers restated are no facts to anchor: "your 17-year-old can ride ...")
+    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
+    words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
+    for mention in mentions:
+        where, i = anchor_number(claim, mention, mentions, evidence)
+        if where == "conflict":
+            return ClaimDecision("contradicted", 0.75, "number", i, n)
+        if where == "absent":
+            return None
+        if i not in chosen:
+            chosen.append(i)
+    documents = list(dict.fromkeys(u.chunk.text for u in units))
+    for name, start, end in _names(claim):
+        i = next((j for j in chosen if _has_word(name, units[j].text.lower())), -1)
+        if i < 0:
+            i = _anchor_name(claim, name, start, end, units, unit_words)
+        if i < 0:
+            if not _given_names([name], question, " ".join(documents), documents):
+                return None
+        elif i not in chosen:
+            chosen.append(i)
+    covered: set[str] = set().union(*(unit_words[i] & words for i in chosen)) if chosen else set()
+    while len(chosen) < COMPOSE_UNITS:
+        gains = [(len((w & words) - covered), i) for i, w in enumerate(unit_words) if i not in chosen]
+        gain, i = max(gains, default=(0, -1))
+        if gain < 2:
+            break
+        chosen.append(i)
+        covered |= unit_words[i] & words
+    if len(chosen) > COMPOSE_UNITS or len(covered) < COMPOSE_COVERAGE * len(words):
+        return None
+    if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
+        return None
+    for i in chosen:  # a chosen unit states an exception the claim drops, as in decide()
+        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+            return ClaimDecision("contradicted", 0.8, "exception", i, n)
+    return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
+
+
+def number_conflict(claim: str, evidence: str, question: str = "") -> bool:
+    """Whether some number of ``claim`` is about a number of ``evidence`` that states another
+    quantity (:func:`director_fast.verify.number_alignment.align_number`: ``"conflict"``). A claim
+    joining facts of several passages is "contradicted" by one passage that lacks one of its
+    numbers ("1 TB for employees" against a sentence about mailbox quotas); such a contradiction
+    holds only when the passage has a number about the same thing. The numbers are aligned
+    jointly first (:func:`director_fast.verify.number_alignment.align_numbers`), with opening hours in one
+    wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm"). A
+    number that restates the asker's own situation (:func:`_numbers_given` with ``question``) is
+    not aligned."""
+    from director_fast.verify.number_alignment import align_numbers, checkable, evidence_numbers
+    from director_fast.verify.numbers import find_numbers
+
+    claim, evidence = hours_in_one_wording(claim, evidence)  # "open until 10 pm" is "closes at 10 pm"
+    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    if not mentions:
+        return False
+    return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))
+
+
+def claim_score(decision: ClaimDecision, threshold: float, soft_limit: float,
+                unsupported: str = "reject") -> float:
+    """Score in [0, 1] of one claim (``t`` = threshold, ``s`` = soft_limit, ``x`` = strength):
+
+    * supported: ``s + (1 - s) * x`` (>= s; a claim fully covered by one unit scores 1.0);
+    * not_found, ``unsupported="reject"``: ``t * (0.5 + 0.49 * x)``, in [t/2, t): rejected;
+    * not_found, ``unsupported="warn"``: ``t + 0.99 * (s - t) * x``, in [t, s): approved with a
+      warning (``t`` itself when ``s == t``);
+    * contradicted: ``0.49 * t * (1 - x)`` under "reject" (below t/2), ``0.99 * t * (1 - x)``
+      under "warn" (below t): always rejected, always below a not_found claim.
+    """
+    x = min(1.0, max(0.0, float(decision.strength)))
+    t, s = threshold, soft_limit
+    if decision.verdict == "supported":
+        return s + (1.0 - s) * x
+    if decision.verdict == "not_found":
+        if unsupported == "warn":
+            return t + 0.99 * (s - t) * x
+        return t * (0.5 + 0.49 * x)
+    return (0.99 if unsupported == "warn" else 0.49) * t * (1.0 - x)
