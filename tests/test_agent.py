@@ -41,7 +41,7 @@ class CountingScorer:
     """A CoherenceScorer wrapper that records the responses it reviewed."""
 
     def __init__(self, **kw):
-        self.inner = df.CoherenceScorer(**kw)
+        self.inner = df.CoherenceScorer(use_nli=False, **kw)
         self.threshold = self.inner.threshold
         self.scorer_path = self.inner.scorer_path
         self.seen = []
@@ -105,7 +105,7 @@ def test_rejected_candidate_then_approved_one():
 
 def test_stop_on_first_false_takes_the_best_approved_candidate():
     # "unsupported='warn'": an unsupported claim is approved in the warning band, below a supported one
-    scorer = df.CoherenceScorer(unsupported="warn")
+    scorer = df.CoherenceScorer(use_nli=False, unsupported="warn")
     texts = ("Acme has a rooftop cafeteria.", WRONG, RIGHT)
     first = CoherenceAgent(fixed(*texts), scorer).process(Q, context=CTX)
     assert first.output == texts[0] and first.candidates_evaluated == 1
@@ -126,7 +126,7 @@ def test_ties_go_to_the_earliest_candidate():
 # ---- fallbacks ----------------------------------------------------------------------------------
 
 def test_abstain_fallback_with_halt_evidence_of_the_best_rejected_candidate():
-    scorer = df.CoherenceScorer()
+    scorer = df.CoherenceScorer(use_nli=False)
     r = CoherenceAgent(fixed(WRONG, OFF, "Acme was founded in 1990."), scorer).process(
         Q, context=CTX, tenant_id="acme", request_id="req-7")
     assert r.output == DEFAULT_ABSTAIN_MESSAGE
@@ -169,7 +169,7 @@ def test_extractive_fallback_reads_the_tenants_knowledge():
     kb = df.KnowledgeBase()
     kb.add("Acme was founded in 1998 in Lund.", source="history.md", tenant="acme")
     kb.add("Globex was founded in 1975.", source="globex.md", tenant="globex")
-    agent = CoherenceAgent(fixed(WRONG), df.CoherenceScorer(knowledge=kb), fallback="extractive", candidates=1,
+    agent = CoherenceAgent(fixed(WRONG), df.CoherenceScorer(use_nli=False, knowledge=kb), fallback="extractive", candidates=1,
                            tenant_id="acme")
     r = agent.process(Q)
     assert r.output == "Acme was founded in 1998 in Lund." and r.fallback_used
@@ -205,7 +205,7 @@ def test_blank_candidates_are_dropped():
 
 
 def test_a_scorer_without_messages_gets_the_users_turn_and_tool_evidence():
-    inner = df.CoherenceScorer()
+    inner = df.CoherenceScorer(use_nli=False)
     seen = []
 
     class Plain:
@@ -232,7 +232,7 @@ def test_no_candidates_falls_back_with_reason_no_candidates():
 def test_a_source_label_that_is_not_tenant_safe_becomes_a_chunk_reference():
     kb = df.KnowledgeBase()
     kb.add("Acme was founded in 1998.", source="pwd=Hunter2Hunter2xY", tenant="t")
-    r = CoherenceAgent(fixed(WRONG), df.CoherenceScorer(knowledge=kb), candidates=1, tenant_id="t").process(Q)
+    r = CoherenceAgent(fixed(WRONG), df.CoherenceScorer(use_nli=False, knowledge=kb), candidates=1, tenant_id="t").process(Q)
     assert r.safety_events[0].evidence_refs == ("chunk:0",)
     assert r.safety_events[-1].evidence_refs == ("chunk:0",)
     assert r.safety_events[-1].trace_attribution.fact_source == "chunk:0"
@@ -288,7 +288,7 @@ def test_aprocess_equals_process(texts, kw):
 
 
 def test_aprocess_scores_candidates_concurrently_with_a_sync_scorer():
-    inner = df.CoherenceScorer()
+    inner = df.CoherenceScorer(use_nli=False)
     barrier = threading.Barrier(3, timeout=10)
 
     class Sync:
@@ -303,7 +303,7 @@ def test_aprocess_scores_candidates_concurrently_with_a_sync_scorer():
 
 
 def test_aprocess_scores_candidates_concurrently_with_an_async_scorer_and_cancels_the_rest():
-    inner = df.CoherenceScorer()
+    inner = df.CoherenceScorer(use_nli=False)
     started = []
 
     class Async:

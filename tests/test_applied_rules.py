@@ -56,7 +56,7 @@ def test_asker_numbers_and_bounds():
 
 def test_the_verdict_on_applied_rules():
     kb = ["Visitors aged 65 and over pay the senior rate of £9.", "The car park barrier is closed between 22:30 and 07:00."]
-    scorer = df.CoherenceScorer(knowledge=kb)
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=kb)
     ok = scorer.score("I'm 70, what do I pay?", "Visitors aged 65 and over pay £9, so at 70 you pay £9.")
     assert ok.approved, [(a.verdict, a.signal) for a in ok.attributions]
     bad = scorer.score("I'm 60, what do I pay?", "Visitors aged 65 and over pay £9, so at 60 you pay £9.")

@@ -46,7 +46,7 @@ def _review(scorer, claim, tenant=""):
 
 def test_no_status_means_current_and_nothing_reported():
     kb = _kb(Clock())
-    ok, s = _review(CoherenceScorer(knowledge=kb), CLAIM_A)
+    ok, s = _review(CoherenceScorer(use_nli=False, knowledge=kb), CLAIM_A)
     assert ok and not s.warning and s.evidence.citation_status is None
     assert kb.source_status("clinic-guide") is None
 
@@ -55,7 +55,7 @@ def test_no_status_means_current_and_nothing_reported():
 def test_effect_table(status):
     clock = Clock()
     kb = _kb(clock)
-    scorer = CoherenceScorer(knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, knowledge=kb)
     v = kb.set_source_status("clinic-guide", status, as_of=T0, status_source="registry")
     assert v == CitationStatusVerdict(source_id="clinic-guide", status=status, risk=STATUS_EFFECTS[status].risk,
                                       reason=v.reason, status_source="registry", as_of="2025-01-01T00:00:00Z")
@@ -79,7 +79,7 @@ def test_effect_table(status):
 def test_clock_decides_when_a_status_takes_effect_and_verdicts_are_not_cached_stale():
     clock = Clock()
     kb = _kb(clock)
-    scorer = CoherenceScorer(knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, knowledge=kb)
     assert _review(scorer, CLAIM_A)[0]  # cached as supported
     kb.set_source_status("clinic-guide", "retracted", as_of=T0 + timedelta(days=30))
     ok, s = _review(scorer, CLAIM_A)
@@ -116,7 +116,7 @@ def test_tenants_are_separate():
     for tenant in ("acme", "globex"):
         kb.add_facts([FACT_A], source="clinic-guide", tenant=tenant)
     kb.set_source_status("clinic-guide", "retracted", as_of=T0, tenant="acme")
-    scorer = CoherenceScorer(knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, knowledge=kb)
     assert not _review(scorer, CLAIM_A, "acme")[0]
     ok, s = _review(scorer, CLAIM_A, "globex")
     assert ok and s.evidence.citation_status is None
@@ -125,7 +125,7 @@ def test_tenants_are_separate():
 def test_stream_halts_on_a_claim_only_retracted_evidence_supports():
     clock = Clock()
     kb = _kb(clock)
-    scorer = CoherenceScorer(knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, knowledge=kb)
     text = CLAIM_B + " " + CLAIM_A
     tokens = [w + " " for w in text.split()]
     g = stream_guard(iter(tokens), scorer)
@@ -140,7 +140,7 @@ def test_stream_halts_on_a_claim_only_retracted_evidence_supports():
 def test_evidence_round_trip_with_citation_status():
     kb = _kb(Clock())
     kb.set_source_status("clinic-guide", "expired", as_of="2024-12-31T20:00:00-02:00")
-    _ok, s = _review(CoherenceScorer(knowledge=kb), CLAIM_A)
+    _ok, s = _review(CoherenceScorer(use_nli=False, knowledge=kb), CLAIM_A)
     ev = s.evidence
     assert ev.citation_status[0].as_of == "2024-12-31T22:00:00Z"
     assert ScoringEvidence.from_dict(ev.to_dict()) == ev
@@ -182,7 +182,7 @@ def test_concurrent_writes_and_reviews():
 
     clock = Clock()
     kb = _kb(clock)
-    scorer = CoherenceScorer(knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, knowledge=kb)
     errors = []
     statuses = ["retracted", "current", "superseded"]
 
@@ -220,6 +220,6 @@ def test_a_retracted_source_does_not_hide_the_same_text_given_as_context():
     kb = df.KnowledgeBase()
     kb.add("The pool opens at 7 am.", source="g")
     kb.set_source_status("g", "retracted", as_of=dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc))
-    s = df.CoherenceScorer(knowledge=kb)
+    s = df.CoherenceScorer(use_nli=False, knowledge=kb)
     assert not s.review("", "The pool opens at 7 am.")[0]
     assert s.review("", "The pool opens at 7 am.", context="The pool opens at 7 am.")[0]

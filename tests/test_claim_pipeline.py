@@ -41,7 +41,7 @@ def kb():
 
 @pytest.fixture(scope="module")
 def scorer(kb):
-    return df.CoherenceScorer(knowledge=kb)
+    return df.CoherenceScorer(use_nli=False, knowledge=kb)
 
 
 # ---- verdicts on typical chat answers -------------------------------------------------------
@@ -89,7 +89,7 @@ def test_verbatim_copy_of_the_whole_knowledge_base_passes(scorer):
     everything = " ".join(SHOP.values())
     ok, c = scorer.review("Tell me everything.", everything, tenant_id="shop")
     assert ok and c.score >= 0.9 and len(c.evidence.claims) >= 8
-    assert df.CoherenceScorer(knowledge=scorer.knowledge, threshold=0.75).review(
+    assert df.CoherenceScorer(use_nli=False, knowledge=scorer.knowledge, threshold=0.75).review(
         "Tell me everything.", everything, tenant_id="shop")[0]
 
 
@@ -106,14 +106,14 @@ _UNRELATED = st.lists(st.builds("Aisle {} holds {} {}.".format, st.integers(1, 9
 def test_an_unrelated_fact_never_changes_a_verdict(extra, hour):
     base = ["The shop opens at 08:30.", "Refunds take 5 working days."]
     claim = f"The shop opens at {hour} am."
-    alone = df.CoherenceScorer(knowledge=base).score("When do you open?", claim)
-    more = df.CoherenceScorer(knowledge=base + extra).score("When do you open?", claim)
+    alone = df.CoherenceScorer(use_nli=False, knowledge=base).score("When do you open?", claim)
+    more = df.CoherenceScorer(use_nli=False, knowledge=base + extra).score("When do you open?", claim)
     assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
     assert alone.approved == more.approved is False  # 8:30 is never a whole hour "am" claim
 
 
 def test_a_number_from_another_fact_never_confirms_a_claim():
-    s = df.CoherenceScorer(knowledge=["The shop opens at 08:30.", "Aisle 9 holds garden tools."])
+    s = df.CoherenceScorer(use_nli=False, knowledge=["The shop opens at 08:30.", "Aisle 9 holds garden tools."])
     ok, c = s.review("When do you open?", "The shop opens at 9 am.")
     assert not ok and c.attributions[0].verdict == "contradicted"
     assert c.evidence.comparisons >= 1
@@ -165,7 +165,7 @@ def test_system_prompt_does_not_turn_correct_answers_into_rejections(scorer):
 
 
 def test_a_user_statement_can_be_contradicted():
-    s = df.CoherenceScorer(knowledge=["Acme was founded in 1998."])
+    s = df.CoherenceScorer(use_nli=False, knowledge=["Acme was founded in 1998."])
     ok, c = s.review("Acme was founded in 2003. Is that right?", "Acme was founded in 1998.")
     # the answer contradicts what the user stated (reported), with the knowledge: a correction
     assert c.h_logical > 0.5 and ok
@@ -193,7 +193,7 @@ _SENTENCES = [
        threshold=st.sampled_from([0.3, 0.5, 0.75]), mode=st.sampled_from(["reject", "warn"]))
 def test_stream_halts_exactly_when_review_rejects(kb, parts, threshold, mode):
     answer = " ".join(parts)
-    s = df.CoherenceScorer(knowledge=kb, threshold=threshold, unsupported=mode)
+    s = df.CoherenceScorer(use_nli=False, knowledge=kb, threshold=threshold, unsupported=mode)
     ok, c = s.review("Tell me about the shop.", answer, tenant_id="shop")
     g = df.stream_guard(tokens(answer), s, prompt="Tell me about the shop.", tenant_id="shop")
     delivered = "".join(g)
@@ -203,7 +203,7 @@ def test_stream_halts_exactly_when_review_rejects(kb, parts, threshold, mode):
 
 
 def test_each_completed_sentence_is_scored_exactly_once(kb):
-    s = df.CoherenceScorer(knowledge=kb)
+    s = df.CoherenceScorer(use_nli=False, knowledge=kb)
     calls = []
     inner = s.score_sentence
 
@@ -219,13 +219,13 @@ def test_each_completed_sentence_is_scored_exactly_once(kb):
 
 
 def test_halt_config_is_derived_from_the_scorer(kb):
-    s = df.CoherenceScorer(knowledge=kb, threshold=0.7, soft_limit=0.8)
+    s = df.CoherenceScorer(use_nli=False, knowledge=kb, threshold=0.7, soft_limit=0.8)
     g = df.stream_guard(iter(["The shop opens at 08:30."]), s, tenant_id="shop")
     cfg = g._state.config
     assert (cfg.hard_limit, cfg.soft_limit, cfg.trend_threshold) == (0.7, 0.8, 1.0)
     assert 0.7 - 1e-8 < cfg.window_threshold < 0.7
     # ten scores exactly at the threshold average to just below it in floating point: no halt
-    g = df.stream_guard(tokens("Bananas are sold by the kilo. " * 3), df.CoherenceScorer(
+    g = df.stream_guard(tokens("Bananas are sold by the kilo. " * 3), df.CoherenceScorer(use_nli=False, 
         knowledge=kb, threshold=0.3, unsupported="warn"), tenant_id="shop")
     "".join(g)
     assert not g.session.halted
@@ -249,7 +249,7 @@ def test_third_party_scorer_without_the_new_arguments_keeps_working(caplog):
 def test_kb_add_takes_effect_at_once_in_review_and_stream():
     k = df.KnowledgeBase()
     k.add("The shop opens at 08:30.", source="hours.md", tenant="t")
-    s = df.CoherenceScorer(knowledge=k)
+    s = df.CoherenceScorer(use_nli=False, knowledge=k)
     v0 = k.version
     assert not s.review("Parking?", "Parking is free for 2 hours.", tenant_id="t")[0]
     g = df.stream_guard(tokens("Parking is free for 2 hours."), s, tenant_id="t")
@@ -267,12 +267,12 @@ def test_unknown_tenant_fails_loudly(kb, scorer):
     assert e.value.tenant == "Shop"
     with pytest.raises(UnknownTenantError):
         df.stream_guard(iter(["The shop opens at 08:30."]), scorer, tenant_id="Shop")  # at start
-    lenient = df.CoherenceScorer(knowledge=kb, allow_unknown_tenant=True)
+    lenient = df.CoherenceScorer(use_nli=False, knowledge=kb, allow_unknown_tenant=True)
     ok, c = lenient.review("When?", "The shop opens at 08:30.", tenant_id="Shop")
     assert not ok and c.attributions[0].signal == "unknown_tenant"
     g = df.stream_guard(iter(["Sure! ", "The shop opens at 08:30."]), lenient, tenant_id="Shop")
     assert "".join(g) == "Sure! " and g.session.halted
-    assert df.CoherenceScorer(knowledge=["Shared fact."]).check_tenant("anyone")  # a list is shared
+    assert df.CoherenceScorer(use_nli=False, knowledge=["Shared fact."]).check_tenant("anyone")  # a list is shared
 
 
 def test_halt_event_is_tenant_safe_whatever_the_source_is_called(scorer):
@@ -357,7 +357,7 @@ def test_concurrent_reviews_and_streams_while_the_knowledge_grows():
     k = df.KnowledgeBase()
     for source, text in SHOP.items():
         k.add(text, source=source, tenant="shop")
-    s = df.CoherenceScorer(knowledge=k)
+    s = df.CoherenceScorer(use_nli=False, knowledge=k)
     answers = ["The shop opens at 08:30.", "The shop opens at 9 am.", "Sure! Refunds take 5 working days.",
                "Delivery costs EUR 7."]
     expected = {a: s.review("Tell me.", a, tenant_id="shop")[0] for a in answers}
@@ -465,7 +465,7 @@ ACME = ("Parking is free for 2 hours. Pets are not allowed in the office, except
 def acme():
     k = df.KnowledgeBase()
     k.add(ACME, source="acme.md", tenant="acme")
-    return df.CoherenceScorer(knowledge=k)
+    return df.CoherenceScorer(use_nli=False, knowledge=k)
 
 
 @pytest.mark.parametrize("question,answer,approved", [
@@ -521,7 +521,7 @@ def test_claim_attribution_payloads_old_and_new():
     (["The pool opens at 6:30 on weekdays.", "The gym opens at 7:00 on weekdays."], "The gym opens at 7:00 on weekdays.", True),
 ])
 def test_a_number_of_a_neighbouring_fact_never_confirms(kb, answer, approved):
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]
 
 
@@ -535,7 +535,7 @@ def test_a_number_of_a_neighbouring_fact_never_confirms(kb, answer, approved):
 ])
 def test_free_against_a_price(answer, approved):
     kb = ["Parking costs £5 a day.", "Delivery is free for orders over £50 and costs £4 otherwise."]
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal, a.source_sentence) for a in got.attributions]
 
 
@@ -546,7 +546,7 @@ def test_free_against_a_price(answer, approved):
 ])
 def test_free_that_is_no_price(answer):
     kb = ["A checked bag costs £35 and comes with travel insurance.", "Hot desks cost £160 a month; you can sit at any free desk."]
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert all(a.verdict != "contradicted" for a in got.attributions), [(a.verdict, a.signal) for a in got.attributions]
 
 
@@ -558,5 +558,5 @@ def test_free_that_is_no_price(answer):
     (["Guests can check in from 3 pm."], "You can check in from 3 pm.", True),
 ])
 def test_a_bound_from_the_other_side_contradicts(kb, answer, approved):
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]

@@ -38,7 +38,7 @@ def test_score_with_facts_and_store():
     assert df.score("", "Acme was founded in 1998.", store=kb).approved
     assert not df.score("", "Acme was founded in 2005.", store=kb).approved
     # a prebuilt scorer is reused as is
-    s = df.CoherenceScorer(threshold=0.3, knowledge=kb)
+    s = df.CoherenceScorer(use_nli=False, threshold=0.3, knowledge=kb)
     assert df.score("", "Acme was founded in 1998.", scorer=s).approved
 
 
@@ -57,7 +57,7 @@ def test_score_argument_errors():
     with pytest.raises(ConfigError):
         df.score("", "x.", threshold=1.5)
     with pytest.raises(ConfigError, match="scorer"):
-        df.score("", "x.", facts=FACTS, scorer=df.CoherenceScorer())
+        df.score("", "x.", facts=FACTS, scorer=df.CoherenceScorer(use_nli=False))
 
 
 def test_signatures_match_director_ai_names():

@@ -21,7 +21,7 @@ AIRLINE = [
 
 @pytest.fixture(scope="module")
 def scorer():
-    return df.CoherenceScorer(knowledge=AIRLINE)
+    return df.CoherenceScorer(use_nli=False, knowledge=AIRLINE)
 
 
 def verdict(scorer, answer, question="Tell me about it."):
@@ -65,8 +65,8 @@ _UNRELATED = st.lists(st.builds("Hangar {} stores {} {}.".format, st.integers(1,
 @given(extra=_UNRELATED, n=st.integers(1, 30))
 def test_unrelated_facts_never_change_a_composed_verdict(extra, n):
     claim = f"Skerry Air serves {n} destinations with 9 ATR 72-600 aircraft and 3 Twin Otter floatplanes."
-    alone = df.CoherenceScorer(knowledge=AIRLINE[:2]).score("Tell me about it.", claim)
-    more = df.CoherenceScorer(knowledge=AIRLINE[:2] + extra).score("Tell me about it.", claim)
+    alone = df.CoherenceScorer(use_nli=False, knowledge=AIRLINE[:2]).score("Tell me about it.", claim)
+    more = df.CoherenceScorer(use_nli=False, knowledge=AIRLINE[:2] + extra).score("Tell me about it.", claim)
     assert [a.verdict for a in alone.attributions] == [a.verdict for a in more.attributions]
     assert alone.approved == more.approved == (n == 14)
 
@@ -74,7 +74,7 @@ def test_unrelated_facts_never_change_a_composed_verdict(extra, n):
 # ---- chat details: emoji, telephone numbers ---------------------------------------------------
 
 def test_an_emoji_is_no_yes_to_a_yes_no_question():
-    s = df.CoherenceScorer(knowledge=["The shop is closed on Sundays."])
+    s = df.CoherenceScorer(use_nli=False, knowledge=["The shop is closed on Sundays."])
     for answer in ("No, the shop is closed on Sundays. 🙂", "🙂"):
         ok, score = s.review("Are you open on Sundays?", answer)
         assert ok, [(a.claim, a.verdict) for a in score.attributions]
@@ -88,7 +88,7 @@ def test_an_emoji_is_no_yes_to_a_yes_no_question():
     ("You can call the service desk on 0800 412 7790.", False),
 ])
 def test_a_telephone_number_is_matched_whole(answer, approved):
-    s = df.CoherenceScorer(knowledge=["Call the service desk on 0800 412 7799 or +47 77 40 12 00 from 08:00 to 18:00."])
+    s = df.CoherenceScorer(use_nli=False, knowledge=["Call the service desk on 0800 412 7799 or +47 77 40 12 00 from 08:00 to 18:00."])
     ok, score = s.review("How do I reach the desk?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
@@ -113,7 +113,7 @@ POLICY = ["Rooms must be booked at least 14 days in advance.",
     ("Any child younger than 12 has to be picked up from the crèche by a parent.", False),
 ])
 def test_common_paraphrases_are_matched(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=POLICY).review("Tell me the rules.", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=POLICY).review("Tell me the rules.", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -136,7 +136,7 @@ PRICES_AND_AGES = ["A day pass costs £12.", "The sauna is for adults aged 18 an
     ("It arrives in 3-5 business days.", True),
 ])
 def test_prices_and_ages_in_other_words(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=PRICES_AND_AGES).review("Tell me more.", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=PRICES_AND_AGES).review("Tell me more.", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
@@ -150,7 +150,7 @@ WITH_RECEIPT = ["Refunds are given only with a receipt.", "Delivery is free on o
     ("Orders over £50 ship free.", True),
 ])
 def test_without_is_not_with_and_an_invented_clause_is_judged(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=WITH_RECEIPT).review("Tell me the rules.", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=WITH_RECEIPT).review("Tell me the rules.", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
@@ -177,7 +177,7 @@ HOURS = ["The help desk closes at 21:00 on weekdays.",
     ("When does the shop open?", "The shop isn't open until 9 am.", False),
 ])
 def test_opening_hours_in_other_words(question, answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=HOURS).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=HOURS).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
@@ -193,7 +193,7 @@ CLOSED_DAYS = ["The museum is open Tuesday to Sunday and closed on Mondays.", "T
     ("The museum is open every day.", False),  # only some days are named
 ])
 def test_closed_days_in_other_words(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=CLOSED_DAYS).review("When can I visit?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=CLOSED_DAYS).review("When can I visit?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
@@ -229,7 +229,7 @@ ORG = ["The head of billing operations, Nadia Vesely, reports to the CFO, Owen B
     ("Skerry Air sold Fjordhopper in 2019.", False),
 ])
 def test_roles_in_an_org_chart(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=ORG).review("Who is who?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=ORG).review("Who is who?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -255,12 +255,12 @@ RULES = ["Residents with a ResiCard get £1 off every adult swim, except during 
     ("My roof leaked 20 days ago. Can I still claim?", "Yes, claims must be reported within 30 days.", True),
 ])
 def test_a_rule_stated_without_its_exception(question, answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=RULES).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=RULES).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
 def test_a_bare_not_yet_is_judged_through_the_question():
-    s = df.CoherenceScorer(knowledge=["The plan has a minimum term of 12 months."])
+    s = df.CoherenceScorer(use_nli=False, knowledge=["The plan has a minimum term of 12 months."])
     ok, score = s.review("Is there a minimum term?", "Not yet.")
     assert not ok and score.attributions[0].signal == "yes_no"
 
@@ -283,7 +283,7 @@ def test_a_bare_not_yet_is_judged_through_the_question():
                                                   "within 24 hours.", True),
 ])
 def test_reviewer_findings_on_folding_and_exceptions(kb, question, answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -295,9 +295,9 @@ MUSEUM = "The museum is led by Margaret Ennis. Dana Okafor curates the textile c
 def test_a_name_from_the_same_document_does_not_take_someone_elses_place(answer):
     kb = df.KnowledgeBase()
     kb.add(MUSEUM, source="museum.md")
-    ok, score = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review("Who leads the museum?", answer)
     assert not ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
-    ok, _ = df.CoherenceScorer(knowledge=kb).review("Who leads the museum?", "The museum, with 40 rooms, is led by Margaret Ennis.")
+    ok, _ = df.CoherenceScorer(use_nli=False, knowledge=kb).review("Who leads the museum?", "The museum, with 40 rooms, is led by Margaret Ennis.")
     assert ok
 
 
@@ -311,7 +311,7 @@ def test_a_name_from_the_same_document_does_not_take_someone_elses_place(answer)
 ])
 def test_short_yes_no_replies_are_judged_through_the_question(question, answer, approved):
     kb = ["Bookings cancelled with less than 72 hours' notice are not refunded.", "The shop is closed on Sundays."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -323,12 +323,12 @@ def test_short_yes_no_replies_are_judged_through_the_question(question, answer, 
     ("Membership costs £10 monthly.", True),
 ])
 def test_an_amount_per_another_period_contradicts(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=["Membership costs £10 a month."]).review("How much?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=["Membership costs £10 a month."]).review("How much?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
 def test_a_number_beyond_the_float_range_is_never_confirmed():
-    ok, score = df.CoherenceScorer(knowledge=["A swim costs £3.20."]).review("Cost?", "A swim costs £" + "9" * 400 + ".")
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=["A swim costs £3.20."]).review("Cost?", "A swim costs £" + "9" * 400 + ".")
     assert not ok and score.attributions[0].signal == "number"
 
 
@@ -337,7 +337,7 @@ def test_a_catalogue_price_of_another_product_never_confirms():
              f"within {1 + i % 9} days." for i in range(200)]
     kb = df.KnowledgeBase()
     kb.add_facts(facts, source="catalog.md")
-    s = df.CoherenceScorer(knowledge=kb)
+    s = df.CoherenceScorer(use_nli=False, knowledge=kb)
     assert s.review("Product 2?", "Product 2 costs 84 euros and ships from warehouse C within 3 days.")[0]
     assert not s.review("Product 2?", "Product 2 costs 184 euros and ships from warehouse C within 3 days.")[0]
 
@@ -348,7 +348,7 @@ def test_a_catalogue_price_of_another_product_never_confirms():
     ("The temperature is 5 °C.", True),
 ])
 def test_the_sign_of_a_number_counts(claim, approved):
-    ok, score = df.CoherenceScorer().review("", claim, context="The temperature is 5 °C.")
+    ok, score = df.CoherenceScorer(use_nli=False).review("", claim, context="The temperature is 5 °C.")
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -362,7 +362,7 @@ def test_the_sign_of_a_number_counts(claim, approved):
     ("Adults pay £5 and children £3.", "Adults pay £5 and children pay £3.", True),
 ])
 def test_one_member_of_a_closed_class_for_another_contradicts(claim, context, approved):
-    ok, score = df.CoherenceScorer().review("", claim, context=context)
+    ok, score = df.CoherenceScorer(use_nli=False).review("", claim, context=context)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -376,7 +376,7 @@ def test_one_member_of_a_closed_class_for_another_contradicts(claim, context, ap
 def test_a_negation_is_read_within_its_clause(answer, approved):
     kb = ["Guide dogs are welcome in the gallery and the cafe but not in the sculpture garden.",
           "The tour runs every Friday at 14:00, and booking is not required."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review("Tell me about visiting.", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review("Tell me about visiting.", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -392,7 +392,7 @@ def test_negation_in_scope():
 def test_owner_and_operator_swapped():
     kb = ["Larchfield Arena is owned by Dunmore District Council and has been operated since 2015 by "
           "the Quayside Sports Trust, a charity."]
-    sc = df.CoherenceScorer(knowledge=kb)
+    sc = df.CoherenceScorer(use_nli=False, knowledge=kb)
     assert sc.review("Who runs it?", "Larchfield Arena is owned by Dunmore District Council and has been "
                                      "operated since 2015 by the Quayside Sports Trust.")[0]
     assert not sc.review("Who runs it?", "Larchfield Arena is owned by the Quayside Sports Trust and has been "
@@ -412,7 +412,7 @@ OFFICE = ["Employees get 1 TB of personal file storage.",
     ("You can extend a trial once, by 14 days, by contacting support.", False),
 ])
 def test_a_number_missing_from_one_passage_of_a_joined_claim(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=OFFICE).review("What do I get?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=OFFICE).review("What do I get?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal, a.source_sentence) for a in score.attributions]
 
 
@@ -426,7 +426,7 @@ def test_number_conflict():
 def test_a_negation_about_another_part_of_the_sentence():
     # the claim negates what the premise affirms; the premise's own negation is about the archive
     kb = ["Visitors must leave their bags in the lockers, and access to the archive is not permitted after 17:00."]
-    sc = df.CoherenceScorer(knowledge=kb)
+    sc = df.CoherenceScorer(use_nli=False, knowledge=kb)
     assert sc.review("Can I keep my bag?", "No, visitors must leave their bags in the lockers.")[0]
     assert not sc.review("Can I keep my bag?", "Visitors must not leave their bags in the lockers.")[0]
 
@@ -446,7 +446,7 @@ def test_a_passive_relation_does_not_set_the_voice_of_another():
 ])
 def test_an_acronym_of_words_in_the_evidence(answer, approved):
     kb = ["Members get one vote at the annual general meeting in March."]
-    assert df.CoherenceScorer(knowledge=kb).review("What do members get?", answer)[0] is approved
+    assert df.CoherenceScorer(use_nli=False, knowledge=kb).review("What do members get?", answer)[0] is approved
 
 
 @pytest.mark.parametrize("question, answer, approved", [
@@ -456,7 +456,7 @@ def test_an_acronym_of_words_in_the_evidence(answer, approved):
 ])
 def test_the_users_own_numbers(question, answer, approved):
     kb = ["The junior club is for ages 8 to 12.", "The deposit is £75.", "Bookings are for up to 10 people."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -467,7 +467,7 @@ def test_the_users_own_numbers(question, answer, approved):
 ])
 def test_an_exception_listing_several_cases(question, answer, approved):
     kb = ["We accept donated bikes at both sites, except kick scooters and bikes with petrol engines."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review(question, answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(question, answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -485,7 +485,7 @@ def test_a_carve_out_stated_as_a_negated_clause():
 ])
 def test_an_amount_per_period_with_its_counted_noun(answer, approved):
     kb = ["Every member gets fast wifi and printing credit of 100 pages a month."]
-    assert df.CoherenceScorer(knowledge=kb).review("How much printing?", answer)[0] is approved
+    assert df.CoherenceScorer(use_nli=False, knowledge=kb).review("How much printing?", answer)[0] is approved
 
 
 def test_a_lease_is_a_relation_with_roles():
@@ -498,14 +498,14 @@ def test_a_lease_is_a_relation_with_roles():
 
 def test_an_exception_stated_with_its_own_numbers():
     kb = ["Personal file storage is 1 TB per employee, except for contractors, who get 100 GB."]
-    sc = df.CoherenceScorer(knowledge=kb)
+    sc = df.CoherenceScorer(use_nli=False, knowledge=kb)
     assert sc.review("I'm a contractor.", "As a contractor you get 100 GB of personal file storage.")[0]
     assert not sc.review("I'm a contractor.", "As a contractor you get 1 TB of personal file storage.")[0]
 
 
 def test_looks_after_is_not_an_order_in_time():
     kb = ["Nervous patients can book a free chat with Dr Okonjo before any treatment."]
-    assert df.CoherenceScorer(knowledge=kb).review(
+    assert df.CoherenceScorer(use_nli=False, knowledge=kb).review(
         "I'm nervous.", "You can book a free chat with Dr Okonjo, who looks after nervous patients.")[0]
 
 
@@ -517,7 +517,7 @@ def test_looks_after_is_not_an_order_in_time():
 def test_a_bare_answer_to_a_question_whose_words_align_loosely(answer, approved):
     kb = ["On the first Saturday of each month the clinic opens 9:00 to 13:00 for check-ups only; "
           "no fillings are done on Saturdays."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review(
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(
         "I only have Saturdays free. Could I get a filling done on a Saturday?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
@@ -535,7 +535,7 @@ def test_roles_in_an_object_relative_clause_and_numbered_names():
 
 def test_a_written_one_is_not_aligned_as_a_quantity():
     kb = ["Members must be at least 14 to use the workshop alone; children from 10 to 13 may attend with an adult member."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review(
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review(
         "Can my daughter come?", "Children aged 10 to 13 can attend with an adult member, so she can come with one.")
     assert ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
@@ -549,7 +549,7 @@ def test_a_bare_answer_may_repeat_words_of_the_question():
     assert bare_answer("Sort of!", "Do members get money off a service?")[1] is True
     # a full restatement is judged as itself, with its own evidence
     assert bare_answer("We are open on Sundays.", "Are you open on Sunday?") is None
-    ok, score = df.CoherenceScorer().review("Are you open on Sunday?", "We are open on Sundays.",
+    ok, score = df.CoherenceScorer(use_nli=False).review("Are you open on Sunday?", "We are open on Sundays.",
                                             context=["We are closed on Sundays."])
     assert not ok and score.attributions[0].signal != "no_evidence"
 
@@ -560,7 +560,7 @@ def test_a_bare_answer_may_repeat_words_of_the_question():
 ])
 def test_a_negated_clause_stated_by_the_evidence(answer, approved):
     kb = ["If a card payment fails it is retried 3 times. During this period the workspace keeps full access."]
-    ok, score = df.CoherenceScorer(knowledge=kb).review("Can we still use it?", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=kb).review("Can we still use it?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -573,7 +573,7 @@ def test_long_runs_of_capitalised_words_are_judged_in_linear_time(text):
     kb = df.KnowledgeBase()
     kb.add("The bakery opens at 7:30.", source="a", tenant="t")
     t0 = time.perf_counter()
-    df.CoherenceScorer(knowledge=kb).review("q", text, tenant_id="t")
+    df.CoherenceScorer(use_nli=False, knowledge=kb).review("q", text, tenant_id="t")
     assert time.perf_counter() - t0 < 20
 
 
@@ -583,7 +583,7 @@ def test_long_runs_of_capitalised_words_are_judged_in_linear_time(text):
     ("Tom Reyes is the head baker.", True),
 ])
 def test_a_title_the_evidence_gives_that_person_differently(answer, approved):
-    ok, score = df.CoherenceScorer().review(
+    ok, score = df.CoherenceScorer(use_nli=False).review(
         "Who owns it?", answer, context=["The owner is Maria Lindqvist.", "The head baker is Tom Reyes."])
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
@@ -593,7 +593,7 @@ def test_a_title_the_evidence_gives_that_person_differently(answer, approved):
     ("Delivery is free for orders over £25.", True),
 ])
 def test_an_otherwise_clause_is_an_exception(answer, approved):
-    ok, score = df.CoherenceScorer().review(
+    ok, score = df.CoherenceScorer(use_nli=False).review(
         "How much is delivery?", answer,
         context=["Deliveries are free for orders over £25; otherwise delivery costs £3."])
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
@@ -609,7 +609,7 @@ BAKERY = ["The bakery is on Mill Lane. It opens at 7:30 am from Monday to Saturd
     ("Are you open on Monday?", "No, we are closed on Mondays.", False),
 ])
 def test_open_and_closed_in_one_sentence(question, answer, approved):
-    ok, score = df.CoherenceScorer().review(question, answer, context=BAKERY)
+    ok, score = df.CoherenceScorer(use_nli=False).review(question, answer, context=BAKERY)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -626,7 +626,7 @@ def test_a_sentence_covering_a_claim_only_across_its_clauses_yields_to_a_negatio
     # two clauses ("refunded" in one, "weekly" in the other); the weekly-pass sentence negates it
     kb = ["Weekly passes are not refundable, but they can be paused once.",
           "Annual passes can be refunded within 14 days; after that, fees are reduced for unused weekly slots."]
-    scorer = df.CoherenceScorer(knowledge=kb)
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=kb)
     got = scorer.score("Can I get my money back on a weekly pass?", "Weekly passes are refundable.")
     assert not got.approved
     assert [(a.verdict, a.signal) for a in got.attributions] == [("contradicted", "negation")]
@@ -637,7 +637,7 @@ def test_a_sentence_covering_a_claim_only_across_its_clauses_yields_to_a_negatio
 def test_one_clause_of_a_sentence_negating_what_another_clause_half_supports():
     kb = ["Fees are paid at the desk by card or cash; cheques are not accepted.",
           "Day passes cost £6, except the first pass for members under 12, which is free."]
-    scorer = df.CoherenceScorer(knowledge=kb)
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=kb)
     bad = scorer.score("Can I pay by cheque?", "Cheques are accepted as well as card or cash.")
     assert not bad.approved, [(a.verdict, a.signal, a.source_sentence) for a in bad.attributions]
     # the whole sentence negates something else ("won't cost" / "free") than what its clause supports
@@ -652,7 +652,7 @@ def test_the_opposite_state_for_the_claims_subject():
     assert state_bound_elsewhere("Both branches stay open on bank holidays as usual.",
                                  "Both branches are closed on Sundays, Mondays and bank holidays.")
     assert not state_bound_elsewhere("The cafe is open on Sundays.", "The pool is closed on Sundays.")
-    scorer = df.CoherenceScorer(knowledge=["Both branches are closed on Sundays, Mondays and bank holidays."])
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=["Both branches are closed on Sundays, Mondays and bank holidays."])
     got = scorer.score("Are you open on bank holidays?", "Both branches stay open on bank holidays as usual.")
     assert not got.approved and got.attributions[0].verdict == "contradicted"
 
@@ -671,7 +671,7 @@ def test_the_opposite_state_for_the_claims_subject():
 def test_bare_answers_the_knowledge_does_not_settle(question, answer, approved, warning):
     # (see also test_a_short_answer_with_numbers_of_its_own below)
     kb = ["Gym users under 14 must be with an adult.", "Members get a free towel."]
-    scorer = df.CoherenceScorer(knowledge=kb)
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=kb)
     got = scorer.score(question, answer)
     assert (got.approved, got.warning) == (approved, warning), [(a.claim, a.verdict, a.signal) for a in got.attributions]
 
@@ -684,7 +684,7 @@ def test_bare_answers_the_knowledge_does_not_settle(question, answer, approved, 
 ])
 def test_a_short_answer_with_numbers_of_its_own(question, answer, approved):
     kb = ["The library is open on Sundays from 11:00 to 16:00.", "Lockers cost £2 a day."]
-    got = df.CoherenceScorer(knowledge=kb).score(question, answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score(question, answer)
     assert (got.approved, got.warning) == (approved, False), [(a.claim, a.verdict, a.signal) for a in got.attributions]
 
 
@@ -703,7 +703,7 @@ def test_a_short_answer_with_numbers_of_its_own(question, answer, approved):
 ])
 def test_affirmative_chat_and_several_questions(question, answer, approved):
     kb = ["Dogs are not allowed in the cafe.", "Dogs are allowed in the garden.", "Parking is free for visitors."]
-    got = df.CoherenceScorer(knowledge=kb).score(question, answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score(question, answer)
     assert got.approved is approved, [(a.claim, a.verdict, a.signal) for a in got.attributions]
 
 
@@ -714,7 +714,7 @@ def test_affirmative_chat_and_several_questions(question, answer, approved):
 ])
 @pytest.mark.parametrize("answer", ["Yes.", "Sure thing!", "OK!", "Sounds good!"])
 def test_a_bare_yes_is_never_approved_silently(question, answer):
-    got = df.CoherenceScorer(knowledge=["Dogs are not allowed in the hotel."]).score(question, answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=["Dogs are not allowed in the hotel."]).score(question, answer)
     assert not got.approved or got.warning, [(a.claim, a.verdict, a.signal) for a in got.attributions]
 
 
@@ -727,7 +727,7 @@ def test_a_bare_yes_is_never_approved_silently(question, answer):
     (["Lost cards should be reported by phone immediately."], "Lost cards should be reported by phone.", True),
 ])
 def test_negations_of_permissions_and_duties(kb, answer, approved):
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]
 
 
@@ -739,5 +739,5 @@ def test_negations_of_permissions_and_duties(kb, answer, approved):
     (["The bakery opens at 7 am daily."], "On Thursday the bakery opens at 7 am.", True),
 ])
 def test_a_day_within_a_group_of_days(kb, answer, approved):
-    got = df.CoherenceScorer(knowledge=kb).score("q?", answer)
+    got = df.CoherenceScorer(use_nli=False, knowledge=kb).score("q?", answer)
     assert got.approved is approved, [(a.verdict, a.signal) for a in got.attributions]

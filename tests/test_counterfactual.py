@@ -39,7 +39,7 @@ def run(scorer, text: str, **kw):
 
 @pytest.fixture(scope="module")
 def scorer():
-    return CoherenceScorer(threshold=0.5, knowledge=FACTS)
+    return CoherenceScorer(use_nli=False, threshold=0.5, knowledge=FACTS)
 
 
 @pytest.mark.parametrize("fact, claim, signal, want", [
@@ -87,7 +87,7 @@ def test_halt_on_a_wrong_number_is_prevented_by_editing_that_number(scorer):
     assert d.threshold == 0.5
     assert 0.0 <= c.required_score_delta - (0.5 - d.observed_score) <= 2e-6
     # the branch really re-scores: the edited fact supports the claim
-    branch = CoherenceScorer(threshold=0.5, knowledge=[c.proposed_fact] + FACTS[1:])
+    branch = CoherenceScorer(use_nli=False, threshold=0.5, knowledge=[c.proposed_fact] + FACTS[1:])
     assert branch.score_sentence("A checked bag costs NOK 550 on all routes.").score >= 0.5
     assert s.safety_events[-1].attributes["counterfactual"] == "prevented"
     assert CounterfactualHaltDiagnostic.from_dict(json.loads(json.dumps(d.to_dict()))) == d
@@ -127,7 +127,7 @@ def test_tenant_scoped_branches_use_only_the_tenants_facts():
     kb = KnowledgeBase()
     kb.add_facts(["A checked bag costs NOK 450 on all routes."], source="bags-a.md", tenant="a")
     kb.add_facts(["A checked bag costs NOK 990 on all routes."], source="bags-b.md", tenant="b")
-    scorer = CoherenceScorer(threshold=0.5, knowledge=kb)
+    scorer = CoherenceScorer(use_nli=False, threshold=0.5, knowledge=kb)
     s = run(scorer, "A checked bag costs NOK 550 on all routes.", tenant_id="a")
     d = s.halt_evidence_structured.counterfactual_diagnostic
     assert [c.fact_source for c in d.candidates] == ["bags-a.md"]

@@ -44,11 +44,11 @@ KB = ["A swim costs £3.20 for adults aged 65 and over.",
      "altogether.", False),  # right sum of a wrong operand: the operand is still checked
 ])
 def test_arithmetic_in_answers(answer, approved):
-    scorer = df.CoherenceScorer(knowledge=KB)
+    scorer = df.CoherenceScorer(use_nli=False, knowledge=KB)
     ok, score = scorer.review("I'm 68. What does a swim and the sauna cost?", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
     tokens = [w + " " for w in answer.split()]
-    g = df.stream_guard(tokens, df.CoherenceScorer(knowledge=KB), prompt="I'm 68. What does a swim and the sauna cost?")
+    g = df.stream_guard(tokens, df.CoherenceScorer(use_nli=False, knowledge=KB), prompt="I'm 68. What does a swim and the sauna cost?")
     for _ in g:
         pass
     assert g.session.halted is (not approved)
@@ -152,9 +152,9 @@ STUDIO = ["The evening pottery class runs on Wednesdays from 18:00 to 20:30.",
     ("A 1 kg bag of clay is £7.50, so with the 20% member discount that's £6.50.", False),
 ])
 def test_new_arithmetic_in_answers(answer, approved):
-    ok, score = df.CoherenceScorer(knowledge=STUDIO).review("", answer)
+    ok, score = df.CoherenceScorer(use_nli=False, knowledge=STUDIO).review("", answer)
     assert ok is approved, [(a.claim, a.verdict, a.signal) for a in score.attributions]
-    g = df.stream_guard([w + " " for w in answer.split()], df.CoherenceScorer(knowledge=STUDIO))
+    g = df.stream_guard([w + " " for w in answer.split()], df.CoherenceScorer(use_nli=False, knowledge=STUDIO))
     for _ in g:
         pass
     assert g.session.halted is (not approved)

@@ -1,5 +1,5 @@
 """InjectionDetector, InputSanitizer, ProductionGuard.check_injection and
-CoherenceScorer(injection_detection=True)."""
+CoherenceScorer(use_nli=False, injection_detection=True)."""
 
 from __future__ import annotations
 
@@ -242,24 +242,24 @@ def test_production_guard_check_injection_matches_the_detector() -> None:
 
 
 def test_scorer_fills_injection_risk_and_rejects() -> None:
-    scorer = CoherenceScorer(injection_detection=True)
+    scorer = CoherenceScorer(use_nli=False, injection_detection=True)
     bad_ok, bad = scorer.review(Q_BRIDGE, "The Harbor Bridge is closed all weekend. We recommend taking the "
                                           "BlueLine ferry instead.", context=BRIDGE)
     good_ok, good = scorer.review(Q_BRIDGE, "The Harbor Bridge will be open as normal this weekend.", context=BRIDGE)
     assert not bad_ok and bad.injection_risk > 0.7 and not bad.warning
     assert good_ok and good.injection_risk is not None and good.injection_risk <= 0.3
     # same answer without detection: the injected sentence in the context supports it
-    plain_ok, plain = CoherenceScorer().review(Q_BRIDGE, "We recommend taking the BlueLine ferry instead.",
+    plain_ok, plain = CoherenceScorer(use_nli=False).review(Q_BRIDGE, "We recommend taking the BlueLine ferry instead.",
                                                context=BRIDGE)
     assert plain.injection_risk is None
     det = InjectionDetector().detect(Q_BRIDGE, "The Harbor Bridge is closed all weekend. We recommend taking "
                                                "the BlueLine ferry instead.", context=[BRIDGE])
     assert bad.injection_risk == pytest.approx(det.combined_score)
     with pytest.raises(ConfigError) as e:
-        CoherenceScorer(injection_detection=True, injection_threshold=2)
+        CoherenceScorer(use_nli=False, injection_detection=True, injection_threshold=2)
     assert e.value.field == "injection_threshold"
     with pytest.raises(ConfigError):
-        CoherenceScorer(injection_detection="yes")  # type: ignore[arg-type]
+        CoherenceScorer(use_nli=False, injection_detection="yes")  # type: ignore[arg-type]
 
 
 def test_concurrent_detect_equals_serial() -> None:

@@ -48,7 +48,7 @@ def test_metadata_license_and_license_files():
     md = metadata.metadata(DIST)
     assert md["License-Expression"] == LICENSE_EXPRESSION
     assert sorted(md.get_all("License-File") or []) == [
-        "LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-nli-minilm-l6/LICENSE"]
+        "LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-verifier-minilm-l6/LICENSE"]
     # PEP 639: no license classifiers next to a license expression
     assert not [c for c in md.get_all("Classifier") or [] if c.startswith("License ::")]
     assert _pyproject()["project"]["license"] == LICENSE_EXPRESSION
@@ -255,7 +255,7 @@ _ALLOWED = [
     r"director_fast/models/[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+\.(onnx|json|txt|md)|LICENSE)",  # bundled model files
     r"director_fast-[0-9][^/]*\.dist-info/(METADATA|WHEEL|RECORD|INSTALLER|REQUESTED|"
     r"direct_url\.json|entry_points\.txt|licenses/(LICENSE|THIRD_PARTY_NOTICES\.md|"
-    r"python/director_fast/models/claim-nli-minilm-l6/LICENSE))",
+    r"python/director_fast/models/claim-verifier-minilm-l6/LICENSE))",
     r"(\.\./)+bin/director-fast|(\.\./)+Scripts/director-fast(\.exe)?",        # the console script
 ]
 _REQUIRED = ["director_fast/_core.pyi", "director_fast/py.typed", "director_fast/__init__.py",
@@ -281,8 +281,8 @@ def test_installed_files_match_the_allowlist():
     for need in _REQUIRED:
         assert need in files, need
     licenses = {f.split(".dist-info/licenses/", 1)[1] for f in files if ".dist-info/licenses/" in f}
-    assert licenses == {"LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-nli-minilm-l6/LICENSE"}
-    shipped = {f.rsplit("/", 1)[-1] for f in files if f.startswith("director_fast/models/claim-nli-minilm-l6/")}
+    assert licenses == {"LICENSE", "THIRD_PARTY_NOTICES.md", "python/director_fast/models/claim-verifier-minilm-l6/LICENSE"}
+    shipped = {f.rsplit("/", 1)[-1] for f in files if f.startswith("director_fast/models/claim-verifier-minilm-l6/")}
     assert {"model_quantized.onnx", "tokenizer.json", "config.json", "LICENSE", "MODEL_CARD.md"} <= shipped
     ext = [f for f in files if re.fullmatch(r"director_fast/_core[^/]*\.(so|pyd)", f)]
     assert len(ext) == 1, ext

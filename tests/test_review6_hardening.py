@@ -53,7 +53,7 @@ def _plain(v):
                                 {"role": "tool", "content": [np.str_(FACT)]}]),
 ])
 def test_str_subclass_judged_like_plain_str(kw):
-    sc = df.CoherenceScorer(knowledge=[np.str_(FACT)])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=[np.str_(FACT)])
     kw = {"prompt": "", **kw}
     ok, s = sc.review(**kw)
     ok2, s2 = sc.review(**_plain(kw))
@@ -62,7 +62,7 @@ def test_str_subclass_judged_like_plain_str(kw):
 
 
 def test_str_subclass_everywhere_else():
-    sc = df.CoherenceScorer()
+    sc = df.CoherenceScorer(use_nli=False)
     ctx = [np.str_(FACT)]
     assert sc.review("", np.str_(FACT), df.ConversationSession(), context=ctx)[0]
     assert asyncio.run(sc.areview("", np.str_(FACT), context=ctx))[0]
@@ -83,10 +83,10 @@ def test_str_subclass_knowledge():
     kb = KnowledgeBase()
     kb.add(np.str_(FACT), source=np.str_("hr.md"), tenant=np.str_("t"))
     kb.add_facts([np.str_("The shop opens at 09:00.")], source=np.str_("hours"), tenant="t")
-    ok, s = df.CoherenceScorer(knowledge=kb).review("", FACT, tenant_id="t")
+    ok, s = df.CoherenceScorer(use_nli=False, knowledge=kb).review("", FACT, tenant_id="t")
     assert ok and [type(c.source) for c in s.evidence.chunks] == [str] * len(s.evidence.chunks)
     for knowledge, tenant in (([np.str_(FACT)], ""), ({"t": [np.str_(FACT)]}, "t")):
-        assert df.CoherenceScorer(knowledge=knowledge).review("", FACT, tenant_id=tenant)[0]
+        assert df.CoherenceScorer(use_nli=False, knowledge=knowledge).review("", FACT, tenant_id=tenant)[0]
 
 
 # ---- F13: stream_guard's halt limits derived from a third-party scorer ----
@@ -151,12 +151,12 @@ class _Doc:  # LangChain-style document
     ([(FACT, 0.8)], ""), ([_Doc()], "hr.md"), ((FACT,), ""),
 ])
 def test_documented_retriever_results(value, source):
-    ok, s = df.CoherenceScorer(knowledge=_Returns(value)).review("", FACT)
+    ok, s = df.CoherenceScorer(use_nli=False, knowledge=_Returns(value)).review("", FACT)
     assert ok and [(c.text, c.source) for c in s.evidence.chunks] == [(FACT, source)]
 
 
 def test_retriever_returning_none_is_nothing_found():
-    ok, s = df.CoherenceScorer(knowledge=_Returns(None)).review("", FACT)
+    ok, s = df.CoherenceScorer(use_nli=False, knowledge=_Returns(None)).review("", FACT)
     assert not ok and [v for v, _signal in _verdicts(s)] == ["not_found"] and not s.evidence.chunks
 
 
@@ -166,7 +166,7 @@ def test_retriever_returning_none_is_nothing_found():
     ([{"text": 3}], "without a str 'text'"), ([object()], "is object"), ([(1, 0.5)], "is tuple"),
 ])
 def test_junk_retriever_results_raise(value, what):
-    sc = df.CoherenceScorer(knowledge=_Returns(value), unsupported="warn")
+    sc = df.CoherenceScorer(use_nli=False, knowledge=_Returns(value), unsupported="warn")
     with pytest.raises(InputTypeError) as ei:
         sc.review("", WRONG, tenant_id="t")
     assert what in str(ei.value) and "_Returns.retrieve(...)" in str(ei.value)
@@ -180,7 +180,7 @@ def test_empty_knowledge_warns(knowledge, caplog):
     from director_fast import _log
 
     _log._reset()  # the warning is rate-limited per process
-    sc = df.CoherenceScorer(knowledge=knowledge, unsupported="warn")
+    sc = df.CoherenceScorer(use_nli=False, knowledge=knowledge, unsupported="warn")
     with caplog.at_level(logging.WARNING, logger="director_fast"):
         ok, s = sc.review("", WRONG)
     assert _verdicts(s) == [("not_found", "no_evidence")] and s.warning
@@ -190,8 +190,8 @@ def test_empty_knowledge_warns(knowledge, caplog):
 
 def test_tenant_with_only_blank_facts_holds_no_knowledge():
     with pytest.raises(UnknownTenantError):
-        df.CoherenceScorer(knowledge={"acme": ["  "]}).review("", WRONG, tenant_id="acme")
-    ok, s = df.CoherenceScorer(knowledge={"acme": [" "], "b": [FACT]}, allow_unknown_tenant=True,
+        df.CoherenceScorer(use_nli=False, knowledge={"acme": ["  "]}).review("", WRONG, tenant_id="acme")
+    ok, s = df.CoherenceScorer(use_nli=False, knowledge={"acme": [" "], "b": [FACT]}, allow_unknown_tenant=True,
                                unsupported="warn").review("", WRONG, tenant_id="acme")
     assert _verdicts(s) == [("not_found", "unknown_tenant")]
 
@@ -209,24 +209,24 @@ class _Raises:
 def test_retriever_exception_is_wrapped():
     cause = RuntimeError("db down")
     with pytest.raises(RetrievalError) as ei:
-        df.CoherenceScorer(knowledge=_Raises(cause)).review("", FACT)
+        df.CoherenceScorer(use_nli=False, knowledge=_Raises(cause)).review("", FACT)
     assert ei.value.__cause__ is cause and "_Raises.retrieve" in str(ei.value) and "db down" in str(ei.value)
     assert not isinstance(ei.value, OSError)
     with pytest.raises(RetrievalError) as ei:
-        df.CoherenceScorer(knowledge=_Raises(ConnectionError("refused"))).review("", FACT)
+        df.CoherenceScorer(use_nli=False, knowledge=_Raises(ConnectionError("refused"))).review("", FACT)
     assert isinstance(ei.value, OSError) and isinstance(ei.value.__cause__, ConnectionError)
     assert type(ei.value).__name__ == "RetrievalOSError"
 
 
 def test_retriever_own_errors_pass_through():
     with pytest.raises(ConfigError):
-        df.CoherenceScorer(knowledge=_Raises(ConfigError("bad", "x"))).review("", FACT)
+        df.CoherenceScorer(use_nli=False, knowledge=_Raises(ConfigError("bad", "x"))).review("", FACT)
 
 
 def test_stream_guard_mapping_of_retriever_failures():
-    g = df.stream_guard([FACT], df.CoherenceScorer(knowledge=_Raises(ConnectionError("refused"))))
+    g = df.stream_guard([FACT], df.CoherenceScorer(use_nli=False, knowledge=_Raises(ConnectionError("refused"))))
     assert "".join(g) == "" and g.session.halt_reason == "callback_timeout"
-    g = df.stream_guard([FACT], df.CoherenceScorer(knowledge=_Raises(KeyError("x"))))
+    g = df.stream_guard([FACT], df.CoherenceScorer(use_nli=False, knowledge=_Raises(KeyError("x"))))
     with pytest.raises(RetrievalError):
         "".join(g)
     assert g.session.halt_reason == "scorer_error"
@@ -251,10 +251,10 @@ def test_retriever_signature_checked_at_construction():
 
     for bad in (NoKeywords(), PositionalOnly()):
         with pytest.raises(ConfigError) as ei:
-            df.CoherenceScorer(knowledge=bad)
+            df.CoherenceScorer(use_nli=False, knowledge=bad)
         assert ei.value.field == "knowledge" and "k and tenant" in str(ei.value)
     for good in (Kwargs(), KeywordOnly()):
-        assert df.CoherenceScorer(knowledge=good).review("", FACT)[0]
+        assert df.CoherenceScorer(use_nli=False, knowledge=good).review("", FACT)[0]
 
 
 # ---- D3: .field on InputTypeError / ValidationError ----
@@ -272,12 +272,12 @@ def test_retriever_signature_checked_at_construction():
 ])
 def test_errors_name_their_field(kw, field, cls):
     with pytest.raises(cls) as ei:
-        df.CoherenceScorer().review(**kw)
+        df.CoherenceScorer(use_nli=False).review(**kw)
     assert ei.value.field == field and isinstance(ei.value, DirectorFastError)
 
 
 def test_field_on_other_entry_points():
-    sc = df.CoherenceScorer()
+    sc = df.CoherenceScorer(use_nli=False)
     for call, field in ((lambda: sc.score_sentence(3), "response"), (lambda: sc.review_batch([("a",)]), "items[0]"),
                         (lambda: df.split_claims(5), "text"), (lambda: df.split_claims("a\udc00"), "text")):
         with pytest.raises(DirectorFastError) as ei:

@@ -38,7 +38,7 @@ class FixedNLI:
 
 
 def test_claim_scores_and_thresholds():
-    s = CoherenceScorer(knowledge=FACTS)  # threshold 0.5, soft limit 0.6
+    s = CoherenceScorer(use_nli=False, knowledge=FACTS)  # threshold 0.5, soft limit 0.6
     c = s.score("What is the capital of country_3?", "The capital of country_3 is City3.")
     assert c.score == 1.0 and c.approved and not c.warning and c.h_factual == 0.0 and c.h_logical == 0.0
     assert c.attributions[0].verdict == "supported" and c.attributions[0].signal == "coverage"
@@ -48,7 +48,7 @@ def test_claim_scores_and_thresholds():
     # nothing about it in the knowledge -> not_found, in [t/2, t) under "reject"
     c = s.score("Anything else?", "Bananas are yellow and curved fruit.")
     assert c.attributions[0].verdict == "not_found" and 0.25 <= c.score < 0.5 and not c.approved
-    w = CoherenceScorer(knowledge=FACTS, unsupported="warn")
+    w = CoherenceScorer(use_nli=False, knowledge=FACTS, unsupported="warn")
     c = w.score("Anything else?", "Bananas are yellow and curved fruit.")
     assert 0.5 <= c.score < 0.6 and c.approved and c.warning
     c = w.score("What is the capital of country_3?", "The capital of country_3 is City9.")
@@ -61,9 +61,9 @@ def test_claim_scores_and_thresholds():
     assert c.signal_agreement == pytest.approx(1.0 - abs(c.h_logical - c.h_factual))
     assert c.verdict_confidence == pytest.approx(min(1.0, abs(c.score - 0.5) / 0.5))
     # a verbatim answer clears a strict threshold
-    assert CoherenceScorer(threshold=0.75, knowledge=FACTS).review("Capital?", FACTS[5])[0]
+    assert CoherenceScorer(use_nli=False, threshold=0.75, knowledge=FACTS).review("Capital?", FACTS[5])[0]
     with pytest.raises(ConfigError) as e:
-        CoherenceScorer(unsupported="ignore")
+        CoherenceScorer(use_nli=False, unsupported="ignore")
     assert e.value.field == "unsupported"
 
 
@@ -71,7 +71,7 @@ def test_no_knowledge_judges_claims_not_found_with_a_warning(caplog):
     from director_fast import _log
 
     _log._reset()  # the warning is rate-limited per process: an earlier test may have used it up
-    s = CoherenceScorer()
+    s = CoherenceScorer(use_nli=False)
     with caplog.at_level("WARNING", logger="director_fast.scorer"):
         c = s.score("", "Anything at all is true.")
     assert c.h_logical == 0.0 and not c.approved
@@ -104,7 +104,7 @@ def test_validation(kwargs, field):
 
 
 def test_input_types():
-    s = CoherenceScorer()
+    s = CoherenceScorer(use_nli=False)
     with pytest.raises(InputTypeError):
         s.review("p", None)  # type: ignore[arg-type]
     with pytest.raises(InputTypeError):
@@ -112,7 +112,7 @@ def test_input_types():
 
 
 def test_plain_question_retrieves_the_right_fact():
-    s = CoherenceScorer(knowledge=FACTS)
+    s = CoherenceScorer(use_nli=False, knowledge=FACTS)
     chunks, path = s.retrieve("What is the capital of country_42?")
     assert chunks[0].text == FACTS[42] and chunks[0].distance == 0.0 and path == "lexical_facts"
     ok, c = s.review("What is the capital of country_42?", "The capital of country_42 is City7.")
@@ -133,7 +133,7 @@ def test_tenant_isolation():
     from director_fast.errors import UnknownTenantError
 
     kb = {"acme": ["The refund window is 30 days."], "globex": ["The refund window is 90 days."]}
-    s = CoherenceScorer(knowledge=kb)
+    s = CoherenceScorer(use_nli=False, knowledge=kb)
     _, c = s.review("What is the refund window?", "The refund window is 90 days.", tenant_id="acme")
     assert [x.text for x in c.evidence.chunks] == kb["acme"]
     assert not c.approved
@@ -143,7 +143,7 @@ def test_tenant_isolation():
         with pytest.raises(UnknownTenantError) as e:
             s.review("What is the refund window?", "The refund window is 90 days.", tenant_id=tenant)
         assert e.value.tenant == tenant and e.value.field == "tenant_id" and isinstance(e.value, ConfigError)
-    lenient = CoherenceScorer(knowledge=kb, allow_unknown_tenant=True)
+    lenient = CoherenceScorer(use_nli=False, knowledge=kb, allow_unknown_tenant=True)
     ok, c = lenient.review("What is the refund window?", "The refund window is 90 days.", tenant_id="other")
     assert not ok and c.attributions[0].signal == "unknown_tenant" and c.evidence.chunks == []
     r = s.score_sentence("The refund window is 90 days.", prompt="Refund window?", tenant_id="acme")
@@ -163,7 +163,7 @@ def test_knowledge_object_with_retrieve():
             return [EvidenceChunk(text="Water boils at 100 degrees.", distance=0.1, source="kb:1")]
 
     kb = KB()
-    s = CoherenceScorer(knowledge=kb, top_k=2)
+    s = CoherenceScorer(use_nli=False, knowledge=kb, top_k=2)
     r = s.score_sentence("Water boils at 90 degrees.", prompt="When does water boil?", tenant_id="t1")
     assert kb.calls == [("Water boils at 90 degrees.", 2, "t1")]  # per claim
     assert r.retrieval_path == "knowledge_base" and r.fact_source == "kb:1"
@@ -175,7 +175,7 @@ def test_knowledge_object_with_retrieve():
 
 
 def test_strict_mode_rejects_without_model():
-    s = CoherenceScorer(strict_mode=True)
+    s = CoherenceScorer(use_nli=False, strict_mode=True)
     ok, c = s.review("The sky is blue.", "The sky is blue.")
     assert not ok and c.strict_mode_rejected and not c.approved and not c.warning
     assert s.scorer_path == "director_fast.core.scorer.CoherenceScorer[lexical]"
@@ -195,7 +195,7 @@ def test_score_sentence_verdicts_are_cached_per_claim():
 
 
 def test_review_batch_order_and_concurrency():
-    s = CoherenceScorer(knowledge=FACTS)
+    s = CoherenceScorer(use_nli=False, knowledge=FACTS)
     items = [(f"What is the capital of country_{i}?", f"The capital of country_{i} is City{(i * 7) % 60}.")
              for i in range(60)]
     serial = [c.score for _, c in s.review_batch(items)]
@@ -248,19 +248,19 @@ def test_questions_and_requests_are_not_premises():
     assert declarative_part("Tell me about Acme. Please be brief.") == ""
     assert declarative_part("Acme was founded in 1998. When was it founded?") == "Acme was founded in 1998."
     kb = ["Acme was founded in 1998 in Oslo."]
-    s = CoherenceScorer(knowledge=kb)
+    s = CoherenceScorer(use_nli=False, knowledge=kb)
     ok, c = s.review("Tell me about Acme.", "Acme was founded in 1998 in Oslo.")
     assert ok and c.h_logical == 0.0 and c.h_factual < 0.5
     # a supported answer that contradicts the user corrects the user: reported, not penalised
     ok2, c2 = s.review("Acme was founded in 2003.", "Acme was founded in 1998 in Oslo.")
     assert c2.h_logical > 0.5 and ok2 and c2.score == c.score
     # an unsupported one is penalised by the contradiction too
-    s_warn = CoherenceScorer(knowledge=["Acme makes bicycles in Oslo."], unsupported="warn")
+    s_warn = CoherenceScorer(use_nli=False, knowledge=["Acme makes bicycles in Oslo."], unsupported="warn")
     ok3, c3 = s_warn.review("Tell me about Acme.", "Acme was founded in 1998.")
     ok4, c4 = s_warn.review("Acme was founded in 2003.", "Acme was founded in 1998.")
     assert ok3 and c4.h_logical > 0.5 and c4.score < c3.score and not ok4
     # new information is not a contradiction of the question (the example)
-    s = CoherenceScorer(knowledge=["Children under 12 travel with one cabin bag of up to 8 kg."])
+    s = CoherenceScorer(use_nli=False, knowledge=["Children under 12 travel with one cabin bag of up to 8 kg."])
     ok, c = s.review("I'm travelling with my son, who is 7. What can he bring?",
                      "Children under 12 can bring one cabin bag of up to 8 kg.")
     assert ok and c.h_logical == 0.0
@@ -295,12 +295,12 @@ def test_declarative_part_keeps_material_after_a_request_colon():
     assert declarative_part("Summarize: Acme was founded in 1998 in Oslo.") == "Acme was founded in 1998 in Oslo."
     assert declarative_part("Continue.") == "" and declarative_part("Go on!") == ""
     assert declarative_part("Answer: what is the capital?") == ""
-    ok, c = CoherenceScorer().review("Summarize: Acme was founded in 1998 in Oslo.", "Acme was founded in 2005 in Oslo.")
+    ok, c = CoherenceScorer(use_nli=False).review("Summarize: Acme was founded in 1998 in Oslo.", "Acme was founded in 2005 in Oslo.")
     assert not ok and c.h_logical > 0.5
 
 
 def test_each_claim_retrieves_its_own_evidence():
-    s = CoherenceScorer(knowledge=["Acme was founded in 1998.", "Acme has 40 staff in Oslo."])
+    s = CoherenceScorer(use_nli=False, knowledge=["Acme was founded in 1998.", "Acme has 40 staff in Oslo."])
     for prompt in ("Tell me more.", "Any updates?", ""):
         ok, c = s.review(prompt, "Acme was founded in 2005.")
         assert not ok and c.h_factual > 0.5 and c.evidence.chunks, prompt
@@ -310,8 +310,9 @@ def test_each_claim_retrieves_its_own_evidence():
 
 def test_director_ai_switches_use_nli_and_onnx_path(tmp_path):
     assert not CoherenceScorer(use_nli=False).model_backed
-    for kw, field in ((dict(use_nli=True), "use_nli"), (dict(require_model_backed_nli=True), "require_model_backed_nli"),
-                      (dict(use_nli="yes"), "use_nli"), (dict(nli_model="x", onnx_path="y"), "onnx_path")):
+    # a model required: the shipped claim verifier is one (nothing is downloaded)
+    assert CoherenceScorer(use_nli=True).model_backed and CoherenceScorer(require_model_backed_nli=True).model_backed
+    for kw, field in ((dict(use_nli="yes"), "use_nli"), (dict(nli_model="x", onnx_path="y"), "onnx_path")):
         with pytest.raises(ConfigError) as exc:
             CoherenceScorer(**kw)
         assert exc.value.field == field

@@ -28,7 +28,7 @@ HOURS = ["The store opens at 09:00 and closes at 18:00 on weekdays."]
     "The store closes at 6 pm on weekdays.",
 ])
 def test_an_opening_or_closing_time_on_the_days_stated_is_supported(answer):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=HOURS), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=HOURS), answer)
     assert ok and v == [("supported", "coverage")]
 
 
@@ -38,7 +38,7 @@ def test_an_opening_or_closing_time_on_the_days_stated_is_supported(answer):
     ("The store is closed on weekdays.", "antonym"),
 ])
 def test_a_wrong_time_or_the_opposite_state_stays_contradicted(answer, signal):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=HOURS), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=HOURS), answer)
     assert not ok and v == [("contradicted", signal)]
 
 
@@ -49,7 +49,7 @@ def test_a_wrong_time_or_the_opposite_state_stays_contradicted(answer, signal):
     ("9400111899223197428490", "9400111899223197428491"),          # 22 digits, one float for both
 ])
 def test_a_long_number_differing_in_its_last_digit_is_contradicted(stated, claimed):
-    sc = df.CoherenceScorer()
+    sc = df.CoherenceScorer(use_nli=False)
     ok, v = _verdicts(sc, f"Your reference number is {claimed}.", context=f"Your reference number is {stated}.")
     assert not ok and v == [("contradicted", "number")]
     ok, v = _verdicts(sc, f"Your reference number is {stated}.", context=f"Your reference number is {stated}.")
@@ -78,7 +78,7 @@ FACTS = ["Nordwind Bikes was founded in 2011.", "Nordwind Bikes employs 140 peop
     ("Delivery costs NOK 49. Can you confirm?", "Standard delivery costs NOK 99."),
 ])
 def test_correcting_the_users_premise_with_the_knowledge_is_approved_and_reported(prompt, answer):
-    sc = df.CoherenceScorer(knowledge=FACTS)
+    sc = df.CoherenceScorer(use_nli=False, knowledge=FACTS)
     ok, score = sc.review(prompt, answer)
     assert ok and score.score >= sc.soft_limit
     assert score.h_logical > 0.5  # the contradiction with the prompt is still reported
@@ -87,7 +87,7 @@ def test_correcting_the_users_premise_with_the_knowledge_is_approved_and_reporte
 
 
 def test_an_unsupported_claim_contradicting_the_prompt_still_lowers_the_score():
-    sc = df.CoherenceScorer(knowledge=FACTS)
+    sc = df.CoherenceScorer(use_nli=False, knowledge=FACTS)
     ok, score = sc.review("I read that Nordwind was founded in 1999. Is that true?",
                           "No, Nordwind Bikes was founded in 2012.")
     assert not ok and [a.verdict for a in score.attributions] == ["contradicted"]
@@ -104,7 +104,7 @@ def test_an_unsupported_claim_contradicting_the_prompt_still_lowers_the_score():
     (["Nordwind Bikes does not sell electric scooters."], "Nordwind Bikes sells children's bikes."),
 ])
 def test_an_invented_claim_about_a_known_subject_is_not_supported(facts, answer):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=facts), answer)
     assert not ok and v == [("not_found", "coverage")]
 
 
@@ -115,7 +115,7 @@ def test_an_invented_claim_about_a_known_subject_is_not_supported(facts, answer)
      "Farah Quinn heads the IT Help Desk and answers to Leon Baptiste."),
 ])
 def test_the_same_subject_with_what_the_sentence_says_stays_supported(facts, answer):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=facts), answer)
     assert ok and all(verdict == "supported" for verdict, _s in v)
 
 
@@ -157,7 +157,7 @@ def test_a_qualified_period_is_the_numbers_unit(text, value, unit):
     (["Up to 4 guests may join."], "If one of you comes along, that is fine.", True),  # "one" alone
 ])
 def test_a_written_one_with_its_unit_is_checked(facts, answer, ok):
-    got, v = _verdicts(df.CoherenceScorer(knowledge=facts, unsupported="warn"), answer)
+    got, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=facts, unsupported="warn"), answer)
     assert got is ok, v
 
 
@@ -171,7 +171,7 @@ def test_a_written_one_with_its_unit_is_checked(facts, answer, ok):
     ("The CFO is Ingrid Solberg.", False),
 ])
 def test_a_job_title_acronym_reads_as_the_spelled_out_title(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["The chief executive is Ingrid Solberg.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The chief executive is Ingrid Solberg.",
                                        "Our human resources manager is Ana Ruiz.",
                                        "The chief financial officer is Owen Brandt."])
     assert sc.review("", answer)[0] is ok
@@ -185,12 +185,12 @@ def test_a_job_title_acronym_reads_as_the_spelled_out_title(answer, ok):
     ("How long do refunds take?", True),
 ])
 def test_an_exception_applies_only_when_the_question_names_the_excepted_case(question, ok):
-    sc = df.CoherenceScorer(knowledge=["Refunds take 5 working days, except for gift cards, which are not refundable."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Refunds take 5 working days, except for gift cards, which are not refundable."])
     assert sc.review(question, "Refunds take 5 working days.")[0] is ok
 
 
 def test_an_exception_is_asked_about_in_other_words_of_the_same_case():
-    sc = df.CoherenceScorer(knowledge=["Items may be renewed up to 3 times, unless another member has placed a "
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Items may be renewed up to 3 times, unless another member has placed a "
                                        "reservation on them."])
     ok, score = sc.review("Someone has put a reservation on the novel I've got out. Can I still renew it?",
                           "Yes, items can be renewed up to 3 times.")
@@ -204,7 +204,7 @@ def test_a_wrong_number_finds_the_fact_it_is_about_through_its_other_words():
                   "A basic service costs NOK 650."], source="facts.md", tenant="n")
     for facts in (kb, ["Nordwind Bikes employs 140 people.",
                        "Standard delivery costs NOK 99 and is free for orders over NOK 1,500."]):
-        sc = df.CoherenceScorer(knowledge=facts, unsupported="warn")
+        sc = df.CoherenceScorer(use_nli=False, knowledge=facts, unsupported="warn")
         ok, score = sc.review("How many people work at Nordwind?", "We have about 1,400 employees.",
                               tenant_id="n" if facts is kb else "")
         assert not ok and [(a.verdict, a.signal) for a in score.attributions] == [("contradicted", "number")]
@@ -224,7 +224,7 @@ ADDRESSES = ["Complaints go to Marta Kessler at marta@alpenglow-ski.example.",
     ("You can book online at https://www.alpenglow-ski.example/booking/.", True),  # scheme, slash
 ])
 def test_an_address_must_stand_in_the_evidence(answer, ok):
-    assert df.CoherenceScorer(knowledge=ADDRESSES).review("", answer)[0] is ok
+    assert df.CoherenceScorer(use_nli=False, knowledge=ADDRESSES).review("", answer)[0] is ok
 
 
 # ---- a rule applied to the asker's own number --------------------------------------------------
@@ -244,7 +244,7 @@ KIDS = ["Children's group lessons are for ages 4 to 11."]
      "The kids' group lessons are for ages 4 to 11, so at 10 your child can join.", True),
 ])
 def test_the_askers_number_must_fit_the_rule_applied_to_it(facts, question, answer, ok):
-    got, score = df.CoherenceScorer(knowledge=facts).review(question, answer)
+    got, score = df.CoherenceScorer(use_nli=False, knowledge=facts).review(question, answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -256,12 +256,12 @@ def test_the_askers_number_must_fit_the_rule_applied_to_it(facts, question, answ
     ("The pool is open on Sundays from 7:00 to 21:00.", ("supported", "coverage")),  # true, not limiting
 ])
 def test_a_claim_limited_to_some_days_against_every_day(answer, verdict):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=["The pool is open every day from 7:00 to 21:00."]), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=["The pool is open every day from 7:00 to 21:00."]), answer)
     assert v == [verdict]
 
 
 def test_an_exception_the_evidence_never_makes_is_not_supported():
-    sc = df.CoherenceScorer(knowledge=["Delivery is free on all orders."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Delivery is free on all orders."])
     assert _verdicts(sc, "Delivery is free on all orders except furniture.") == (False, [("not_found", "coverage")])
     assert _verdicts(sc, "Delivery is free on all orders.")[0]
 
@@ -274,13 +274,13 @@ def test_an_exception_the_evidence_never_makes_is_not_supported():
     "Off-season: Monday — Friday, 9:00 to 12:00.",
 ])
 def test_an_en_dash_separates_words_and_a_table_cell_starts_like_a_sentence(answer):
-    sc = df.CoherenceScorer(knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
     ok, score = sc.review("What are the office hours?", answer)
     assert ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
 def test_a_wrong_day_range_with_an_en_dash_is_still_caught():
-    sc = df.CoherenceScorer(knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Outside the season the office is open Monday to Friday, 9:00 to 12:00."])
     assert not sc.review("", "Off-season: Tuesday–Saturday, 9:00–12:00")[0]
 
 
@@ -297,7 +297,7 @@ LESSONS = ["Private lessons cost €75 per hour for one or two people; each addi
     ("2 adults, 2 days?", "Group lessons are €65 per person per day, so 2 adults for 2 days comes to €270.", False),
 ])
 def test_worked_prices_for_the_askers_party(question, answer, ok):
-    got, score = df.CoherenceScorer(knowledge=LESSONS).review(question, answer)
+    got, score = df.CoherenceScorer(use_nli=False, knowledge=LESSONS).review(question, answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
@@ -309,17 +309,17 @@ def test_worked_prices_for_the_askers_party(question, answer, ok):
     (["Booking at least 30 days in advance gives 5% off."], "Book 30 days or more before the start and you save 5%."),
 ])
 def test_a_bound_in_other_words_is_the_same_bound(facts, answer):
-    ok, v = _verdicts(df.CoherenceScorer(knowledge=facts), answer)
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False, knowledge=facts), answer)
     assert ok, v
 
 
 def test_a_different_bound_in_other_words_is_still_caught():
-    sc = df.CoherenceScorer(knowledge=["Groups have a maximum of 8 pupils."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Groups have a maximum of 8 pupils."])
     assert not sc.review("", "You'll never be in a group of more than 10 pupils.")[0]
 
 
 def test_a_quantity_repeated_for_another_thing_is_checked_again():
-    sc = df.CoherenceScorer(knowledge=["The frame warranty lasts 10 years; components are covered for 2 years."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The frame warranty lasts 10 years; components are covered for 2 years."])
     assert not sc.review("", "The warranty lasts 10 years for the frame and 10 years for components.")[0]
 
 
@@ -328,7 +328,7 @@ def test_a_quantity_repeated_for_another_thing_is_checked_again():
 def test_pence_are_an_amount_of_pounds():
     (m,) = find_numbers("costs 50p")
     assert (m.value, m.unit) == (0.5, "gbp")
-    sc = df.CoherenceScorer(knowledge=["Each extra 15 minutes costs 50p."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Each extra 15 minutes costs 50p."])
     assert sc.review("", "Each extra 15 minutes costs £0.50.")[0]
     assert not sc.review("", "Each extra 15 minutes costs £5.")[0]
 
@@ -339,11 +339,11 @@ def test_pence_are_an_amount_of_pounds():
     ("Helmets are compulsory.", False),
 ])
 def test_mandatory_and_compulsory_read_as_required(answer, ok):
-    assert df.CoherenceScorer(knowledge=["Helmets are recommended but not required."]).review("", answer)[0] is ok
+    assert df.CoherenceScorer(use_nli=False, knowledge=["Helmets are recommended but not required."]).review("", answer)[0] is ok
 
 
 def test_the_askers_number_is_no_fact_for_a_composition_to_contradict():
-    sc = df.CoherenceScorer(knowledge=["Riders must be at least 16 years old.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Riders must be at least 16 years old.",
                                        "Riders must be 18 or over to hire an e-bike."])
     _ok, score = sc.review("Can my 17-year-old hire an e-bike?", "Your 17-year-old can ride a regular bike.")
     assert [a.verdict for a in score.attributions] != ["contradicted"]
@@ -355,7 +355,7 @@ def test_the_askers_number_is_no_fact_for_a_composition_to_contradict():
     ("The Riverside Walk is closed to bikes 8:00–11:00 on weekdays.", False),
 ])
 def test_a_ban_in_other_words_and_a_bare_no_applied_to_the_askers_time(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["Bikes are not allowed on the Riverside Walk between 7:00 and 10:00 on weekdays."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Bikes are not allowed on the Riverside Walk between 7:00 and 10:00 on weekdays."])
     got, score = sc.review("Can I ride there on Tuesday at 8am?", answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
@@ -365,12 +365,12 @@ def test_a_ban_in_other_words_and_a_bare_no_applied_to_the_askers_time(answer, o
     ("10 sessions cost £105, so that works out at £11.50 per session.", False),
 ])
 def test_a_price_divided_by_a_count_is_a_derived_result(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["A pass of 10 sessions costs £105."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["A pass of 10 sessions costs £105."])
     assert sc.review("How much is each session on the 10-pass?", answer)[0] is ok
 
 
 def test_an_address_is_not_borrowed_from_another_fact():
-    sc = df.CoherenceScorer(knowledge=["Email refunds@bounceworks.example with your booking number to request a refund.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Email refunds@bounceworks.example with your booking number to request a refund.",
                                        "You can call the front desk on 0113 496 0725 or email hello@bounceworks.example."])
     assert not sc.review("Refund?", "Email hello@bounceworks.example with your booking number to request a refund.")[0]
     assert sc.review("Refund?", "Email refunds@bounceworks.example with your booking number to request a refund.")[0]
@@ -389,25 +389,25 @@ HOURS_WEEK = ["BounceWorks is open from 10:00 to 20:00 Monday to Friday.", "At w
     ("We are open 10am–8pm at weekends.", False),
 ])
 def test_day_groups_in_other_words(answer, ok):
-    got, score = df.CoherenceScorer(knowledge=HOURS_WEEK).review("When are you open?", answer)
+    got, score = df.CoherenceScorer(use_nli=False, knowledge=HOURS_WEEK).review("When are you open?", answer)
     assert got is ok, [(a.claim, a.verdict, a.signal) for a in score.attributions]
 
 
 def test_additional_reads_as_extra():
-    sc = df.CoherenceScorer(knowledge=["Each extra 15 minutes costs 50p."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Each extra 15 minutes costs 50p."])
     assert sc.review("", "It's 50p for every additional 15 minutes.")[0]
     assert not sc.review("", "It's 80p for every additional 15 minutes.")[0]
 
 
 def test_closed_from_a_date_is_no_opening_time():
-    sc = df.CoherenceScorer(knowledge=["Both offices close from 24 December to 1 January."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Both offices close from 24 December to 1 January."])
     assert sc.review("", "Both offices are closed from 24 December to 1 January.")[0]
     assert not sc.review("", "Both offices are open from 24 December to 1 January.")[0]
 
 
 @pytest.mark.parametrize("years, ok", [(7, True), (3, False)])
 def test_a_waived_charge_applied_to_the_askers_years(years, ok):
-    sc = df.CoherenceScorer(knowledge=["The surcharge is waived for clients who have been with us for more than 5 years."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The surcharge is waived for clients who have been with us for more than 5 years."])
     answer = (f"The surcharge is waived for clients who have been with us for more than 5 years, so with "
               f"{years} years you won't pay it.")
     assert sc.review(f"I have been a client for {years} years. Do I pay the surcharge?", answer)[0] is ok
@@ -419,7 +419,7 @@ def test_a_waived_charge_applied_to_the_askers_years(years, ok):
     ("Our number is 0113 496 0713.", "contradicted"),
 ])
 def test_a_telephone_number_is_judged_by_the_sentence_that_holds_it(answer, verdict):
-    sc = df.CoherenceScorer(knowledge=["The Leeds office is at 14 Wellington Street, telephone 0113 496 0712.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The Leeds office is at 14 Wellington Street, telephone 0113 496 0712.",
                                        "The York office can be reached on 01904 555 0199."])
     _ok, score = sc.review("What is your phone number?", answer)
     assert [a.verdict for a in score.attributions] == [verdict]
@@ -432,13 +432,13 @@ def test_a_telephone_number_is_judged_by_the_sentence_that_holds_it(answer, verd
     ("Priya Raman reports to Daniel Pike, who heads the York office.", False),
 ])
 def test_a_person_reporting_to_someone_else(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["Priya Raman is our senior tax manager and reports to Miriam Okonjo.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Priya Raman is our senior tax manager and reports to Miriam Okonjo.",
                                        "Daniel Pike heads the York office."])
     assert sc.review("", answer)[0] is ok
 
 
 def test_a_negation_closer_to_the_claim_outweighs_a_broader_support():
-    sc = df.CoherenceScorer(knowledge=["Photography is allowed in the galleries.", "Flash photography is not allowed."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Photography is allowed in the galleries.", "Flash photography is not allowed."])
     assert not sc.review("", "Flash photography is allowed in the galleries.")[0]
     assert sc.review("", "Photography is allowed in the galleries.")[0]
 
@@ -448,20 +448,20 @@ def test_a_negation_closer_to_the_claim_outweighs_a_broader_support():
     ("The museum stays open until 20:00 on Thursdays.", True),
 ])
 def test_every_evening_is_every_day(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["The museum stays open until 20:00 on Thursdays."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The museum stays open until 20:00 on Thursdays."])
     assert sc.review("", answer)[0] is ok
 
 
 @pytest.mark.parametrize("age, conclusion, ok", [(23, "you qualify", True), (19, "you qualify", False),
                                                   (19, "you don't qualify", True)])
 def test_an_age_bound_written_in_years_old(age, conclusion, ok):
-    sc = df.CoherenceScorer(knowledge=["Drivers must be at least 21 years old."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Drivers must be at least 21 years old."])
     assert sc.review(f"I'm {age}, can I rent?",
                      f"Drivers must be at least 21 years old, so at {age} {conclusion}.")[0] is ok
 
 
 def test_a_negation_in_another_clause_of_the_evidence_does_not_flip_the_claim():
-    sc = df.CoherenceScorer(knowledge=["Smoking is not allowed in any car, and a cleaning fee of £150 is charged if "
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Smoking is not allowed in any car, and a cleaning fee of £150 is charged if "
                                        "there are signs of smoking."])
     assert sc.review("Can I smoke?", "A cleaning fee of £150 is charged if there are signs of smoking.")[0]
     assert not sc.review("Can I smoke?", "Smoking is allowed in the cars.")[0]
@@ -472,13 +472,13 @@ def test_a_negation_in_another_clause_of_the_evidence_does_not_flip_the_claim():
     ("The deposit is £250, or £600 for premium cars.", False),
 ])
 def test_two_amounts_of_two_facts_in_one_claim(answer, ok):
-    sc = df.CoherenceScorer(knowledge=["A security deposit of £250 is held on a credit card.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["A security deposit of £250 is held on a credit card.",
                                        "For premium cars the deposit is £500."])
     assert sc.review("How much is the deposit?", answer)[0] is ok
 
 
 def test_a_pronoun_clause_keeps_its_sentence():
-    sc = df.CoherenceScorer(knowledge=["The Bergen store opens at 09:00 and closes at 18:00 on weekdays.",
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["The Bergen store opens at 09:00 and closes at 18:00 on weekdays.",
                                        "On Saturdays the store is open from 10:00 to 16:00, and it is closed on Sundays."])
     assert sc.review("Are you open on Sundays?", "No, the store is closed on Sundays.")[0]
 
@@ -500,11 +500,11 @@ def test_pence_only_below_a_pound(text, unit):
 
 @pytest.mark.parametrize("answer", ["Refunds take 5\u00a0working days.", "Refunds take 5  working days."])
 def test_a_qualified_period_keeps_its_words_whatever_the_spacing(answer):
-    assert df.CoherenceScorer(knowledge=["Refunds take 5 working days."]).review("", answer)[0]
+    assert df.CoherenceScorer(use_nli=False, knowledge=["Refunds take 5 working days."]).review("", answer)[0]
 
 
 def test_a_person_reporting_to_two_managers():
-    sc = df.CoherenceScorer(knowledge=["Priya Raman reports to Miriam Okonjo and Daniel Pike."])
+    sc = df.CoherenceScorer(use_nli=False, knowledge=["Priya Raman reports to Miriam Okonjo and Daniel Pike."])
     assert sc.review("", "Priya Raman reports to Daniel Pike.")[0]
     assert not sc.review("", "Priya Raman reports to Grace Whitfield.")[0]
 
@@ -520,4 +520,4 @@ def test_a_retriever_failing_while_its_results_are_read_is_wrapped():
             raise TimeoutError("slow")
 
     with pytest.raises(RetrievalError):
-        df.CoherenceScorer(knowledge=Lazy()).review("", "Fact one is here.")
+        df.CoherenceScorer(use_nli=False, knowledge=Lazy()).review("", "Fact one is here.")

@@ -55,7 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_data  # noqa: E402
 import paths  # noqa: E402
 import snli  # noqa: E402
-from stage2_pairs import change_number, entities, negate, swap_entity  # noqa: E402
+from edits import change_number, entities, negate, swap_entity  # noqa: E402
 
 SEED = 20261206
 LABEL = {"entailment": 0, "neutral": 1, "contradiction": 2}

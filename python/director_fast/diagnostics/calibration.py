@@ -296,14 +296,14 @@ def write_scorer_config(result: TuneResult, path: str | Path) -> dict[str, Any]:
     return result.write_config(path)
 
 
-def read_tune_data(path: str | Path, *, backend: str = "lexical",
+def read_tune_data(path: str | Path, *, backend: str = "model",
                    progress: Any = None) -> tuple[list[float], list[bool], list[str]]:
     """Scores, labels and tenants of a labelled JSONL file for :func:`tune_threshold`.
 
     Each line is a JSON object with a bool ``hallucinated`` label, an optional str ``tenant``,
     and either a precomputed ``score`` in [0, 1] (from the default scorer's scale) or a record
     for the default scorer: ``response``, ``context`` (evidence, may be empty) and optional
-    ``question``, scored with ``CoherenceScorer`` (``backend``: ``lexical`` or ``onnx:DIR``) at
+    ``question``, scored with ``CoherenceScorer`` (``backend``: ``model``, ``lexical`` or ``onnx:DIR``) at
     its default threshold, the context passed per call.
 
     Raises:
@@ -370,12 +370,6 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
 
 
 def _default_scorer(backend: str) -> Any:
-    from director_fast.verify.scorer import CoherenceScorer
+    from director_fast.verify.scorer import CoherenceScorer, backend_kwargs
 
-    if backend == "lexical":
-        return CoherenceScorer()
-    if backend.startswith("onnx:") and backend[5:].strip():
-        from director_fast.verify.nli import NLIModel
-
-        return CoherenceScorer(nli=NLIModel.from_pretrained(backend[5:]))
-    raise ConfigError(f"backend must be 'lexical' or 'onnx:DIR', got {backend!r}", field="backend")
+    return CoherenceScorer(**backend_kwargs(backend))

@@ -297,8 +297,8 @@ def score_dataset(ds: Any, *, options: GuardOptions | None = None,
     if concurrency is not None:
         _check_positive("concurrency", concurrency)
     opts, docs = _resolve(options, knowledge_dir)
-    if opts.backend != "lexical" and not opts.backend.startswith("onnx:"):
-        raise ValidationError(f"backend must be 'lexical' or 'onnx:DIR', got {opts.backend!r}")
+    if opts.backend not in ("model", "lexical") and not opts.backend.startswith("onnx:"):
+        raise ValidationError(f"backend must be 'model', 'lexical' or 'onnx:DIR', got {opts.backend!r}")
     cpus = _cluster_cpus(ray)
     if num_gpus:
         gpus = float(ray.cluster_resources().get("GPU", 0))
@@ -317,7 +317,7 @@ def score_dataset(ds: Any, *, options: GuardOptions | None = None,
 
 
 def guard_dataset(ds: Any, *, out: str | os.PathLike[str] | None = None, force: bool = False,
-                  knowledge_dir: str | os.PathLike[str] | None = None, backend: str = "lexical",
+                  knowledge_dir: str | os.PathLike[str] | None = None, backend: str = "model",
                   threshold: float | None = None, stream: bool = False, tenant_id: str = "",
                   skip_bad: bool = False, options: GuardOptions | None = None, batch_size: int = 64,
                   concurrency: int | None = None, num_gpus: float = 0, num_cpus: float = 1,

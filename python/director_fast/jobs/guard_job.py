@@ -53,7 +53,7 @@ class GuardOptions:
     set by hand. Thread-safety: a plain value object; do not mutate one while a job uses it.
     """
 
-    backend: str = "lexical"            # "lexical" or "onnx:DIR"
+    backend: str = "model"              # "model" (the shipped verifier), "lexical" or "onnx:DIR"
     threshold: float | None = None      # None: the backend's default
     stream: bool = False
     tenant_id: str = ""
@@ -736,7 +736,8 @@ def _accepts(fn: Any, name: str) -> bool:
 
 def make_scorer_factory(opts: GuardOptions, knowledge: Sequence[tuple[str, str]] | None = None) -> Callable[..., Any]:
     """The job's default scorer factory: one shared :class:`CoherenceScorer` with ``opts.backend``
-    (``"lexical"`` or ``"onnx:DIR"``, the model loaded here, once) and ``opts.threshold``, and, when
+    (``"model"``, ``"lexical"`` or ``"onnx:DIR"``: :func:`~director_fast.verify.scorer.backend_kwargs`,
+    a model loaded here, once) and ``opts.threshold``, and, when
     ``knowledge`` (:attr:`KnowledgeDir.documents`) is given, a knowledge base built from it here,
     once, under ``opts.tenant_id``. Returns ``make(context, opts) -> scorer`` (the context is passed
     per call, so the same scorer serves every record).
@@ -744,22 +745,15 @@ def make_scorer_factory(opts: GuardOptions, knowledge: Sequence[tuple[str, str]]
     Raises:
         ValidationError: a bad backend string.
     """
-    from director_fast.verify.scorer import CoherenceScorer
+    from director_fast.errors import ConfigError
+    from director_fast.verify.scorer import CoherenceScorer, backend_kwargs
 
-    nli = None
-    if opts.backend.startswith("onnx:"):
-        from director_fast.verify.nli import NLIModel
-
-        model_dir = opts.backend[5:]
-        if not model_dir.strip():
-            raise ValidationError("backend 'onnx:' needs a model directory: onnx:DIR")
-        nli = NLIModel.from_pretrained(model_dir)
-    elif opts.backend != "lexical":
-        raise ValidationError(f"backend must be 'lexical' or 'onnx:DIR', got {opts.backend!r}")
-
-    kw: dict[str, Any] = {}
-    if nli is not None:
-        kw["nli"] = nli
+    try:
+        kw: dict[str, Any] = backend_kwargs(opts.backend)
+    except ConfigError as exc:
+        if exc.field != "backend":
+            raise
+        raise ValidationError(str(exc)) from None
     if opts.threshold is not None:
         kw["threshold"] = opts.threshold
     if knowledge is not None:

@@ -84,7 +84,7 @@ from director_fast.errors import ConfigError, DirectorFastError, InputTypeError,
 from director_fast.verify.nli import LexicalIndex, LexicalNLI, NLIModel
 from director_fast.verify.roles import CallRoles, resolve_roles
 
-__all__ = ["CoherenceScorer", "SentenceScore", "declarative_part"]
+__all__ = ["CoherenceScorer", "SentenceScore", "backend_kwargs", "declarative_part"]
 
 logger = logging.getLogger("director_fast.scorer")
 
@@ -1010,6 +1010,24 @@ class CoherenceScorer:
         for cache in (self._claim_cache, self._context_cache, self._facts_cache, self._contra_cache):
             cache.clear()
         self._access.clear()
+
+
+def backend_kwargs(backend: str) -> dict[str, Any]:
+    """The :class:`CoherenceScorer` keyword arguments of a backend name (the CLI's ``--backend``):
+    ``"model"`` (the shipped claim verifier, the default: ``{}``), ``"lexical"`` (the lexical
+    backend alone: ``{"use_nli": False}``) or ``"onnx:DIR"`` (the model directory DIR, loaded
+    here: ``{"nli": NLIModel}``).
+
+    Raises:
+        ConfigError: any other string (field ``backend``); loading errors of DIR.
+    """
+    if backend == "model":
+        return {}
+    if backend == "lexical":
+        return {"use_nli": False}
+    if backend.startswith("onnx:") and backend[5:].strip():
+        return {"nli": NLIModel.from_pretrained(backend[5:])}
+    raise ConfigError(f"backend must be 'model', 'lexical' or 'onnx:DIR', got {backend!r}", "backend")
 
 
 def _model_decides(d: ClaimDecision) -> bool:
