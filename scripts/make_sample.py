@@ -1,51 +1,45 @@
 """Build the sample shipped with the package: python/director_fast/data/sample.jsonl.
 
-Seeded, not hand-picked: from each source file below, draw records uniformly at random (seed
-20261130) until each file contributes its quota of hallucinated and faithful records, keeping
-contexts of at most 3,000 characters so the demo runs in seconds. Files were chosen by license
-(permissive, redistributable; see python/director_fast/data/SAMPLE_PROVENANCE.md).
+Seeded, not hand-picked: 20 correct and 20 wrong assistant replies drawn uniformly at random
+(seed 20261206) from the ``dev`` split of the project's own chat/RAG set
+(``bench/data/chat_rag/cases.jsonl``: invented organisations, written for this project,
+Apache-2.0). Each record's context is its organisation's whole knowledge base, one document per
+paragraph (``source name: text``), so ``director-fast demo`` judges real assistant answers against
+the knowledge they were written from. The held-out split and the fresh-writer sets are never used.
 
-Usage: python scripts/make_sample.py [--shared ../shared]
+Usage: python scripts/make_sample.py
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from pathlib import Path
 
-SEED = 20261130
-QUOTA = {  # file -> records per label (hallucinated, faithful)
-    "summedits.jsonl": 12,
-    "summac_summeval.jsonl": 4,
-    "summac_factcc.jsonl": 4,
-}
-MAX_CONTEXT = 3000
-KEEP = ("task", "context", "question", "response", "hallucinated", "source", "split", "orig_id")
+SEED = 20261206
+PER_LABEL = 20
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "bench" / "data" / "chat_rag" / "cases.jsonl"
+OUT = ROOT / "python" / "director_fast" / "data" / "sample.jsonl"
+
+
+def record(case: dict) -> dict:
+    return {"task": "rag", "context": "\n\n".join(f"{src}: {text}" for src, text in case["kb"].items()),
+            "question": case["question"], "response": case["response"], "hallucinated": not case["supported"],
+            "source": "director_fast chat/RAG set (project-written)", "split": case["split"], "orig_id": case["id"],
+            "kind": case["kind"]}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "python/director_fast/data/sample.jsonl"))
-    a = ap.parse_args()
+    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    dev = [c for c in cases if c["split"] == "dev"]
     rng = random.Random(SEED)
-    out = []
-    for name, quota in QUOTA.items():
-        rows = [json.loads(line) for line in open(Path(a.shared) / "data" / "halluc" / name, encoding="utf-8")]
-        rows = [r for r in rows if len(r["context"]) <= MAX_CONTEXT]
-        rng.shuffle(rows)
-        for label in (True, False):
-            picked = [r for r in rows if r["hallucinated"] is label][:quota]
-            if len(picked) < quota:
-                raise SystemExit(f"{name}: only {len(picked)} records with hallucinated={label}")
-            out.extend({k: r[k] for k in KEEP if k in r} for r in picked)
+    rng.shuffle(dev)
+    out = [record(c) for c in [c for c in dev if c["supported"]][:PER_LABEL]
+           + [c for c in dev if not c["supported"]][:PER_LABEL]]
     rng.shuffle(out)
-    with open(a.out, "w", encoding="utf-8") as f:
-        for r in out:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    print(f"wrote {len(out)} records to {a.out}")
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    print(f"wrote {len(out)} records to {OUT}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ The result's :meth:`TuneResult.write_config` writes the JSON file that
 were produced with (``score_scale``, the default scorer's threshold 0.5 / soft limit 0.6); the
 config keeps that scale so the loaded scorer maps claim verdicts to the same scores and
 approves exactly when ``score >= threshold`` (and its streams derive their halt limits from it).
+With the default claim verifier the scores are already calibrated probabilities (the scale then
+only maps the claims no model judged: no evidence, worked arithmetic, yes / no answers), so a
+tuned threshold is a cut on that probability; tune on scores of the backend you will run, and
+again after changing it (scores of the lexical backend and of the verifier are not comparable).
 
 Thread-safety: pure functions over their arguments; call from any thread.
 """
