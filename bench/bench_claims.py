@@ -1,22 +1,25 @@
 """Latency of the claim-level verdict: ``review`` of a 5-claim answer against a 1,000-fact
-knowledge base, and ``stream_guard`` with the real lexical scorer, next to director-ai 3.21.0's
-heuristic ``review`` and a plain baseline in the same run.
+knowledge base, and ``stream_guard`` with the real scorer, next to director-ai 3.21.0's heuristic
+``review`` and a plain baseline in the same run.
 
-Usage: python bench/bench_claims.py [--answers 200] [--repeats 5] [--hybrid]
+Usage: python bench/bench_claims.py [--answers 200] [--repeats 5]
 
-* ours: ``CoherenceScorer(knowledge=KnowledgeBase)`` (lexical backend; a fresh scorer per pass,
-  so every claim is retrieved and judged: no cache hit), p50 / p99 over ``--answers`` answers of
-  5 claims (4 knowledge-base sentences and one wrong number), the passes alternating with the
-  anchor; each figure is the median over ``--repeats`` passes;
+* ours (default): ``CoherenceScorer(knowledge=KnowledgeBase)``, the shipped claim verifier (a fresh
+  scorer per pass, so every claim is retrieved and judged: no cache hit), p50 / p99 over
+  ``--answers`` answers of 5 claims (4 knowledge-base sentences and one wrong price), the passes
+  alternating with the others; each figure is the median over ``--repeats`` passes; with the
+  (premise, claim) pairs sent to the model per review;
+* ours (default), worst case: 5 correct claims, so every claim goes to the model;
+* ours (lexical): the same with ``use_nli=False``;
 * director-ai: ``CoherenceScorer(use_nli=False, ground_truth_store=GroundTruthStore)`` with the
   same 1,000 facts, ``review(question, answer)``;
 * plain baseline: for each claim, the best word-overlap fact by a Python scan of all facts
   (what a hand-written check costs without an index);
-* streaming: ``stream_guard`` over 1,000 and 4,000 word tokens of correct answers, us/token, and
-  the floor under it: the same claims' retrievals alone, then with the C++ comparisons added;
-* ``--hybrid``: ``CoherenceScorer(nli=NLIModel.shipped())`` on 3-claim answers reworded so that no
-  claim is supported lexically (the model is asked about every claim: its worst case), next to
-  the lexical backend alone on the same answers.
+* streaming: ``stream_guard`` over 1,000 and 4,000 word tokens of correct answers, us/token, with
+  the default and the lexical scorer, and the floor under it: the same claims' retrievals alone,
+  then with the C++ comparisons added;
+* first review after import: fresh interpreters (median of 5): ``import director_fast``, then
+  ``CoherenceScorer()`` (onnxruntime and the model load), then the first ``review``.
 The load average at start and end is printed: absolute numbers drift with load on this VM.
 """
 
@@ -58,14 +61,42 @@ def _pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def ours_pass(kb, texts) -> list[float]:
-    s = df.CoherenceScorer(knowledge=kb)
+def ours_pass(kb, texts, **kw) -> list[float]:
+    s = df.CoherenceScorer(knowledge=kb, **kw)
     out = []
     for t in texts:
         t0 = time.perf_counter()
         s.review(QUESTION, t, tenant_id="t")
         out.append((time.perf_counter() - t0) * 1e3)
     return out
+
+
+def correct_answers(n: int, seed: int = 2) -> list[str]:
+    """5 knowledge-base sentences per answer: every claim goes to the model (its worst case)."""
+    rng = random.Random(seed)
+    return [" ".join(FACTS[i] for i in rng.sample(range(len(FACTS)), 5)) for _ in range(n)]
+
+
+FIRST_REVIEW = """
+import time
+t0 = time.perf_counter()
+import director_fast as df
+t1 = time.perf_counter()
+s = df.CoherenceScorer()
+t2 = time.perf_counter()
+s.review("When do you open?", "We open at 9:00 on weekdays.", context=["The shop opens at 9:00 Monday to Friday."])
+t3 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2)
+"""
+
+
+def first_review_ms(n: int = 5) -> tuple[float, float, float]:
+    """Median (import, scorer with model load, first review) in ms over ``n`` fresh interpreters."""
+    import subprocess
+
+    runs = [list(map(float, subprocess.run([sys.executable, "-c", FIRST_REVIEW], capture_output=True, text=True,
+                                           check=True).stdout.split())) for _ in range(n)]
+    return tuple(statistics.median(r[i] for r in runs) * 1e3 for i in range(3))  # type: ignore[return-value]
 
 
 def anchor_pass(texts) -> list[float] | None:
@@ -100,11 +131,11 @@ def plain_pass(texts) -> list[float]:
     return out
 
 
-def stream_us_per_token(kb, n_tokens: int, repeats: int) -> float:
+def stream_us_per_token(kb, n_tokens: int, repeats: int, **kw) -> float:
     toks = real_scorer_answer(n_tokens)
     times = []
     for _ in range(repeats):
-        s = df.CoherenceScorer(knowledge=kb)
+        s = df.CoherenceScorer(knowledge=kb, **kw)
         t0 = time.perf_counter()
         g = df.stream_guard(toks, s, prompt=QUESTION, tenant_id="t")
         for _tok in g:
@@ -153,48 +184,28 @@ def stream_floor_us_per_token(kb, n_tokens: int, repeats: int) -> tuple[int, flo
     return len(claims), out[0], out[1]
 
 
-def paraphrased_answers(n: int, seed: int = 1) -> list[str]:
-    """3-claim answers whose claims the lexical backend does not support (reworded: "The item
-    numbered 12 can be bought for 54 euros."), so that the hybrid judge asks the model about every
-    claim: its worst case."""
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        parts = []
-        for i in rng.sample(range(len(FACTS)), 3):
-            price = 10 + (i * 37) % 490
-            parts.append(f"The item numbered {i} can be bought for {price} euros.")
-        out.append(" ".join(parts))
-    return out
-
-
-def hybrid_pass(kb, texts, model) -> tuple[list[float], float]:
-    s = df.CoherenceScorer(knowledge=kb, nli=model)
-    out = []
-    pairs0 = model.forward_count
-    for t in texts:
-        t0 = time.perf_counter()
-        s.review(QUESTION, t, tenant_id="t")
-        out.append((time.perf_counter() - t0) * 1e3)
-    return out, (model.forward_count - pairs0) / max(1, len(texts))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--answers", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--hybrid", action="store_true",
-                    help="also time CoherenceScorer(nli=NLIModel.shipped()) on paraphrased 3-claim answers")
     a = ap.parse_args(argv)
     load0 = os.getloadavg()
     kb = df.KnowledgeBase()
     kb.add_facts(FACTS, source="catalog.md", tenant="t")
-    texts = answers(a.answers)
-    ours_pass(kb, texts[:20])  # warm-up (imports, first allocations)
-    res: dict[str, list[tuple[float, float]]] = {"ours": [], "director-ai": [], "plain": []}
+    texts, worst = answers(a.answers), correct_answers(a.answers)
+    model = df.NLIModel.shipped()
+    ours_pass(kb, texts[:20])  # warm-up (imports, the model's session, first allocations)
+    names = ("ours (default)", "ours (default), worst case", "ours (lexical)", "director-ai", "plain")
+    res: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
+    pairs = {names[0]: 0.0, names[1]: 0.0}
     for _ in range(a.repeats):
-        o = ours_pass(kb, texts)
-        res["ours"].append((_pct(o, 0.5), _pct(o, 0.99)))
+        for name, batch in ((names[0], texts), (names[1], worst)):
+            f0 = model.forward_count
+            o = ours_pass(kb, batch)
+            pairs[name] = (model.forward_count - f0) / len(batch)
+            res[name].append((_pct(o, 0.5), _pct(o, 0.99)))
+        lx = ours_pass(kb, texts, use_nli=False)
+        res[names[2]].append((_pct(lx, 0.5), _pct(lx, 0.99)))
         an = anchor_pass(texts)
         if an is not None:
             res["director-ai"].append((_pct(an, 0.5), _pct(an, 0.99)))
@@ -203,39 +214,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"command: python bench/bench_claims.py --answers {a.answers} --repeats {a.repeats}")
     print(f"load average at start {load0[0]:.2f}/{load0[1]:.2f}/{load0[2]:.2f}")
     print("\nreview of a 5-claim answer against 1,000 facts (ms; medians over passes)\n")
-    print("| system | p50 | p99 |")
-    print("|---|---|---|")
+    print("| system | p50 | p99 | pairs sent to the model per review |")
+    print("|---|---|---|---|")
     for name, rows in res.items():
         if rows:
             print(f"| {name} | {statistics.median(r[0] for r in rows):.2f} | "
-                  f"{statistics.median(r[1] for r in rows):.2f} |")
-    if a.hybrid:
-        model = df.NLIModel.shipped()
-        para = paraphrased_answers(max(20, a.answers // 4))
-        hybrid_pass(kb, para[:5], model)  # warm-up (session, first batches)
-        rows, calls = [], 0.0
-        lex_rows = []
-        for _ in range(a.repeats):
-            h, calls = hybrid_pass(kb, para, model)
-            rows.append((_pct(h, 0.5), _pct(h, 0.99)))
-            lx = ours_pass(kb, para)
-            lex_rows.append((_pct(lx, 0.5), _pct(lx, 0.99)))
-        print(f"\nreview of a paraphrased 3-claim answer against 1,000 facts, the model asked about every "
-              f"claim (ms; {len(para)} answers; model forward calls per review: {calls:.1f})\n")
-        print("| system | p50 | p99 |\n|---|---|---|")
-        print(f"| hybrid (lexical + shipped model) | {statistics.median(r[0] for r in rows):.2f} | "
-              f"{statistics.median(r[1] for r in rows):.2f} |")
-        print(f"| lexical alone | {statistics.median(r[0] for r in lex_rows):.2f} | "
-              f"{statistics.median(r[1] for r in lex_rows):.2f} |")
-    s1 = stream_us_per_token(kb, 1000, a.repeats)
-    s4 = stream_us_per_token(kb, 4000, a.repeats)
-    print("\nstream_guard with the lexical CoherenceScorer (us/token)\n")
-    print(f"| 1,000 tokens | {s1:.1f} |\n| 4,000 tokens | {s4:.1f} |")
-    print(f"linearity T(4k)/T(1k) = {s4 * 4 / s1:.2f} (ideal 4)")
+                  f"{statistics.median(r[1] for r in rows):.2f} | {pairs[name] if name in pairs else '-'} |")
+    print("\nstream_guard with the real CoherenceScorer (us/token)\n")
+    print("| scorer | 1,000 tokens | 4,000 tokens | T(4k)/T(1k) (ideal 4) |\n|---|---|---|---|")
+    for label, kw in (("default (model)", {}), ("lexical", {"use_nli": False})):
+        s1 = stream_us_per_token(kb, 1000, a.repeats, **kw)
+        s4 = stream_us_per_token(kb, 4000, a.repeats, **kw)
+        print(f"| {label} | {s1:.1f} | {s4:.1f} | {s4 * 4 / s1:.2f} |")
     n_claims, floor_r, floor_rc = stream_floor_us_per_token(kb, 1000, a.repeats)
     print(f"\nfloor of any per-claim verdict of the 1,000-token answer ({n_claims} claims; us/token)\n")
     print(f"| per-claim retrieval alone | {floor_r:.1f} |\n"
           f"| retrieval + C++ lexical comparisons (no claim rules) | {floor_rc:.1f} |")
+    imp, load, first = first_review_ms()
+    print(f"\nfirst review after import (fresh interpreters, median of 5; ms): import {imp:.0f}, "
+          f"CoherenceScorer() with the model {load:.0f}, first review {first:.0f}; "
+          f"model load + first review {load + first:.0f}")
     load1 = os.getloadavg()
     print(f"\nload average at end {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f}")
     return 0

@@ -19,8 +19,12 @@ average ranks). Scorers, in one run:
   evidence in its ``GroundTruthStore`` (a sample of ``--director-ai-sample`` rows per file; it
   is slow).
 
+``--halluc`` adds the summary-file gate: the summary-consistency test files of ``halluc/``
+(never trained on), where the default scorer may not be worse than the lexical backend by more
+than 0.02 balanced accuracy on any file.
+
 Usage: python bench/bench_grounded.py [--files a,b] [--scorers default,lexical,model,director-ai]
-       [--limit N] [--director-ai-sample 300] [--json OUT]
+       [--limit N] [--director-ai-sample 300] [--halluc] [--json OUT]
 Data: ``DIRECTOR_FAST_SHARED_DATA`` or ``<checkout>/../shared/data``.
 """
 
@@ -43,6 +47,10 @@ sys.path.insert(0, str(HERE.parent / "training"))
 from _util import env_line, table  # noqa: E402
 
 EVAL_ONLY = ("begin_wow_test.jsonl", "dialfact_testsmall_test.jsonl")
+# the summary-consistency test files of the summary-file gate (``--halluc``)
+HALLUC = ("summac_factcc.jsonl", "summac_polytope.jsonl", "summac_summeval.jsonl", "summac_xsumfaith.jsonl",
+          "summedits.jsonl:test", "wice_claim_test.jsonl")
+GATE = -0.02  # the summary-file gate: BA(default) - BA(lexical) per file
 CHAT_RAG = ("cases.jsonl:dev", "cases.jsonl:heldout", "fresh_check.jsonl", "fresh_check_2.jsonl")
 SCORERS = ("default", "lexical", "model", "director-ai")
 
@@ -128,6 +136,13 @@ def director_ai_grounded(rows: list[dict]) -> tuple[list[bool], list[float]]:
     return approved, scores
 
 
+def halluc_rows(spec: str) -> list[dict]:
+    name, _, split = spec.partition(":")
+    rows = [json.loads(line) for line in (shared_data() / "halluc" / name).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    return [r for r in rows if not split or r.get("split") == split]
+
+
 def chat_rag_rows(spec: str) -> list[dict]:
     name, _, split = spec.partition(":")
     rows = [json.loads(line) for line in (HERE / "data" / "chat_rag" / name).read_text(encoding="utf-8").splitlines()
@@ -161,16 +176,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="first N rows per file (smoke runs; not for reporting)")
     ap.add_argument("--director-ai-sample", type=int, default=300)
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
+    ap.add_argument("--halluc", action="store_true",
+                    help="also the summary-file gate: the summary-consistency test files, default vs lexical")
     a = ap.parse_args(argv)
     grounded = sorted(p.name for p in (shared_data() / "grounded").glob("*.jsonl"))
-    wanted = a.files.split(",") if a.files else grounded + list(CHAT_RAG)
+    wanted = a.files.split(",") if a.files else grounded + list(CHAT_RAG) + (list(HALLUC) if a.halluc else [])
     scorers = a.scorers.split(",")
     print(f"command: python bench/bench_grounded.py {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
     print(f"env: {env_line()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     results, lines = {}, []
     for spec in wanted:
-        is_grounded = spec in grounded
-        rows, what = grounded_rows(spec) if is_grounded else (chat_rag_rows(spec), "project-written chat/RAG set")
+        is_grounded = spec in grounded or spec in HALLUC
+        if spec in grounded:
+            rows, what = grounded_rows(spec)
+        elif spec in HALLUC:
+            rows, what = halluc_rows(spec), "summary-consistency test file (never trained on)"
+        else:
+            rows, what = chat_rag_rows(spec), "project-written chat/RAG set"
         rows = rows[:a.limit] if a.limit else rows
         faithful = [not r["hallucinated"] for r in rows] if is_grounded else [bool(r["supported"]) for r in rows]
         for kind in scorers:
@@ -192,6 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(lines, ["file", "scorer", "n", "BA", "faithful passed", "halluc. blocked", "AUC", "s"]))
     print("rows: " + "; ".join(f"{k}: {v['rows']}" for k, v in results.items()))
+    gated = [(k, v["default"]["ba"] - v["lexical"]["ba"]) for k, v in results.items()
+             if k in HALLUC and "default" in v and "lexical" in v]
+    if gated:
+        worst = min(d for _k, d in gated)
+        print(f"summary-file gate (BA(default) - BA(lexical) >= {GATE} per file): "
+              f"{'PASS' if worst >= GATE else 'FAIL'}; " + ", ".join(f"{k} {d:+.3f}" for k, d in gated))
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0

@@ -493,8 +493,8 @@ _SHIPPED_LOCK = threading.Lock()
 
 def shipped_model_dir() -> Path:
     """The directory of the claim verifier that ships with the package
-    (``director_fast/models/claim-nli-minilm-l6``: ``model_quantized.onnx``, ``tokenizer.json``,
-    ``config.json``, ``MODEL_CARD.md``, ``LICENSE``, ``export.json``).
+    (``director_fast/models/claim-verifier-minilm-l6``: ``model_quantized.onnx``, ``tokenizer.json``,
+    ``config.json``, ``calibration.json``, ``golden.json``, ``MODEL_CARD.md``, ``LICENSE``, ``export.json``).
 
     Raises:
         ConfigError: the directory or its ``model_quantized.onnx`` is missing (named in the
@@ -576,18 +576,16 @@ class NLIModel:
 
     @classmethod
     def shipped(cls, **kwargs: Any) -> "NLIModel":
-        """The claim verifier that ships inside the package (:func:`shipped_model_dir`: an int8
-        all-MiniLM-L6-v2 cross-encoder fine-tuned on SNLI and on in-domain claim / evidence pairs;
-        its ``MODEL_CARD.md`` gives data, metrics, limits and license, CC BY-SA 4.0). Pass it as
-        ``CoherenceScorer(nli=NLIModel.shipped())``: the lexical verdicts, with the model upgrading
-        paraphrases the lexical backend covers too thinly
-        (:class:`~director_fast.verify.claim_verdict.HybridJudge`). Not the default: the lexical backend
-        is. Same as ``from_pretrained(shipped_model_dir(), **kwargs)``.
+        """The claim verifier model that ships inside the package (:func:`shipped_model_dir`: an
+        int8 all-MiniLM-L6-v2 cross-encoder fine-tuned on varied sentence pairs and human-labelled
+        grounded answers; its ``MODEL_CARD.md`` gives data, metrics, limits and license, CC BY-SA
+        4.0). ``CoherenceScorer()`` uses it by default, with the calibration beside it. Without
+        arguments one instance is shared per process (its ONNX Runtime session is thread-safe);
+        with arguments, ``from_pretrained(shipped_model_dir(), **kwargs)`` builds a new one.
 
         Raises:
             ConfigError: the model directory is missing from this installation (an install from a
-                source tree without it), or onnxruntime / tokenizers are not installed
-                (``pip install "director-fast[nli]"``).
+                source tree without it), or onnxruntime / tokenizers cannot be imported.
         """
         if kwargs:
             return cls.from_pretrained(str(shipped_model_dir()), **kwargs)

@@ -4,13 +4,22 @@ A response is split into units (:func:`director_fast.verify.claims.split_claims`
 ``claim`` units are judged; pleasantries, offers, questions, self-references and abstentions are
 reported in ``ScoringEvidence.skipped_units`` and never lower the score. Each claim is compared,
 one evidence unit at a time, with the sentences of the chunks retrieved for that claim in the
-caller's tenant and with the call's own ``context`` (:mod:`director_fast.verify.claim_evidence`); the
-comparisons give a verdict per claim, ``supported``, ``contradicted`` or ``not_found``, and a
-score (:mod:`director_fast.verify.claim_verdict`):
+caller's tenant and with the call's own ``context`` (:mod:`director_fast.verify.claim_evidence`);
+the rules give a verdict per claim, ``supported``, ``contradicted`` or ``not_found``
+(:mod:`director_fast.verify.claim_verdict`). With the default backend, the claim verifier that
+ships with the package (:mod:`director_fast.verify.claim_model`), every claim the rules do not
+contradict on a precise check (number, unit, name, role, negation, antonym, dropped exception) is
+then judged by the model against a premise composed of its evidence sentences, and gets a
+calibrated probability of being supported as its score; a rule-contradicted claim scores the
+calibrated constant of its kind. With the lexical backend (``use_nli=False``) claim scores map the
+rules' verdicts:
 
 * ``supported`` >= ``soft_limit``; ``not_found`` in [``threshold``, ``soft_limit``) under
   ``unsupported="warn"`` and below ``threshold`` under the default ``unsupported="reject"``;
-  ``contradicted`` below ``not_found``;
+  ``contradicted`` below ``not_found``.
+
+Either way:
+
 * ``h_logical`` = the strongest contradiction between a claim and a statement of the user's
   prompt (0.0 when the prompt states nothing: a question is never a premise to entail);
 * response score = min(claim scores, 1 - h), ``h`` the strongest contradiction with the prompt
@@ -214,8 +223,13 @@ class CoherenceScorer:
             to 1) but unused: the claim-level score takes the minimum, not a weighted mean.
         strict_mode: reject (``strict_mode_rejected=True``, ``approved=False``) whenever no NLI
             *model* is loaded -- the lexical heuristic is not a model.
-        nli: the NLI backend: a :class:`~director_fast.verify.nli.LexicalNLI` (default) or an
-            :class:`~director_fast.verify.nli.NLIModel`.
+        nli: the NLI backend: ``None`` (default: the shipped claim verifier,
+            :meth:`~director_fast.verify.nli.NLIModel.shipped`; when it cannot load, the lexical
+            backend with a warning in the log and ``evidence.model_fallback`` set), a
+            :class:`~director_fast.verify.nli.LexicalNLI` (the lexical backend alone) or an
+            :class:`~director_fast.verify.nli.NLIModel` (a three-way model becomes the claim
+            verifier, calibrated by its directory's ``calibration.json`` when it has one, else
+            claim probability = P(entailment)).
         nli_model: path of an ONNX NLI directory; loads ``NLIModel.from_pretrained(nli_model)``.
         knowledge: evidence source, one of: ``None`` (no evidence: every claim is ``not_found``
             and a warning is logged, unless the call passes ``context``); a list of fact strings
@@ -228,20 +242,20 @@ class CoherenceScorer:
             no knowledge raises :class:`~director_fast.errors.UnknownTenantError` (at ``review``
             and when ``stream_guard`` starts) unless this is True; then every claim is
             ``not_found`` with signal ``unknown_tenant`` and a warning is logged.
-        use_nli: director-ai's switch. ``None`` (default): the model when ``nli`` / ``nli_model``
-            is given, else the lexical heuristic. ``False``: the lexical heuristic (a model given
-            as well is a ConfigError). ``True``: a model is required (ConfigError when none is
-            given; nothing is ever downloaded).
+        use_nli: director-ai's switch. ``None`` (default): the model given (``nli`` /
+            ``nli_model``), else the shipped claim verifier (the lexical backend, loudly, when it
+            cannot load). ``False``: the lexical backend (a model given as well is a ConfigError).
+            ``True``: a model is required: the shipped one unless one is given; an error, never a
+            fallback, when it cannot load (nothing is ever downloaded).
         require_model_backed_nli: ``True`` raises ConfigError unless an NLI model is loaded.
         onnx_path: director-ai's name for ``nli_model``.
         top_k: chunks retrieved per claim (>= 1); each chunk's sentences are the claim's
             evidence units.
         context_units: units of the call's ``context`` compared with each claim (>= 1; the most
             similar ones by IDF-weighted word overlap).
-        lexical_signals: with an NLI model, the lexical backend's verdicts with the model
-            upgrading thinly covered units it finds entailed
-            (:class:`~director_fast.verify.claim_verdict.HybridJudge`; default True); False: the
-            model's verdicts alone.
+        lexical_signals: with an NLI model, the claim verifier: the rules keep the precise
+            checks and the model judges the other claims, calibrated (default True); False: the
+            model's verdicts alone (largest class; no rules, no calibration).
         injection_detection: also run intent-grounded injection detection
             (:class:`~director_fast.verify.injection.InjectionDetector`'s rules) on every :meth:`score` /
             :meth:`review`: ``CoherenceScore.injection_risk`` is its ``combined_score``, and a
@@ -786,7 +800,8 @@ class CoherenceScorer:
     def _assemble(self, response: str, j: _Judgement) -> CoherenceScore:
         claims = j.claims
         h_logical = max((c.contradiction for c in claims), default=0.0)
-        score = min([c.score for c in claims] + [1.0 - max((c.counted for c in claims), default=0.0)])
+        score = min(response_probability([c.score for c in claims]),
+                    1.0 - max((c.counted for c in claims), default=0.0))
         h_factual = max((1.0 - c.score for c in claims), default=0.0)
         strict_rejected = self.strict_mode and not self.model_backed
         approved = score >= self.threshold and not strict_rejected
