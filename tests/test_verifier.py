@@ -86,10 +86,10 @@ def test_check_batches_caches_and_flags_cut_evidence():
     items = [("the shop opens at nine", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False),
              ("parking is free", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False)]
     first = v.check(items)
-    assert len(model.calls) == 1 and len(model.calls[0]) == 2  # one batched call
+    assert [len(c) for c in model.calls] == [1, 1]  # one call per pair: never batched with others
     assert [c.verdict for c in first] == ["supported", "supported"]
     assert not any(c.truncated for c in first)
-    assert v.check(items) == first and len(model.calls) == 1  # served from the cache
+    assert v.check(items) == first and len(model.calls) == 2  # served from the cache
     long = " ".join(f"word{i}" for i in range(40)) + " the shop opens at nine"
     (cut,) = v.check([("the shop opens at nine", [long], 0.0, False)])
     assert cut.truncated and cut.units == (0,)
@@ -97,6 +97,19 @@ def test_check_batches_caches_and_flags_cut_evidence():
     claim = " ".join(f"claim{i}" for i in range(30))  # longer than the model: cut, never an error
     (cut,) = v.check([(claim, ["claim0 claim1 claim2"], 0.0, False)])
     assert cut.truncated and len(model.calls[-1][0][1].split()) == 12
+
+
+def test_a_verdict_does_not_depend_on_what_else_is_judged():
+    """The int8 model quantises activations per tensor: batched with other pairs a pair's
+    probabilities move, so the verifier sends each pair alone."""
+    s = df.CoherenceScorer()
+    ctx = ["The store opens at 9:00 and closes at 18:00, Monday to Saturday.", "Parking is free for customers.",
+           "Our phone line is open 8am-8pm every day, and the café serves breakfast until 11:00."]
+    alone = s.review("", "The store opens at 9:00.", context=ctx)[1].score
+    s.clear_cache()
+    with_others = s.review("", "Parking is free for customers. The store opens at 9:00. The café serves lunch.",
+                           context=ctx)[1].evidence.attributions
+    assert [a.probability for a in with_others if a.claim == "The store opens at 9:00."] == [alone]
 
 
 def test_model_check_verdicts():

@@ -10,11 +10,12 @@ rows that neither trained nor calibrated the model.
 
 Every row is judged by the library as shipped (the int8 model of MODEL_DIR through
 ``CoherenceScorer``, ``review(question, response, context=[evidence])``), with the claim features
-the verifier combines (see ``director_fast`` ``claim_model``): the model's P(entailment) for the
+the verifier combines (``director_fast.verify.claim_model``): the model's P(entailment) for the
 claim's premise, the lexical coverage and verdict. The constants ``a, b, c, d`` and the
 probability of a rule-contradicted claim are fitted by maximum likelihood of the response label
-under ``P(response) = min_i p_i`` (the library's response score; Adam on the mean log-loss,
-numerical gradients; 5 parameters).
+under ``P(response) = min_i p_i`` (the library's response score; Adam on the class-balanced mean
+log-loss, numerical gradients; 5 parameters), so the scores are probabilities under a 50 / 50
+prior and the default threshold 0.5 balances the two errors.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ PARAMS = ("entailment_weight", "coverage_weight", "support_weight", "bias", "rul
 def features(scorer, rows: list[dict]) -> list[dict]:
     """Per row: the eligible claims' (logit P(e), coverage, supported), the number of rule-
     contradicted claims, the smallest fixed score of the other claims (1.0: none), the label."""
-    from director_fast.claim_model import _logit
+    from director_fast.verify.claim_model import _logit
 
     out = []
     for r in rows:
@@ -64,10 +65,18 @@ def response_probs(theta: np.ndarray, feats: list[dict]) -> np.ndarray:
     return out
 
 
+def balanced_weights(y: np.ndarray) -> np.ndarray:
+    """Per-row weights giving each class half the total: the fitted probabilities are those of a
+    50 / 50 prior (the calibration rows are 2:1 hallucinated; a user's traffic is not), so that
+    the default threshold 0.5 balances passed faithful and blocked hallucinated answers."""
+    pos = y.mean()
+    return np.where(y == 1, 0.5 / max(pos, 1e-9), 0.5 / max(1 - pos, 1e-9))
+
+
 def log_loss(theta: np.ndarray, feats: list[dict]) -> float:
     p = np.clip(response_probs(theta, feats), 1e-6, 1 - 1e-6)
     y = np.array([f["y"] for f in feats])
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return float(-np.mean(balanced_weights(y) * (y * np.log(p) + (1 - y) * np.log(1 - p))))
 
 
 def fit(feats: list[dict], steps: int = 600) -> np.ndarray:
@@ -84,18 +93,24 @@ def fit(feats: list[dict], steps: int = 600) -> np.ndarray:
 
 
 def report(p: np.ndarray, y: np.ndarray) -> dict:
+    """ECE (10 equal-width bins), Brier score and the reliability table, all class-balanced (each
+    row weighted as in the fit, so they measure calibration to the 50 / 50 prior the scores
+    stand for), and BA, faithful passed and hallucinated blocked at 0.5 (prior-free)."""
+    w = balanced_weights(y)
     bins = []
     ece = 0.0
     for k in range(10):
         sel = (p >= k / 10) & ((p < (k + 1) / 10) if k < 9 else (p <= 1.0))
         if sel.any():
-            conf, acc = float(p[sel].mean()), float(y[sel].mean())
-            ece += sel.sum() / len(p) * abs(conf - acc)
+            ws = w[sel]
+            conf, acc = float(np.average(p[sel], weights=ws)), float(np.average(y[sel], weights=ws))
+            ece += ws.sum() / w.sum() * abs(conf - acc)
             bins.append({"bin": f"{k / 10:.1f}-{(k + 1) / 10:.1f}", "n": int(sel.sum()), "mean_p": round(conf, 3),
-                         "faithful_rate": round(acc, 3)})
+                         "faithful_rate_balanced": round(acc, 3)})
     pos, neg = y == 1, y == 0
     passed, blocked = float((p[pos] >= 0.5).mean()), float((p[neg] < 0.5).mean())
-    return {"n": int(len(p)), "ece": round(ece, 4), "brier": round(float(np.mean((p - y) ** 2)), 4),
+    return {"n": int(len(p)), "ece_balanced": round(ece, 4),
+            "brier_balanced": round(float(np.average((p - y) ** 2, weights=w)), 4),
             "ba_at_0.5": round((passed + blocked) / 2, 4), "faithful_passed": round(passed, 3),
             "hallucinated_blocked": round(blocked, 3), "reliability": bins}
 

@@ -26,6 +26,12 @@ fitted through, so that it is itself calibrated on the held-out split. (The prod
 independent claims, was not used: a stream judges one sentence at a time and halts exactly when
 ``review`` rejects only if the response score is the minimum of the sentences' scores.)
 
+Determinism: each (premise, claim) pair is sent to the model alone, never batched, because the int8
+model's activations are quantised with one scale per tensor: batched, a pair's probabilities would
+depend on the other pairs of its batch. With the export's 7-bit weights the integer kernels with
+and without VNNI agree, so the same input gives the same verdict on every x86-64 CPU and in every
+process (a Ray worker and the local job alike).
+
 Thread safety: :class:`ClaimVerifier` is safe to share between threads (the model is; the cache is
 locked); :class:`VerifierCalibration` and :class:`ModelCheck` are immutable.
 """
@@ -216,25 +222,27 @@ class ClaimVerifier:
 
     def check(self, items: Sequence[tuple[str, Sequence[str], float, bool]]) -> list[ModelCheck]:
         """One :class:`ModelCheck` per ``(claim, evidence texts, coverage, lexically supported)``
-        item, in order; items without evidence texts must not be passed. One batched model call
-        for the items not in the cache."""
+        item, in order; items without evidence texts must not be passed. Each distinct (premise,
+        claim) pair not in the cache is one model call (never batched with others: the result
+        must not depend on what else is judged)."""
         plans = [self._pair(claim, texts) for claim, texts, _c, _s in items]
         keys = [(premise, hypothesis) for premise, hypothesis, _u, _t in plans]
-        todo = [k for k in dict.fromkeys(keys) if self._cache.get(k) is None]
-        if todo:
-            rows = self.model.predict_proba(todo)
-            for k, row in zip(todo, rows):
-                self._cache.put(k, tuple(float(row[r]) for r in self._roles))
+        found: dict[tuple[str, str], tuple[float, float, float]] = {}
+        for k in dict.fromkeys(keys):
+            hit = self._cache.get(k)
+            if hit is None:
+                # one pair per call: the int8 model quantises activations with one scale per
+                # tensor, so a batch's other pairs (and their padding) would move this pair's
+                # probabilities (by up to ~0.03): alone, a verdict depends on its pair only
+                row = self.model.predict_proba([k])[0]
+                hit = (float(row[self._roles[0]]), float(row[self._roles[1]]), float(row[self._roles[2]]))
+                self._cache.put(k, hit)
+            found[k] = hit
         out = []
         for (_p, _h, units, cut), key, (_claim, _texts, coverage, supported) in zip(plans, keys, items):
-            e, n, c = self._cache.get(key) or self._predict_one(key)
-            p = self.calibration.claim_probability(e, coverage, supported)
-            out.append(ModelCheck(e, n, c, p, units, cut))
+            e, n, c = found[key]
+            out.append(ModelCheck(e, n, c, self.calibration.claim_probability(e, coverage, supported), units, cut))
         return out
-
-    def _predict_one(self, key: tuple[str, str]) -> tuple[float, float, float]:
-        row = self.model.predict_proba([key])[0]  # evicted between put and get (a tiny cache)
-        return tuple(float(row[r]) for r in self._roles)  # type: ignore[return-value]
 
     def _pair(self, claim: str, texts: Sequence[str]) -> tuple[str, str, tuple[int, ...], bool]:
         """The (premise, hypothesis) sent for a claim, the units in the premise and whether
