@@ -211,3 +211,43 @@ def test_concurrent_reviews_agree_with_sequential_ones():
     for t in threads:
         t.join()
     assert [got[i] for i in range(len(cases))] == want
+
+
+def test_import_stays_lazy_and_the_model_loads_with_the_scorer():
+    """``import director_fast`` loads neither onnxruntime nor tokenizers; the default scorer does."""
+    import subprocess
+    import sys
+
+    code = ("import sys, director_fast as df; a = {'onnxruntime', 'tokenizers'} & set(sys.modules); "
+            "df.CoherenceScorer(); b = {'onnxruntime', 'tokenizers'} <= set(sys.modules); print(sorted(a), b)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
+    assert out == "[] True"
+
+
+def test_the_default_model_runs_on_the_gpu_build_after_the_documented_swap(monkeypatch, caplog):
+    """After ``pip uninstall onnxruntime && pip install onnxruntime-gpu`` the same ``onnxruntime``
+    module offers CUDAExecutionProvider: the default scorer's model (an int8 file only) asks for
+    it first (``"auto"``), with the CPU provider behind it, and says so in the log when CUDA did
+    not start; without it, the CPU alone."""
+    import onnxruntime as ort
+
+    import director_fast.verify.nli as nli
+
+    asked: list = []
+    real = ort.InferenceSession
+
+    def session(path, sess_options=None, providers=None):
+        asked.append(list(providers))
+        return real(path, sess_options=sess_options, providers=["CPUExecutionProvider"])
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    monkeypatch.setattr(ort, "InferenceSession", session)
+    monkeypatch.setattr(nli, "_SHIPPED", {})  # a fresh shared instance for this test
+    with caplog.at_level(logging.WARNING, logger="director_fast"):
+        s = df.CoherenceScorer()  # the fake session runs on the CPU: CUDA did not start -> logged
+    assert s.model_backed and s.model_fallback is None
+    assert asked[-1] == ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    assert any("did not start" in r.getMessage() for r in caplog.records)
+    monkeypatch.setattr(nli, "_SHIPPED", {})
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CPUExecutionProvider"])
+    assert df.CoherenceScorer().model_backed and asked[-1] == ["CPUExecutionProvider"]

@@ -420,7 +420,10 @@ def _physical_cores() -> int:
 
 
 _MODEL_FILES_CPU = ("model_quantized.onnx", "model.int8.onnx", "model_int8.onnx", "model.onnx")
-_MODEL_FILES_GPU = ("model_fp16.onnx", "model.fp16.onnx", "model.onnx")
+# a directory with only an int8 file (the shipped model) runs it on the GPU provider too: ONNX
+# Runtime places the integer kernels it has no CUDA version of on the CPU
+_MODEL_FILES_GPU = ("model_fp16.onnx", "model.fp16.onnx", "model.onnx", "model_quantized.onnx", "model.int8.onnx",
+                    "model_int8.onnx")
 
 
 _CUDA = "CUDAExecutionProvider"
@@ -693,6 +696,10 @@ class NLIModel:
                 f"providers: {', '.join(failed)} was requested but could not be loaded (the session "
                 f"would run on {used}); check the CUDA / cuDNN installation or use providers='cpu' "
                 "or 'auto'", "providers")
+        if _CUDA in [c if isinstance(c, str) else c[0] for c in chosen] and _CUDA not in active:
+            # "auto" with a CUDA build whose provider did not start: runs, on the CPU, but never silently
+            logger.warning("NLIModel %s: CUDAExecutionProvider is installed but did not start; running on %s "
+                           "(check the CUDA / cuDNN libraries, or pass providers='cpu')", d.name, used)
         logger.info("NLIModel %s loaded %s on %s", d.name, model_path.name, used)
 
         tok = Tokenizer.from_file(str(d / "tokenizer.json"))
