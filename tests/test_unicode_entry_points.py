@@ -288,3 +288,16 @@ def test_cli_guards_mixed_script_rows(tmp_path):
                            "--backend", "lexical", "--stream", "--no-progress", "--json"],
                           capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_cpp_error_messages_cut_whole_code_points():
+    """A C++ message quoting the first 80 bytes of a bad tenant id used to cut 山 (3 bytes) in two,
+    and the library's ValidationError surfaced as a UnicodeDecodeError."""
+    from director_fast.errors import ValidationError
+
+    idx = _core.TemporalIndex([], True, None, False)
+    for bad in ("é" * 39 + "山" * 3, "a" + "山" * 30, "👩\u200d💻" * 20):
+        with pytest.raises(ValidationError) as info:
+            idx.delete_tenant(bad)
+        _valid_utf8(str(info.value))
+        assert "\ufffd" not in str(info.value)
