@@ -54,7 +54,8 @@ if [ $# -eq 0 ]; then
   # (globs expand here, in the repository root)
   set -- tests/test_evidence.py tests/test_evidence_files.py tests/test_temporal*.py \
          tests/test_halt*.py tests/test_text*.py tests/test_numbers.py tests/test_safety*.py \
-         tests/test_lexical_nli.py tests/test_sanitize_regressions.py -q -p no:cacheprovider
+         tests/test_lexical_nli.py tests/test_sanitize_regressions.py tests/test_unicode_entry_points.py \
+         -q -p no:cacheprovider
 fi
 
 # ASan reports go to files (also those of worker subprocesses) and are printed at the end.

@@ -9,9 +9,17 @@ namespace py = pybind11;
 
 namespace director_fast::bindings {
 
+// A C++ message as a Python str: invalid UTF-8 (a message that quotes a cut of the caller's text)
+// becomes U+FFFD instead of a UnicodeDecodeError that would hide the library's own error.
+py::str utf8_message(const std::string& message) {
+  PyObject* s = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
 [[noreturn]] void raise_python(const char* cls, const std::string& message) {
   py::object errors = py::module_::import("director_fast.errors");
-  py::object exc = errors.attr(cls)(message);
+  py::object exc = errors.attr(cls)(utf8_message(message));
   PyErr_SetObject(exc.get_type().ptr(), exc.ptr());
   throw py::error_already_set();
 }
@@ -22,7 +30,7 @@ void register_error_translator(py::module_& m) {
     auto set = [](const char* cls, const std::string& msg, const char* attr = nullptr,
                   py::object value = py::none()) {
       py::object errors = py::module_::import("director_fast.errors");
-      py::object exc = errors.attr(cls)(msg);
+      py::object exc = errors.attr(cls)(utf8_message(msg));
       if (attr != nullptr) exc.attr(attr) = value;
       PyErr_SetObject(exc.get_type().ptr(), exc.ptr());
     };

@@ -36,6 +36,7 @@
 #include <unordered_set>
 
 #include "director_fast/errors.hpp"
+#include "director_fast/utf8.hpp"
 #include "director_fast/huge_pages.hpp"
 #include "director_fast/portable.hpp"
 
@@ -425,7 +426,7 @@ bool valid_tenant(std::string_view t) {
 
 std::string quoted(std::string_view s) {
   std::string out = "'";
-  for (char c : s.substr(0, 80)) out += c;
+  out += utf8_prefix(s, 80);  // whole code points only: the message becomes a Python str
   if (s.size() > 80) out += "...";
   out += "'";
   return out;

@@ -137,10 +137,12 @@ bool ends_with(const std::string& s, const char (&suf)[N]) {
 }
 
 // The last steps of the stemmer: a final "e" dropped ("decline" -> "declin"), a doubled final
-// letter undoubled ("cancell" -> "cancel").
+// ASCII letter undoubled ("cancell" -> "cancel"). Only ASCII bytes are undoubled: the last two
+// bytes of a multi-byte UTF-8 sequence may be equal (U+5C71 "山" is E5 B1 B1), and dropping one
+// would cut the code point, so a stem is always valid UTF-8 cut at a code-point boundary.
 void tidy_stem(std::string& s) {
   if (s.size() > 4 && s.back() == 'e') s.pop_back();
-  if (s.size() > 3 && s[s.size() - 1] == s[s.size() - 2] && !is_digit(s.back())) s.pop_back();
+  if (s.size() > 3 && s[s.size() - 1] == s[s.size() - 2] && static_cast<unsigned char>(s.back()) < 0x80 && !is_digit(s.back())) s.pop_back();
 }
 
 // A light suffix stripper (not Porter): applied identically to both sides, so only its

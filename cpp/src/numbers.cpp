@@ -197,10 +197,11 @@ double attached_multiplier(std::string_view w) {
   return v ? *v : 0.0;
 }
 
-// Scale words after a space (besides "hundred" and "dozen", which have their own rules).
+// Scale words after a space (besides "hundred" and "dozen", which have their own rules). "k" is
+// one ("2.5 k", "2.5 K": 2500); "m" after a space stays the metre ("2.5 m"), as "b" stays a word.
 double scale_word(std::string_view w) {
   static const WordMap<double> m({
-      {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12},
+      {"k", 1e3}, {"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12},
       {"thousands", 1e3}, {"millions", 1e6}, {"billions", 1e9}, {"trillions", 1e12},
       {"mn", 1e6}, {"bn", 1e9}, {"tn", 1e12}});
   const auto* v = m.find(w);

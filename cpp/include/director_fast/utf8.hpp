@@ -37,4 +37,14 @@ inline char32_t decode_utf8_lenient(std::string_view s, std::size_t i, std::size
   return 0xFFFD;
 }
 
+// The longest prefix of s of at most `max_bytes` bytes that ends on a code-point boundary (never
+// cuts a UTF-8 sequence: a continuation byte 10xxxxxx does not start one). For messages and
+// previews that shorten text taken from Python.
+inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  std::size_t n = max_bytes;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 }  // namespace director_fast

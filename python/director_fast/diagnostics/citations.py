@@ -17,10 +17,14 @@ Verdicts (``CitationCheck.verdict``):
 ==================  ==============================================================================
 ``cited``           the marker names a variable and asserts no value
 ``confirmed``       a rung of the repair ladder reconciled the asserted value with the scoped rows
-``refuted``         the scoped rows bind the variable and none of their values agrees
+``refuted``         the scoped rows bind the variable and none of their values agrees; for a
+                    number, only when both the asserted and every observed value were read
 ``unverifiable``    the marker cannot be checked: two fields merged into one marker, a malformed
-                    marker (``problem`` says which), or ``mis_pointed`` (another variable holds
-                    the value)
+                    marker (``problem`` says which), ``mis_pointed`` (another variable holds
+                    the value), or a number that could not be read (``problem``:
+                    ``"ambiguous_number_format"`` for a locale form such as ``"2.500,00 €"``,
+                    ``"25,00"`` or ``"2.5 m"`` (metres or millions), ``"unreadable_number"``;
+                    ``"observed_…"`` when it is a row value that was not read)
 ``unresolved``      no row binds the variable (in scope), and it cannot be re-aimed
 ==================  ==============================================================================
 
@@ -32,10 +36,13 @@ on which any scoped value agrees wins:
 1. ``exact`` -- the asserted string equals the value's surface.
 2. ``case_or_whitespace`` -- equal after Unicode NFC, case folding, collapsing whitespace and
    unifying curly quotes/apostrophes.
-3. ``numeric`` -- both parse as the same decimal number: grouping separators in valid groups of
-   three (``"2,500"`` = 2500, ``"2 500"``, ``"2'500"``; ``"25,00"`` is not a number), trailing
-   zeros (``"2.5"`` = 2.50), currency symbols or ISO codes (``€``, ``$``, ``USD``), a percent sign,
-   a sign (``-``, ``+``, U+2212). Two different currency units never agree.
+3. ``numeric`` -- both are read by :func:`director_fast.find_numbers` (the library's one number
+   parser) as one number each, and the values agree (relative tolerance 1e-12): grouping
+   separators in valid groups of three (``"2,500"`` = 2500, ``"2 500"``, ``"2'500"``), trailing
+   zeros (``"2.5"`` = 2.50), magnitudes with or without a space (``"2.5k"``, ``"2.5 K"``,
+   ``"2.5 thousand"``, ``"$2.5m"``, ``"2.5 million"``, ``"2.5bn"``), currency symbols or ISO codes
+   (``€``, ``$``, ``USD``), a percent sign, a sign (``-``, ``+``, U+2212). Two different units
+   never agree. Decimal-comma forms (``"25,00"``, ``"2.500,00 €"``) are not read (``unverifiable``).
 4. ``token_coverage`` -- the asserted value's word tokens are the cited field's tokens followed or
    preceded by exactly another field's tokens of the same row (``"Cairo, Egypt"`` covered by
    ``city="Cairo"`` and ``country="Egypt"``); ``repair_variables`` names both.
@@ -77,12 +84,13 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from director_fast.safety.event import SafetyEvent
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
+from director_fast.verify.numbers import find_numbers, long_digits_differ, same_value
 
 __all__ = [
     "CITATION_VERDICTS",
@@ -622,74 +630,90 @@ def _tokens(s: str) -> list[str]:
 
 
 _CURRENCY_SYMBOLS = "$€£¥₹₩₽₺₪₫฿₦₱"
-_CURRENCY_CODES = {
-    "usd": "$", "eur": "€", "gbp": "£", "jpy": "¥", "inr": "₹", "chf": "chf", "cny": "cny",
-    "cad": "cad", "aud": "aud", "krw": "₩", "rub": "₽", "sek": "sek", "nok": "nok", "dkk": "dkk",
-}  # fmt: skip
-_NUM_BODY = re.compile(
-    r"(?:\d{1,3}(?:(?P<sep>[,' _’])\d{3})(?:(?P=sep)\d{3})*|\d+)(?:\.\d+)?|\.\d+"
-)
-_CODE_RE = re.compile(r"^([A-Za-z]{3})\s*|\s*([A-Za-z]{3})$")
+_CURRENCY_CODES = frozenset({
+    "usd", "eur", "gbp", "jpy", "inr", "chf", "cny", "cad", "aud", "krw", "rub", "sek", "nok", "dkk",
+})  # fmt: skip
+_MAGNITUDE_WORDS = frozenset({
+    "k", "m", "mn", "b", "bn", "tn", "thousand", "thousands", "million", "millions", "billion",
+    "billions", "trillion", "trillions",
+})  # fmt: skip
+# A grouping separator between digit groups of three ("2 500", "2'500", "2_500", "2’500"): removed
+# before reading, "2,500" is read by find_numbers itself.
+_GROUP_SEP = re.compile(r"(?<=\d)[' _’\u00a0\u202f](?=\d{3}(?!\d))")
+# Decimal-comma forms that a reader in another locale takes for a different number: "2.500,00"
+# (2500 in much of Europe), "25,00" / "2,5" (a decimal comma); never read, so never refuted.
+_LOCALE_AMBIGUOUS = re.compile(r"\d{1,3}(?:\.\d{3})+,\d+|(?<![\d,.])\d+,(?:\d{1,2}|\d{4,})(?![\d,.])")
+_BARE_DECIMAL = re.compile(r"(?<![\w.,])\.(?=\d)")
+_SPACED_M = re.compile(r"\d\s+[mM]$")
+_NUMERIC_CHARS = re.compile(r"[\d\s.,'’_+\-\u2212%" + _CURRENCY_SYMBOLS + r"]*\d[\d\s.,'’_+\-\u2212%"
+                            + _CURRENCY_SYMBOLS + r"]*")
+_ALPHA_WORD = re.compile(r"[^\W\d_]+")
+
+# _read_number's answers besides a reading
+_TEXT = "text"  # no number in it: compared as text
+_UNREADABLE = "unreadable_number"  # shaped like a number, but not one number find_numbers reads
+_AMBIGUOUS = "ambiguous_number_format"  # a decimal-comma / locale form
+
+
+@dataclass(frozen=True)
+class _Reading:
+    value: float
+    unit: str
+    surface: str
 
 
 @lru_cache(maxsize=1 << 16)
-def _parse_number(s: str) -> tuple[Decimal, str | None] | None:
-    """(value, unit) for a numeric surface, else ``None``. unit: currency symbol, ``%`` or None."""
-    t = unicodedata.normalize("NFKC", s).replace("\u2212", "-").strip()
+def _read_number(s: str) -> _Reading | str:
+    """The number a cited value or row surface states, read by :func:`find_numbers` (the one
+    number parser: magnitudes ``k`` / ``m`` / ``bn`` / ``thousand`` ..., with or without a space,
+    currency symbols and codes, signs, percent), or why it is not read: :data:`_TEXT` (no number;
+    compared as text), :data:`_AMBIGUOUS` (a locale form such as ``"2.500,00 €"``),
+    :data:`_UNREADABLE` (number-shaped, yet not one whole mention)."""
+    t = _GROUP_SEP.sub("", unicodedata.normalize("NFKC", s).strip())
+    t = _BARE_DECIMAL.sub("0.", t)  # ".5" -> "0.5"
     if not t or len(t) > 64:
-        return None
-    unit: str | None = None
-    sign = 1
+        return _UNREADABLE if t and any(c.isdigit() for c in t) else _TEXT
+    if _LOCALE_AMBIGUOUS.search(t):
+        return _AMBIGUOUS
+    found = find_numbers(t)
+    if len(found) == 1 and found[0].start == 0 and found[0].end == len(t):
+        m = found[0]
+        if m.unit == "m" and _SPACED_M.search(t):
+            return _AMBIGUOUS  # "2.5 m": metres to find_numbers, millions to a bookkeeper
+        return _Reading(m.value, m.unit, m.surface)
+    # number-shaped: digits, separators, signs, currency, percent, magnitude words and currency codes
+    rest = _ALPHA_WORD.sub(lambda w: "" if w.group(0).lower() in _MAGNITUDE_WORDS | _CURRENCY_CODES
+                           else w.group(0), t)
+    return _UNREADABLE if _NUMERIC_CHARS.fullmatch(rest) else _TEXT
 
-    def take_sign(x: str) -> str:
-        nonlocal sign
-        if x[:1] in "+-":
-            if x[:1] == "-":
-                sign = -sign
-            return x[1:].lstrip()
-        return x
 
-    t = take_sign(t)
-    if t[:1] and t[0] in _CURRENCY_SYMBOLS:
-        unit, t = t[0], take_sign(t[1:].lstrip())
-    else:
-        m = re.match(r"([A-Za-z]{3})\s*", t)
-        if m and m.group(1).lower() in _CURRENCY_CODES:
-            unit, t = _CURRENCY_CODES[m.group(1).lower()], take_sign(t[m.end():])
-    if t[-1:] == "%":
-        if unit is not None:
-            return None
-        unit, t = "%", t[:-1].rstrip()
-    elif t[-1:] and t[-1] in _CURRENCY_SYMBOLS:
-        if unit is not None:
-            return None
-        unit, t = t[-1], t[:-1].rstrip()
-    else:
-        m = re.search(r"\s*([A-Za-z]{3})$", t)
-        if m and m.group(1).lower() in _CURRENCY_CODES:
-            if unit is not None:
-                return None
-            unit, t = _CURRENCY_CODES[m.group(1).lower()], t[: m.start()]
-    if not _NUM_BODY.fullmatch(t):
-        return None
-    digits = re.sub(r"[,' _’]", "", t)
-    try:
-        value = Decimal(digits)
-    except InvalidOperation:  # pragma: no cover - regex admits only valid decimals
-        return None
-    return (value if sign > 0 else -value), unit
+def _same_number(a: _Reading, b: _Reading) -> bool:
+    if not same_value(a.value, b.value) or long_digits_differ(a.surface, b.surface):
+        return False
+    return not a.unit or not b.unit or a.unit == b.unit
 
 
 def _numeric_equal(a: str, b: str) -> bool:
-    pa = _parse_number(a)
-    if pa is None:
+    ra = _read_number(a)
+    if not isinstance(ra, _Reading):
         return False
-    pb = _parse_number(b)
-    if pb is None:
-        return False
-    if pa[0] != pb[0]:
-        return False
-    return pa[1] is None or pb[1] is None or pa[1] == pb[1]
+    rb = _read_number(b)
+    return isinstance(rb, _Reading) and _same_number(ra, rb)
+
+
+def _unreadable_comparison(asserted: str, observed: Iterable[str]) -> str | None:
+    """Why a value that agrees with no surface is ``unverifiable`` rather than ``refuted``: the
+    asserted value is a number it could not read (``"ambiguous_number_format"``,
+    ``"unreadable_number"``), or a number read where some observed surface is not read as one
+    (``"observed_" + reason``). ``None``: both sides were read (or both are text) and differ."""
+    ra = _read_number(asserted)
+    if isinstance(ra, str):
+        return None if ra == _TEXT else ra
+    for s in observed:
+        rb = _read_number(s)
+        if isinstance(rb, str):
+            return "observed_" + (_UNREADABLE if rb == _TEXT else rb)
+    return None
 
 
 def _agrees(asserted: str, surface: str, rung: str) -> bool:
@@ -1055,6 +1079,12 @@ def _check(
         return CitationCheck(
             variable=var, asserted_value=asserted, verdict="unverifiable", repair="mis_pointed",
             repair_variables=tuple(holders), **common,  # type: ignore[arg-type]
+        )  # fmt: skip
+    problem = _unreadable_comparison(asserted, observed)
+    if problem is not None:  # refuted only when both values were read and differ
+        return CitationCheck(
+            variable=var, asserted_value=asserted, verdict="unverifiable", problem=problem,
+            **common,  # type: ignore[arg-type]
         )  # fmt: skip
     return CitationCheck(
         variable=var, asserted_value=asserted, verdict="refuted", **common  # type: ignore[arg-type]

@@ -16,7 +16,8 @@ Recognised (each mention is one contiguous span of the text):
   ``"30-day"``, ``"24-hour"``, ``"50 m²"``, ``"15 sq ft"``, ``"30°C"``; the symbols ``g``, ``m``
   and ``l`` / ``L`` attached or after one space (``"500g"``, ``"1,500 g"``, ``"2,000 m"``,
   ``"1.5 L"``; ``"5G"`` and ``"5 G"`` are no grams, ``"5m"`` is five million);
-* multipliers: ``"3bn"``, ``"$10M"``, ``"5k"``, ``"3 billion"``, ``"2.5 million"``,
+* multipliers: ``"3bn"``, ``"$10M"``, ``"5k"``, ``"2.5 k"`` / ``"2.5 K"`` (a spaced ``k`` is a
+  thousand; a spaced ``m`` stays the metre), ``"3 billion"``, ``"2.5 million"``, ``"2.5 bn"``,
   ``"two hundred thousand"``, ``"3 dozen"``, ``"a million"``;
 * written numbers ``"zero"`` .. ``"nineteen"``, ``"twenty"`` .. ``"ninety"`` with an optional unit
   word (``"twenty-five"``, ``"twenty five"``), ``"three hundred and twenty"``, ``"hundred"``,
