@@ -52,8 +52,10 @@ def test_score_argument_errors():
     with pytest.raises(InputTypeError, match="store"):
         df.score("", "x.", store=object())
     with pytest.raises(ConfigError) as exc:
-        df.score("", "x.", facts=FACTS, use_nli=True)
+        df.score("", "x.", facts=FACTS, use_nli="yes")  # type: ignore[arg-type]
     assert exc.value.field == "use_nli"
+    # a model required: the shipped claim verifier is one
+    assert df.score("", "x.", facts=FACTS, use_nli=True).evidence.model_id is not None
     with pytest.raises(ConfigError):
         df.score("", "x.", threshold=1.5)
     with pytest.raises(ConfigError, match="scorer"):

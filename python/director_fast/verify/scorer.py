@@ -706,7 +706,7 @@ class CoherenceScorer:
             counted = 0.0 if decision.verdict == "supported" else contra
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra, counted))
         if asked:
-            self._apply_model(claims, asked)
+            self._apply_model(claims, asked, status)
         elif self._verifier is not None:
             claims = [self._rule_decided(c) for c in claims]
         if claims and not known and ctx is None:
@@ -724,10 +724,12 @@ class CoherenceScorer:
         verdicts = status.verdicts(ch.source for c in claims for ch in c.chunks) if status is not None else None
         return _Judgement(tuple(claims), tuple(skipped), path, tuple(verdicts) if verdicts else None)
 
-    def _apply_model(self, claims: list[_ClaimResult], asked: list[tuple[int, str, list[EvidenceUnit]]]) -> None:
+    def _apply_model(self, claims: list[_ClaimResult], asked: list[tuple[int, str, list[EvidenceUnit]]],
+                     status: StatusView | None) -> None:
         """Replace the decisions of the ``asked`` claims (index, judged text, evidence units) by the
-        verifier's (one batched model call; claims without evidence units keep the rules'), and
-        give rule-contradicted claims the calibrated probability of their kind."""
+        verifier's (claims without evidence units keep the rules'; support from a superseded or
+        expired source scores in the warning band, as with the rules), and give rule-contradicted
+        claims the calibrated probability of their kind."""
         todo = [(i, text, units, _unit_texts(units)) for i, text, units in asked
                 if units and _model_decides(claims[i].decision)]  # (a misapplied rule may have contradicted it since)
         checks = self._verifier.check([(text, texts, _coverage(claims[i].decision),
@@ -744,6 +746,8 @@ class CoherenceScorer:
             score = check.probability
             if self.unsupported == "warn" and check.verdict == "not_found":
                 score = claim_score(decision, *self.score_scale, "warn")
+            elif check.verdict == "supported" and status is not None and status.effect(units[u_index].chunk.source).warn:
+                score = warned_score(check.probability, *self.score_scale)
             claims[i] = replace(c, decision=decision, score=score, unit=units[u_index], check=check,
                                 lexical=c.decision, counted=0.0 if check.verdict == "supported" else c.contradiction)
         for i, c in enumerate(claims):
@@ -1040,7 +1044,9 @@ def backend_kwargs(backend: str) -> dict[str, Any]:
         return {}
     if backend == "lexical":
         return {"use_nli": False}
-    if backend.startswith("onnx:") and backend[5:].strip():
+    if backend.startswith("onnx:"):
+        if not backend[5:].strip():
+            raise ConfigError("backend 'onnx:' needs a model directory: onnx:DIR", "backend")
         return {"nli": NLIModel.from_pretrained(backend[5:])}
     raise ConfigError(f"backend must be 'model', 'lexical' or 'onnx:DIR', got {backend!r}", "backend")
 
