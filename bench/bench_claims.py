@@ -4,22 +4,22 @@ knowledge base, and ``stream_guard`` with the real scorer, next to director-ai 3
 
 Usage: python bench/bench_claims.py [--answers 200] [--repeats 5]
 
-* ours (default): ``CoherenceScorer(knowledge=KnowledgeBase)``, the shipped claim verifier (a fresh
+* ours (verifier): ``CoherenceScorer(knowledge=KnowledgeBase, use_nli=True)``, the shipped claim verifier (a fresh
   scorer per pass, so every claim is retrieved and judged: no cache hit), p50 / p99 over
   ``--answers`` answers of 5 claims (4 knowledge-base sentences and one wrong price), the passes
   alternating with the others; each figure is the median over ``--repeats`` passes; with the
   (premise, claim) pairs sent to the model per review;
-* ours (default), worst case: 5 correct claims, so every claim goes to the model;
-* ours (lexical): the same with ``use_nli=False``;
+* ours (verifier), worst case: 5 correct claims, so every claim goes to the model;
+* ours (lexical): the default, ``CoherenceScorer(knowledge=KnowledgeBase)``;
 * director-ai: ``CoherenceScorer(use_nli=False, ground_truth_store=GroundTruthStore)`` with the
   same 1,000 facts, ``review(question, answer)``;
 * plain baseline: for each claim, the best word-overlap fact by a Python scan of all facts
   (what a hand-written check costs without an index);
 * streaming: ``stream_guard`` over 1,000 and 4,000 word tokens of correct answers, us/token, with
-  the default and the lexical scorer, and the floor under it: the same claims' retrievals alone,
+  the verifier and the lexical scorer, and the floor under it: the same claims' retrievals alone,
   then with the C++ comparisons added;
 * first review after import: fresh interpreters (median of 5): ``import director_fast``, then
-  ``CoherenceScorer()`` (onnxruntime and the model load), then the first ``review``.
+  ``CoherenceScorer(use_nli=True)`` (onnxruntime and the model load), then the first ``review``.
 The load average at start and end is printed: absolute numbers drift with load on this VM.
 """
 
@@ -82,7 +82,7 @@ import time
 t0 = time.perf_counter()
 import director_fast as df
 t1 = time.perf_counter()
-s = df.CoherenceScorer()
+s = df.CoherenceScorer(use_nli=True)
 t2 = time.perf_counter()
 s.review("When do you open?", "We open at 9:00 on weekdays.", context=["The shop opens at 9:00 Monday to Friday."])
 t3 = time.perf_counter()
@@ -194,17 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     kb.add_facts(FACTS, source="catalog.md", tenant="t")
     texts, worst = answers(a.answers), correct_answers(a.answers)
     model = df.NLIModel.shipped()
-    ours_pass(kb, texts[:20])  # warm-up (imports, the model's session, first allocations)
-    names = ("ours (default)", "ours (default), worst case", "ours (lexical)", "director-ai", "plain")
+    ours_pass(kb, texts[:20], use_nli=True)  # warm-up (imports, the model's session, first allocations)
+    names = ("ours (verifier)", "ours (verifier), worst case", "ours (lexical)", "director-ai", "plain")
     res: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
     pairs = {names[0]: 0.0, names[1]: 0.0}
     for _ in range(a.repeats):
         for name, batch in ((names[0], texts), (names[1], worst)):
             f0 = model.forward_count
-            o = ours_pass(kb, batch)
+            o = ours_pass(kb, batch, use_nli=True)
             pairs[name] = (model.forward_count - f0) / len(batch)
             res[name].append((_pct(o, 0.5), _pct(o, 0.99)))
-        lx = ours_pass(kb, texts, use_nli=False)
+        lx = ours_pass(kb, texts)
         res[names[2]].append((_pct(lx, 0.5), _pct(lx, 0.99)))
         an = anchor_pass(texts)
         if an is not None:
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{statistics.median(r[1] for r in rows):.2f} | {pairs[name] if name in pairs else '-'} |")
     print("\nstream_guard with the real CoherenceScorer (us/token)\n")
     print("| scorer | 1,000 tokens | 4,000 tokens | T(4k)/T(1k) (ideal 4) |\n|---|---|---|---|")
-    for label, kw in (("default (model)", {}), ("lexical", {"use_nli": False})):
+    for label, kw in (("verifier", {"use_nli": True}), ("lexical (default)", {})):
         s1 = stream_us_per_token(kb, 1000, a.repeats, **kw)
         s4 = stream_us_per_token(kb, 4000, a.repeats, **kw)
         print(f"| {label} | {s1:.1f} | {s4:.1f} | {s4 * 4 / s1:.2f} |")
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
           f"| retrieval + C++ lexical comparisons (no claim rules) | {floor_rc:.1f} |")
     imp, load, first = first_review_ms()
     print(f"\nfirst review after import (fresh interpreters, median of 5; ms): import {imp:.0f}, "
-          f"CoherenceScorer() with the model {load:.0f}, first review {first:.0f}; "
+          f"CoherenceScorer(use_nli=True) {load:.0f}, first review {first:.0f}; "
           f"model load + first review {load + first:.0f}")
     load1 = os.getloadavg()
     print(f"\nload average at end {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f}")

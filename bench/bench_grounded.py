@@ -11,19 +11,19 @@ Columns per file and scorer: n, balanced accuracy at the scorer's own threshold 
 faithful passed, hallucinated blocked, and AUC of ``score.score`` (faithful = positive; ties get
 average ranks). Scorers, in one run:
 
-* ``default``: ``CoherenceScorer()`` as shipped;
-* ``lexical``: the lexical backend alone (``CoherenceScorer(nli=LexicalNLI())``);
+* ``verifier``: the shipped claim verifier, ``CoherenceScorer(use_nli=True)``;
+* ``lexical``: the lexical backend, the default (``CoherenceScorer()``);
 * ``model``: the shipped model's verdicts alone, without the rules and the calibration
-  (``CoherenceScorer(lexical_signals=False)``);
+  (``CoherenceScorer(use_nli=True, lexical_signals=False)``);
 * ``director-ai``: director-ai 3.21.0's heuristic ``CoherenceScorer(use_nli=False)`` with the
   evidence in its ``GroundTruthStore`` (a sample of ``--director-ai-sample`` rows per file; it
   is slow).
 
 ``--halluc`` adds the summary-file gate: the summary-consistency test files of ``halluc/``
-(never trained on), where the default scorer may not be worse than the lexical backend by more
-than 0.02 balanced accuracy on any file.
+(never trained on), where the verifier may not be worse than the lexical backend by more than 0.02
+balanced accuracy on any file.
 
-Usage: python bench/bench_grounded.py [--files a,b] [--scorers default,lexical,model,director-ai]
+Usage: python bench/bench_grounded.py [--files a,b] [--scorers verifier,lexical,model,director-ai]
        [--limit N] [--director-ai-sample 300] [--halluc] [--json OUT]
 Data: ``DIRECTOR_FAST_SHARED_DATA`` or ``<checkout>/../shared/data``.
 """
@@ -50,9 +50,9 @@ EVAL_ONLY = ("begin_wow_test.jsonl", "dialfact_testsmall_test.jsonl")
 # the summary-consistency test files of the summary-file gate (``--halluc``)
 HALLUC = ("summac_factcc.jsonl", "summac_polytope.jsonl", "summac_summeval.jsonl", "summac_xsumfaith.jsonl",
           "summedits.jsonl:test", "wice_claim_test.jsonl")
-GATE = -0.02  # the summary-file gate: BA(default) - BA(lexical) per file
+GATE = -0.02  # the summary-file gate: BA(verifier) - BA(lexical) per file
 CHAT_RAG = ("cases.jsonl:dev", "cases.jsonl:heldout", "fresh_check.jsonl", "fresh_check_2.jsonl", "fresh_check_3.jsonl")
-SCORERS = ("default", "lexical", "model", "director-ai")
+SCORERS = ("verifier", "lexical", "model", "director-ai")
 
 
 def shared_data() -> Path:
@@ -102,12 +102,12 @@ def make_scorer(kind: str, knowledge=None):
     import director_fast as df
 
     kw = {"knowledge": knowledge} if knowledge is not None else {}
-    if kind == "default":
-        return df.CoherenceScorer(**kw)
+    if kind == "verifier":
+        return df.CoherenceScorer(use_nli=True, **kw)
     if kind == "lexical":
-        return df.CoherenceScorer(nli=df.LexicalNLI(), **kw)
+        return df.CoherenceScorer(**kw)
     if kind == "model":
-        return df.CoherenceScorer(lexical_signals=False, **kw)
+        return df.CoherenceScorer(use_nli=True, lexical_signals=False, **kw)
     raise ValueError(kind)
 
 
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--director-ai-sample", type=int, default=300)
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
     ap.add_argument("--halluc", action="store_true",
-                    help="also the summary-file gate: the summary-consistency test files, default vs lexical")
+                    help="also the summary-file gate: the summary-consistency test files, verifier vs lexical")
     a = ap.parse_args(argv)
     grounded = sorted(p.name for p in (shared_data() / "grounded").glob("*.jsonl"))
     wanted = a.files.split(",") if a.files else grounded + list(CHAT_RAG) + (list(HALLUC) if a.halluc else [])
@@ -214,11 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(lines, ["file", "scorer", "n", "BA", "faithful passed", "halluc. blocked", "AUC", "s"]))
     print("rows: " + "; ".join(f"{k}: {v['rows']}" for k, v in results.items()))
-    gated = [(k, v["default"]["ba"] - v["lexical"]["ba"]) for k, v in results.items()
-             if k in HALLUC and "default" in v and "lexical" in v]
+    gated = [(k, v["verifier"]["ba"] - v["lexical"]["ba"]) for k, v in results.items()
+             if k in HALLUC and "verifier" in v and "lexical" in v]
     if gated:
         worst = min(d for _k, d in gated)
-        print(f"summary-file gate (BA(default) - BA(lexical) >= {GATE} per file): "
+        print(f"summary-file gate (BA(verifier) - BA(lexical) >= {GATE} per file): "
               f"{'PASS' if worst >= GATE else 'FAIL'}; " + ", ".join(f"{k} {d:+.3f}" for k, d in gated))
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1), encoding="utf-8")

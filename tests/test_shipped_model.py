@@ -1,4 +1,4 @@
-"""The claim verifier that ships inside the package (NLIModel.shipped), the default judge."""
+"""The claim verifier that ships inside the package (NLIModel.shipped, CoherenceScorer(use_nli=True))."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_three_way_probabilities(model):
     assert model.head == "three_way" and model.max_length == 160
 
 
-@pytest.mark.parametrize("answer,lexical,default", [
+@pytest.mark.parametrize("answer,lexical,verifier", [
     # paraphrases the lexical backend covers too thinly: the verifier passes them
     ("You need to be at least 18 to go in the sauna.", False, True),
     ("Lockers have to be cleared daily.", False, True),
@@ -55,12 +55,13 @@ def test_three_way_probabilities(model):
     # what the knowledge states stays supported
     ("Towels can be hired at reception for £2.", True, True),
 ])
-def test_the_verifier_passes_paraphrases_not_wrong_details(answer, lexical, default):
-    lx = df.CoherenceScorer(knowledge=KB, use_nli=False).score("q?", answer)
-    dv = df.CoherenceScorer(knowledge=KB).score("q?", answer)
-    assert (lx.approved, dv.approved) == (lexical, default), [(a.verdict, a.signal) for a in dv.attributions]
-    # the stream agrees with review on the default scorer too
-    g = df.stream_guard([w + " " for w in answer.split()], df.CoherenceScorer(knowledge=KB), prompt="q?")
+def test_the_verifier_passes_paraphrases_not_wrong_details(answer, lexical, verifier):
+    lx = df.CoherenceScorer(knowledge=KB).score("q?", answer)
+    dv = df.CoherenceScorer(knowledge=KB, use_nli=True).score("q?", answer)
+    assert (lx.approved, dv.approved) == (lexical, verifier), [(a.verdict, a.signal) for a in dv.attributions]
+    # the stream agrees with review with the verifier too
+    g = df.stream_guard([w + " " for w in answer.split()], df.CoherenceScorer(knowledge=KB, use_nli=True),
+                        prompt="q?")
     "".join(g)
     assert g.session.halted is (not dv.approved)
 
@@ -75,6 +76,6 @@ def test_a_missing_shipped_model_fails_loudly(monkeypatch, tmp_path):
 
 def test_a_claim_sharing_no_word_with_the_evidence_is_not_supported():
     # found by a second reviewer: "until 3 pm" against "from 3 pm" with no word in common
-    got = df.CoherenceScorer(knowledge=["Guests can check in from 3 pm."]).score(
+    got = df.CoherenceScorer(knowledge=["Guests can check in from 3 pm."], use_nli=True).score(
         "q?", "Your room will be ready for you until 3 pm.")
     assert not got.approved

@@ -102,7 +102,7 @@ def test_check_batches_caches_and_flags_cut_evidence():
 def test_a_verdict_does_not_depend_on_what_else_is_judged():
     """The int8 model quantises activations per tensor: batched with other pairs a pair's
     probabilities move, so the verifier sends each pair alone."""
-    s = df.CoherenceScorer()
+    s = df.CoherenceScorer(use_nli=True)
     ctx = ["The store opens at 9:00 and closes at 18:00, Monday to Saturday.", "Parking is free for customers.",
            "Our phone line is open 8am-8pm every day, and the café serves breakfast until 11:00."]
     alone = s.review("", "The store opens at 9:00.", context=ctx)[1].score
@@ -126,15 +126,15 @@ def test_verifier_needs_a_three_way_model():
         ClaimVerifier(TwoWay(), IDENTITY, model_id="x", model_sha256="")
 
 
-def test_the_default_scorer_judges_with_the_shipped_model():
-    s = df.CoherenceScorer()
-    assert s.model_backed and s.model_fallback is None
+def test_use_nli_judges_with_the_shipped_model():
+    s = df.CoherenceScorer(use_nli=True)
+    assert s.model_backed
     ok, score = s.review("When does the store open?", "The store opens at 9:00 on weekdays.",
                          context=["The store opens at 9:00 Monday to Friday."])
     ev = score.evidence
     assert ev.model_id == shipped_model_dir().name
     assert ev.model_sha256 == file_sha256(shipped_model_dir() / "model_quantized.onnx")
-    assert ev.evidence_truncated is False and ev.model_fallback is None
+    assert ev.evidence_truncated is False
     (a,) = ev.attributions
     assert a.entailment is not None and 0.0 <= a.probability <= 1.0
     assert score.score == pytest.approx(a.probability)  # one claim: the response score is its probability
@@ -153,7 +153,7 @@ def test_shipped_model_reproduces_its_golden_outputs():
 
 
 def test_rules_decide_precise_contradictions_without_the_model():
-    s = df.CoherenceScorer()
+    s = df.CoherenceScorer(use_nli=True)
     ok, score = s.review("How much is a day pass?", "A day pass costs £60.",
                          context=["An adult day pass costs £45."])
     (a,) = score.evidence.attributions
@@ -161,40 +161,37 @@ def test_rules_decide_precise_contradictions_without_the_model():
     assert a.entailment is None  # the model was not asked
 
 
-def test_missing_model_falls_back_to_the_lexical_backend_loudly(monkeypatch, caplog):
+def test_a_missing_model_is_an_error_never_a_silent_lexical_verdict(monkeypatch):
     def broken(**_kw):
         raise ConfigError("the shipped model is missing from this installation", "model")
 
     monkeypatch.setattr(df.NLIModel, "shipped", staticmethod(broken))
-    with caplog.at_level(logging.WARNING, logger="director_fast.scorer"):
-        s = df.CoherenceScorer()
-    assert not s.model_backed and "missing" in s.model_fallback
-    assert any("lexical backend in use" in r.getMessage() for r in caplog.records)
-    _ok, score = s.review("", "The store opens at 9:00.", context=["The store opens at 9:00."])
-    assert score.evidence.model_fallback == s.model_fallback and score.evidence.model_id is None
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="missing"):
         df.CoherenceScorer(use_nli=True)
+    with pytest.raises(ConfigError, match="missing"):
+        df.CoherenceScorer(require_model_backed_nli=True)
 
 
-def test_lexical_backend_stays_selectable():
-    s = df.CoherenceScorer(use_nli=False)
+def test_the_lexical_backend_is_the_default():
+    s = df.CoherenceScorer()
+    assert not s.model_backed and s.scorer_path.endswith("[lexical]")
     _ok, score = s.review("", "The store opens at 9:00.", context=["The store opens at 9:00."])
     assert score.evidence.model_id is None and score.evidence.evidence_truncated is None
     assert score.evidence.attributions[0].entailment is None
 
 
 def test_claim_features_name_what_the_calibration_combines():
-    s = df.CoherenceScorer()
+    s = df.CoherenceScorer(use_nli=True)
     feats = s.claim_features("", "The store opens at 9:00. A day pass costs £60.",
                              context=["The store opens at 9:00.", "An adult day pass costs £45."])
     assert [f["kind"] for f in feats] == ["model", "rule"]
     assert 0.0 <= feats[0]["entailment"] <= 1.0 and 0.0 <= feats[0]["coverage"] <= 1.0
     with pytest.raises(ConfigError):
-        df.CoherenceScorer(use_nli=False).claim_features("", "x", context=["x"])
+        df.CoherenceScorer().claim_features("", "x", context=["x"])
 
 
 def test_concurrent_reviews_agree_with_sequential_ones():
-    s = df.CoherenceScorer()
+    s = df.CoherenceScorer(use_nli=True)
     cases = [("", f"The store opens at {h}:00 on weekdays.", ["The store opens at 9:00 Monday to Friday."])
              for h in range(6, 12)]
     want = [s.review(q, r, context=c)[1].score for q, r, c in cases]
@@ -214,12 +211,12 @@ def test_concurrent_reviews_agree_with_sequential_ones():
 
 
 def test_import_stays_lazy_and_the_model_loads_with_the_scorer():
-    """``import director_fast`` loads neither onnxruntime nor tokenizers; the default scorer does."""
+    """``import director_fast`` loads neither onnxruntime nor tokenizers; the verifier's scorer does."""
     import subprocess
     import sys
 
     code = ("import sys, director_fast as df; a = {'onnxruntime', 'tokenizers'} & set(sys.modules); "
-            "df.CoherenceScorer(); b = {'onnxruntime', 'tokenizers'} <= set(sys.modules); print(sorted(a), b)")
+            "df.CoherenceScorer(use_nli=True); b = {'onnxruntime', 'tokenizers'} <= set(sys.modules); print(sorted(a), b)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
     assert out == "[] True"
 
@@ -244,10 +241,10 @@ def test_the_default_model_runs_on_the_gpu_build_after_the_documented_swap(monke
     monkeypatch.setattr(ort, "InferenceSession", session)
     monkeypatch.setattr(nli, "_SHIPPED", {})  # a fresh shared instance for this test
     with caplog.at_level(logging.WARNING, logger="director_fast"):
-        s = df.CoherenceScorer()  # the fake session runs on the CPU: CUDA did not start -> logged
-    assert s.model_backed and s.model_fallback is None
+        s = df.CoherenceScorer(use_nli=True)  # the fake session runs on the CPU: CUDA did not start -> logged
+    assert s.model_backed
     assert asked[-1] == ["CUDAExecutionProvider", "CPUExecutionProvider"]
     assert any("did not start" in r.getMessage() for r in caplog.records)
     monkeypatch.setattr(nli, "_SHIPPED", {})
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CPUExecutionProvider"])
-    assert df.CoherenceScorer().model_backed and asked[-1] == ["CPUExecutionProvider"]
+    assert df.CoherenceScorer(use_nli=True).model_backed and asked[-1] == ["CPUExecutionProvider"]

@@ -25,7 +25,7 @@ The result's :meth:`TuneResult.write_config` writes the JSON file that
 were produced with (``score_scale``, the default scorer's threshold 0.5 / soft limit 0.6); the
 config keeps that scale so the loaded scorer maps claim verdicts to the same scores and
 approves exactly when ``score >= threshold`` (and its streams derive their halt limits from it).
-With the default claim verifier the scores are already calibrated probabilities (the scale then
+With the claim verifier (``use_nli=True``) the scores are already calibrated probabilities (the scale then
 only maps the claims no model judged: no evidence, worked arithmetic, yes / no answers), so a
 tuned threshold is a cut on that probability; tune on scores of the backend you will run, and
 again after changing it (scores of the lexical backend and of the verifier are not comparable).
@@ -300,7 +300,7 @@ def write_scorer_config(result: TuneResult, path: str | Path) -> dict[str, Any]:
     return result.write_config(path)
 
 
-def read_tune_data(path: str | Path, *, backend: str = "model",
+def read_tune_data(path: str | Path, *, backend: str = "lexical",
                    progress: Any = None) -> tuple[list[float], list[bool], list[str]]:
     """Scores, labels and tenants of a labelled JSONL file for :func:`tune_threshold`.
 

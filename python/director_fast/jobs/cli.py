@@ -1,6 +1,6 @@
 """Command line: ``director-fast {guard,demo,stream,bench,export-nli}``.
 
-* ``guard --data FILE.jsonl [--out results.jsonl] [--backend model|lexical|onnx:DIR] [--threshold T]
+* ``guard --data FILE.jsonl [--out results.jsonl] [--backend lexical|model|onnx:DIR] [--threshold T]
   [--stream] [--knowledge DIR] [--skip-bad] [--resume | --force] [--engine local|ray
   [--ray-address ADDR] [--concurrency N] [--num-gpus G]]``: the main job (see
   :mod:`director_fast.jobs.guard_job`; ``--engine ray``: :mod:`director_fast.jobs.distributed`).
@@ -9,7 +9,7 @@
   coherence per sentence and exactly where (character) and why it halts; without files, the first
   hallucinated record of the bundled sample.
 * ``tune --data FILE.jsonl [--out CONFIG.json] [--objective balanced_accuracy|max_fpr]
-  [--max-fpr X] [--seed N] [--holdout F] [--backend model|lexical|onnx:DIR]``: calibrate the scorer
+  [--max-fpr X] [--seed N] [--holdout F] [--backend lexical|model|onnx:DIR]``: calibrate the scorer
   threshold on labelled records (:func:`director_fast.tune_threshold`) and write the config that
   ``CoherenceScorer.from_config`` loads.
 * ``bench``: run the side-by-side benchmarks in ``bench/`` (needs a source checkout).
@@ -316,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --engine ray: scoring actors (default: the cluster's CPUs)")
     g.add_argument("--num-gpus", type=float, default=0, metavar="G",
                    help="with --engine ray: GPUs per actor (onnx backend with CUDA; default 0)")
-    g.add_argument("--backend", default="model", help="model (the shipped claim verifier, default), lexical or onnx:DIR")
+    g.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
     g.add_argument("--threshold", type=float, default=None,
                    help="approval threshold in [0, 1] (default: the backend's)")
     g.add_argument("--stream", action="store_true",
@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run guard --stream on the 40 labelled records bundled with the package.")
     d.add_argument("--out", metavar="FILE",
                    help="write one JSON line per record here; an existing file needs --resume or --force")
-    d.add_argument("--backend", default="model", help="model (the shipped claim verifier, default), lexical or onnx:DIR")
+    d.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
     d.add_argument("--resume", action="store_true", help="keep the finished results already in --out")
     d.add_argument("--force", action="store_true", help="overwrite an existing --out")
     d.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--response", metavar="FILE",
                    help="file with the response to stream (default: a bundled sample record)")
     s.add_argument("--question", help="the prompt / question (text); needs --response")
-    s.add_argument("--backend", default="model", help="model (the shipped claim verifier, default), lexical or onnx:DIR")
+    s.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
     s.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
     s.set_defaults(fn=_cmd_stream)
 
@@ -372,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0, help="seed of the split and the bootstrap (default 0)")
     t.add_argument("--holdout", type=float, default=0.3, help="held-out share (default 0.3; 0: none)")
     t.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    t.add_argument("--backend", default="model", help="model (default), lexical or onnx:DIR, for unscored records")
+    t.add_argument("--backend", default="lexical", help="lexical (default), model or onnx:DIR, for unscored records")
     t.add_argument("--json", action="store_true", help="print the whole TuneResult as one JSON object")
     t.set_defaults(fn=_cmd_tune)
 

@@ -317,7 +317,7 @@ def score_dataset(ds: Any, *, options: GuardOptions | None = None,
 
 
 def guard_dataset(ds: Any, *, out: str | os.PathLike[str] | None = None, force: bool = False,
-                  knowledge_dir: str | os.PathLike[str] | None = None, backend: str = "model",
+                  knowledge_dir: str | os.PathLike[str] | None = None, backend: str = "lexical",
                   threshold: float | None = None, stream: bool = False, tenant_id: str = "",
                   skip_bad: bool = False, options: GuardOptions | None = None, batch_size: int = 64,
                   concurrency: int | None = None, num_gpus: float = 0, num_cpus: float = 1,

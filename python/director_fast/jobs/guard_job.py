@@ -53,7 +53,7 @@ class GuardOptions:
     set by hand. Thread-safety: a plain value object; do not mutate one while a job uses it.
     """
 
-    backend: str = "model"              # "model" (the shipped verifier), "lexical" or "onnx:DIR"
+    backend: str = "lexical"            # "lexical", "model" (the shipped verifier) or "onnx:DIR"
     threshold: float | None = None      # None: the backend's default
     stream: bool = False
     tenant_id: str = ""

@@ -233,8 +233,6 @@ class ScoringEvidence(_Base):
         model_id: the claim verifier model that judged (its directory name), or None when no
             model judged (the lexical backend).
         model_sha256: the SHA-256 (hex) of that model's ONNX file, or None.
-        model_fallback: why the default model is not in use (it could not load: the lexical
-            backend judged instead), or None.
         evidence_truncated: True when some claim's evidence was cut to fit the model's length,
             False when none was, None when no model judged.
 
@@ -260,7 +258,6 @@ class ScoringEvidence(_Base):
     citation_status: list[CitationStatusVerdict] | None = None
     model_id: str | None = None
     model_sha256: str | None = None
-    model_fallback: str | None = None
     evidence_truncated: bool | None = None
 
     _SPEC = (
@@ -283,7 +280,6 @@ class ScoringEvidence(_Base):
         F("citation_status", "lobj", optional=True, cls=CitationStatusVerdict),
         F("model_id", "str", optional=True, max_len=256),
         F("model_sha256", "str", optional=True, max_len=64),
-        F("model_fallback", "str", optional=True),
         F("evidence_truncated", "bool", optional=True),
     )
 

@@ -582,7 +582,7 @@ class NLIModel:
         """The claim verifier model that ships inside the package (:func:`shipped_model_dir`: an
         int8 all-MiniLM-L6-v2 cross-encoder fine-tuned on varied sentence pairs and human-labelled
         grounded answers; its ``MODEL_CARD.md`` gives data, metrics, limits and license, CC BY-SA
-        4.0). ``CoherenceScorer()`` uses it by default, with the calibration beside it. Without
+        4.0). ``CoherenceScorer(use_nli=True)`` uses it, with the calibration beside it. Without
         arguments one instance is shared per process (its ONNX Runtime session is thread-safe);
         with arguments, ``from_pretrained(shipped_model_dir(), **kwargs)`` builds a new one.
 

@@ -89,7 +89,7 @@ from director_fast.types.results import (
     ScoringEvidence,
     SkippedUnit,
 )
-from director_fast.errors import ConfigError, DirectorFastError, InputTypeError, UnknownTenantError
+from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
 from director_fast.verify.nli import LexicalIndex, LexicalNLI, NLIModel
 from director_fast.verify.roles import CallRoles, resolve_roles
 
@@ -223,13 +223,11 @@ class CoherenceScorer:
             to 1) but unused: the claim-level score takes the minimum, not a weighted mean.
         strict_mode: reject (``strict_mode_rejected=True``, ``approved=False``) whenever no NLI
             *model* is loaded -- the lexical heuristic is not a model.
-        nli: the NLI backend: ``None`` (default: the shipped claim verifier,
-            :meth:`~director_fast.verify.nli.NLIModel.shipped`; when it cannot load, the lexical
-            backend with a warning in the log and ``evidence.model_fallback`` set), a
-            :class:`~director_fast.verify.nli.LexicalNLI` (the lexical backend alone) or an
-            :class:`~director_fast.verify.nli.NLIModel` (a three-way model becomes the claim
-            verifier, calibrated by its directory's ``calibration.json`` when it has one, else
-            claim probability = P(entailment)).
+        nli: the NLI backend: ``None`` (default: the lexical backend, unless ``use_nli=True``),
+            a :class:`~director_fast.verify.nli.LexicalNLI`, or an
+            :class:`~director_fast.verify.nli.NLIModel`: a three-way model becomes the claim
+            verifier, calibrated by its directory's ``calibration.json`` when it has one (else
+            claim probability = P(entailment)); ``NLIModel.shipped()`` is the one that ships.
         nli_model: path of an ONNX NLI directory; loads ``NLIModel.from_pretrained(nli_model)``.
         knowledge: evidence source, one of: ``None`` (no evidence: every claim is ``not_found``
             and a warning is logged, unless the call passes ``context``); a list of fact strings
@@ -243,10 +241,10 @@ class CoherenceScorer:
             and when ``stream_guard`` starts) unless this is True; then every claim is
             ``not_found`` with signal ``unknown_tenant`` and a warning is logged.
         use_nli: director-ai's switch. ``None`` (default): the model given (``nli`` /
-            ``nli_model``), else the shipped claim verifier (the lexical backend, loudly, when it
-            cannot load). ``False``: the lexical backend (a model given as well is a ConfigError).
-            ``True``: a model is required: the shipped one unless one is given; an error, never a
-            fallback, when it cannot load (nothing is ever downloaded).
+            ``nli_model``), else the lexical backend. ``False``: the lexical backend (a model
+            given as well is a ConfigError). ``True``: a model is required: the shipped claim
+            verifier (:meth:`~director_fast.verify.nli.NLIModel.shipped`) unless one is given;
+            an error, never a fallback, when it cannot load (nothing is ever downloaded).
         require_model_backed_nli: ``True`` raises ConfigError unless an NLI model is loaded.
         onnx_path: director-ai's name for ``nli_model``.
         top_k: chunks retrieved per claim (>= 1); each chunk's sentences are the claim's
@@ -340,8 +338,6 @@ class CoherenceScorer:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be an int >= 0, got {cache_size!r}", "cache_size")
         self._cache_size = cache_size
-        #: why the default model is not in use (it could not load), else None
-        self.model_fallback: str | None = None
         self.nli = self._load_backend(nli, nli_model, onnx_path, use_nli, require_model_backed_nli)
         if not isinstance(lexical_signals, bool):
             raise ConfigError("lexical_signals must be a bool", "lexical_signals")
@@ -371,18 +367,6 @@ class CoherenceScorer:
 
             # claim verdicts come from this scorer (passed per call), never from a second scorer
             self._injection = InjectionEngine(self.nli, injection_threshold=self.injection_threshold)
-
-    def _shipped_model(self, required: bool) -> Any:
-        """The shipped claim verifier's model, or None (logged, and named in every result's
-        ``evidence.model_fallback``) when it cannot load; ``required``: raise instead."""
-        try:
-            return NLIModel.shipped()
-        except DirectorFastError as exc:
-            if required:
-                raise
-            self.model_fallback = f"the shipped model could not load ({exc}); lexical backend in use"
-            logger.warning("CoherenceScorer: %s", self.model_fallback)
-            return None
 
     @staticmethod
     def _make_verifier(backend: Any) -> ClaimVerifier | None:
@@ -414,8 +398,8 @@ class CoherenceScorer:
             raise ConfigError("use_nli=False contradicts the nli / nli_model given", "use_nli")
         if nli_model is not None:
             nli = NLIModel.from_pretrained(nli_model)
-        if nli is None and use_nli is not False:
-            nli = self._shipped_model(required=bool(use_nli or require))
+        if nli is None and (use_nli or require):
+            nli = NLIModel.shipped()  # a model is required: the shipped claim verifier
         backend = nli if nli is not None else LexicalNLI()
         if (use_nli or require) and not getattr(backend, "model_backed", False):
             raise ConfigError(
@@ -831,7 +815,6 @@ class CoherenceScorer:
             citation_status=list(j.citation_status) if j.citation_status else None,
             model_id=self._verifier.model_id if self._verifier is not None else None,
             model_sha256=self._verifier.model_sha256 if self._verifier is not None else None,
-            model_fallback=self.model_fallback,
             evidence_truncated=(any(c.check.truncated for c in claims if c.check is not None)
                                 if self._verifier is not None else None),
         )
@@ -1033,17 +1016,17 @@ class CoherenceScorer:
 
 def backend_kwargs(backend: str) -> dict[str, Any]:
     """The :class:`CoherenceScorer` keyword arguments of a backend name (the CLI's ``--backend``):
-    ``"model"`` (the shipped claim verifier, the default: ``{}``), ``"lexical"`` (the lexical
-    backend alone: ``{"use_nli": False}``) or ``"onnx:DIR"`` (the model directory DIR, loaded
+    ``"model"`` (the shipped claim verifier: ``{"use_nli": True}``), ``"lexical"`` (the default:
+    the lexical backend alone, ``{}``) or ``"onnx:DIR"`` (the model directory DIR, loaded
     here: ``{"nli": NLIModel}``).
 
     Raises:
         ConfigError: any other string (field ``backend``); loading errors of DIR.
     """
     if backend == "model":
-        return {}
+        return {"use_nli": True}
     if backend == "lexical":
-        return {"use_nli": False}
+        return {}
     if backend.startswith("onnx:"):
         if not backend[5:].strip():
             raise ConfigError("backend 'onnx:' needs a model directory: onnx:DIR", "backend")
