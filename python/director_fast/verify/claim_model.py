@@ -6,7 +6,7 @@ number, unit, name, role, negation, antonym or a dropped exception: :data:`RULE_
 contradicted whatever the model says, and a claim with no evidence at all is not sent. Every other
 claim goes to the model: its premise is the claim's evidence units ranked by content-word overlap
 with the claim, the best kept up to :data:`PREMISE_WORDS` words and the model's token length, in
-evidence order (:func:`premise_for`, the same selection the model was trained on, so a passage's
+evidence order (:func:`premise_for`, the selection the training mix uses too, so a passage's
 sentences compose and a contradiction inside a passage is seen by the model). Its probability of
 being supported is
 
@@ -14,7 +14,8 @@ being supported is
 
 (``coverage``: the lexical backend's share of the claim's content words found in its best unit,
 in [0, 1]; ``lexically_supported``: 1 when the lexical backend supports it). ``a, b, c, d`` are
-fitted by maximum likelihood on a held-out calibration split (``calibration.json`` beside the
+fitted by class-balanced maximum likelihood (scores are probabilities under a 50 / 50 prior) on a
+held-out calibration split (``calibration.json`` beside the
 model names it), through the response probability below, so that the response score itself is
 calibrated. A claim is ``supported`` when p >= 0.5, ``contradicted`` when it is not and the model's
 P(contradiction) is its largest class, else ``not_found``.

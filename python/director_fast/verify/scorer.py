@@ -6,12 +6,12 @@ reported in ``ScoringEvidence.skipped_units`` and never lower the score. Each cl
 one evidence unit at a time, with the sentences of the chunks retrieved for that claim in the
 caller's tenant and with the call's own ``context`` (:mod:`director_fast.verify.claim_evidence`);
 the rules give a verdict per claim, ``supported``, ``contradicted`` or ``not_found``
-(:mod:`director_fast.verify.claim_verdict`). With the default backend, the claim verifier that
-ships with the package (:mod:`director_fast.verify.claim_model`), every claim the rules do not
+(:mod:`director_fast.verify.claim_verdict`). With the claim verifier that ships with the package
+(``use_nli=True``; :mod:`director_fast.verify.claim_model`), every claim the rules do not
 contradict on a precise check (number, unit, name, role, negation, antonym, dropped exception) is
 then judged by the model against a premise composed of its evidence sentences, and gets a
 calibrated probability of being supported as its score; a rule-contradicted claim scores the
-calibrated constant of its kind. With the lexical backend (``use_nli=False``) claim scores map the
+calibrated constant of its kind. With the lexical backend (the default) claim scores map the
 rules' verdicts:
 
 * ``supported`` >= ``soft_limit``; ``not_found`` in [``threshold``, ``soft_limit``) under
