@@ -70,32 +70,22 @@ def grounded_rows(name: str) -> tuple[list[dict], str]:
     return [r for r in rows if group_of(r["context"]) < CALIB_SHARE], "calibration split (held out of training)"
 
 
-def auc(scores: list[float], positive: list[bool]) -> float:
-    """Area under the ROC curve, faithful = positive, ties by average rank (Mann-Whitney U)."""
-    s = np.asarray(scores, dtype=np.float64)
-    pos = np.asarray(positive, dtype=bool)
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s))
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and s[order[j + 1]] == s[order[i]]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-    if not n_pos or not n_neg:
-        return float("nan")
-    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
 def metrics(faithful: list[bool], approved: list[bool], scores: list[float] | None) -> dict:
     pos = [a for f, a in zip(faithful, approved) if f]
     neg = [a for f, a in zip(faithful, approved) if not f]
     passed = sum(pos) / len(pos) if pos else float("nan")
     blocked = sum(not a for a in neg) / len(neg) if neg else float("nan")
     return {"n": len(faithful), "ba": (passed + blocked) / 2, "passed": passed, "blocked": blocked,
-            "auc": auc(scores, faithful) if scores is not None else float("nan")}
+            "auc": _auc(faithful, scores)}
+
+
+def _auc(faithful: list[bool], scores: list[float] | None) -> float:
+    """AUC of ``score`` with faithful answers as positives (``roc_auc``: ties by average rank);
+    NaN without scores or without one of the classes."""
+    from director_fast.diagnostics.metrics import roc_auc
+
+    got = roc_auc(faithful, scores) if scores is not None else None
+    return float("nan") if got is None else got
 
 
 def make_scorer(kind: str, knowledge=None):

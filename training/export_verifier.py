@@ -1,6 +1,6 @@
 """Export a train_verifier.py checkpoint to the model directory the package ships.
 
-    /work/venv-train/bin/python training/export_verifier.py CKPT.safetensors OUT_DIR
+    /path/to/venv-train/bin/python training/export_verifier.py CKPT.safetensors OUT_DIR
 
 Writes into OUT_DIR:
 
@@ -18,13 +18,12 @@ Writes into OUT_DIR:
   check that this installation computes the same, to 1e-5);
 * ``export.json``: the checks, int8-vs-fp32 agreement, sizes and SHA-256s.
 
-Needs torch, onnx, onnxruntime, tokenizers, safetensors (the training venv).
+Needs torch, onnx, onnxruntime, tokenizers, safetensors and the package (the training venv).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -34,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nli_model  # noqa: E402
+from director_fast.verify.claim_model import file_sha256 as sha256  # noqa: E402  (one SHA-256 helper)
 
 LABELS = ("entailment", "neutral", "contradiction")
 OPSET = 17
@@ -47,14 +47,6 @@ GOLDEN_PAIRS = [
     ("五箇山 is a region in Toyama Prefecture.", "五箇山 is in Toyama."),
     ("Rooms cost £120 per night, breakfast included.", "Breakfast is included in the room price."),
 ]
-
-
-def sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def feed_for(tk, pairs):

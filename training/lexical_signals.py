@@ -20,7 +20,7 @@ from director_fast.core.scorer import declarative_part
 from director_fast.diagnostics.metrics import binary_metrics, roc_auc
 from director_fast.verify.nli import LexicalNLI
 
-DATA = Path(os.environ.get("DIRECTOR_DATA", "/work/shared/data"))
+DATA = Path(os.environ.get("DIRECTOR_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 SIGNALS = ("numeric_mismatches", "entity_mismatches", "negation_flips", "novel_polarity", "antonym_hits")
 
 

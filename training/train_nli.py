@@ -16,7 +16,7 @@ Log (``<ckpt-dir>/train.log``, every --log-every steps): step, running-mean loss
 --log-every steps, EMA loss, lr, examples/s over the interval, elapsed training seconds.
 
 Example (see training/README.md, "Stage 1: SNLI"):
-    nice -n 19 /work/venv-train/bin/python training/train_nli.py --ckpt-dir /work/ckpt --resume
+    nice -n 19 /path/to/venv-train/bin/python training/train_nli.py --resume     (checkpoints: ../verifier-work/ckpt-snli)
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_data  # noqa: E402
 import nli_model  # noqa: E402
+import paths  # noqa: E402
 import snli  # noqa: E402
 
 
@@ -144,7 +145,7 @@ def optimizer_step(model: torch.nn.Module, opt, sched, loss: torch.Tensor) -> fl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None, help="SNLI dir (default: fetch_data.py's, fetched if absent)")
-    ap.add_argument("--ckpt-dir", default="/work/ckpt")
+    ap.add_argument("--ckpt-dir", default=None, help="default: <work dir>/ckpt-snli (training/paths.py)")
     ap.add_argument("--resume", action="store_true", help="continue from <ckpt-dir>/last.pt if it exists")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch", type=int, default=32)
@@ -166,6 +167,7 @@ def main() -> None:
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
+    args.ckpt_dir = args.ckpt_dir or paths.work_dir("ckpt-snli")
     os.makedirs(args.ckpt_dir, exist_ok=True)
     last_path = os.path.join(args.ckpt_dir, "last.pt")
     log = make_logger(os.path.join(args.ckpt_dir, "train.log"))

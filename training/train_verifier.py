@@ -15,7 +15,7 @@ atomically (model, optimiser, schedule, step, RNG), the model alone goes to
 (premise selected as in build_mix) against the human label on the calibration split of the grounded
 training files. ``--resume`` continues from ``last.pt``. Log lines (``train.log``) carry examples/s.
 
-    nohup setsid nice -n 19 /work/venv-train/bin/python training/train_verifier.py --resume \\
+    nohup setsid nice -n 19 /path/to/venv-train/bin/python training/train_verifier.py --resume \\
         > ../verifier-work/run.out 2>&1 < /dev/null &
 """
 
@@ -37,6 +37,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nli_model  # noqa: E402
 import paths  # noqa: E402
+from director_fast.diagnostics.metrics import roc_auc  # noqa: E402  (the package is in the training venv)
 from build_mix import select_premise  # noqa: E402
 from train_nli import batch_plan, collate, evaluate, make_logger, make_optimizer, make_tokenizer, optimizer_step  # noqa: E402
 
@@ -55,22 +56,6 @@ def mixed_loss(logits: torch.Tensor, y: torch.Tensor, binary: torch.Tensor) -> t
 def read_jsonl(path: str) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def auc(scores: np.ndarray, positive: np.ndarray) -> float:
-    """Area under the ROC curve (Mann-Whitney U with average ranks for ties)."""
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    s = scores[order]
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and s[j + 1] == s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    n_pos, n_neg = positive.sum(), (~positive).sum()
-    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / max(1, n_pos * n_neg))
 
 
 @torch.no_grad()
@@ -129,7 +114,7 @@ def main() -> None:
     held_y = [int(r["label"]) for r in held]
     calib = read_jsonl(os.path.join(mix, "calib.jsonl"))
     calib_pairs = [(select_premise(r["context"], r["response"], 110), r["response"]) for r in calib]
-    calib_pos = np.array([not r["hallucinated"] for r in calib])
+    calib_pos = [not r["hallucinated"] for r in calib]
     plan = batch_plan([len(e[0]) for e in enc], args.batch, args.bucket_batches, args.seed, args.epochs)
     total = len(plan)
     warm = max(1, int(round(args.warmup * total)))
@@ -167,7 +152,8 @@ def main() -> None:
         for p in sorted(glob.glob(os.path.join(ckpt, "model_step*.safetensors")))[:-args.keep]:
             os.remove(p)
         ev = evaluate(model, held_enc, held_y)
-        a = auc(p_entail(model, tk, calib_pairs), calib_pos)
+        got = roc_auc(calib_pos, p_entail(model, tk, calib_pairs).tolist())
+        a = float("nan") if got is None else got
         log(f"checkpoint ({tag}) step {step}/{total}: MNLI held-out acc {ev['acc']:.4f}, calib AUC {a:.4f}")
         with open(os.path.join(ckpt, "evals.jsonl"), "a", encoding="utf-8") as f:
             f.write(json.dumps({"step": step, "tag": tag, "train_elapsed": round(elapsed), "mnli_acc": ev["acc"],
