@@ -554,3 +554,13 @@ def test_hedged_answer_particles_are_stripped(text, claim):
 ])
 def test_questions_that_carry_a_statement_are_claims(text, kind):
     assert [u.kind for u in split_claims(text)] == [kind]
+
+
+def test_but_after_a_subordinate_clause_still_splits_off_its_own_claim():
+    from director_fast.verify.claims import split_claims
+
+    units = split_claims("I don't know whether we deliver on Sundays, but standard delivery costs £4.95.")
+    assert [(u.kind, u.text) for u in units] == [("abstention", "I don't know whether we deliver on Sundays"),
+                                                ("claim", "standard delivery costs £4.95.")]
+    # an "and" inside the condition still joins it
+    assert len(split_claims("If you are over 65 and you live locally, you get a discount.")) == 1

@@ -521,3 +521,37 @@ def test_a_retriever_failing_while_its_results_are_read_is_wrapped():
 
     with pytest.raises(RetrievalError):
         df.CoherenceScorer(use_nli=False, knowledge=Lazy()).review("", "Fact one is here.")
+
+
+# ---- the same facts however they arrive: a passage is judged by its sentences --------------------
+
+MANAGER = ["The store manager is Priya Shah.", "Tom Avery runs customer service."]
+
+
+def _arrivals(facts):
+    """The same sentences as one string, one list element, a list of sentences and a knowledge
+    base."""
+    passage = " ".join(facts)
+    return [dict(context=passage), dict(context=[passage]), dict(context=list(facts)), dict(knowledge=list(facts))]
+
+
+@pytest.mark.parametrize("use_nli", [False, True])
+@pytest.mark.parametrize("answer, ok", [
+    ("The store manager is Tom Avery.", False),      # every word is in the passage, one sentence refutes it
+    ("The store manager is Priya Shah.", True),
+    ("Tom Avery runs customer service.", True),
+])
+def test_a_passage_is_judged_like_its_sentences_however_it_arrives(use_nli, answer, ok):
+    got = []
+    for how in _arrivals(MANAGER):
+        knowledge = how.pop("knowledge", None)
+        scorer = df.CoherenceScorer(use_nli=use_nli, **({"knowledge": knowledge} if knowledge else {}))
+        got.append(scorer.review("Who manages the store?", answer, **how)[0])
+    assert got == [ok] * 4
+
+
+def test_a_passage_still_supports_a_claim_that_joins_its_sentences():
+    passage = "Skerry Air was founded in 2004. The airline is based in Kirkwall."
+    ok, v = _verdicts(df.CoherenceScorer(use_nli=False), "Skerry Air, founded in 2004, is based in Kirkwall.",
+                      context=passage)
+    assert ok and v[0][0] == "supported"

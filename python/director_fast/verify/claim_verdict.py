@@ -157,11 +157,30 @@ def _clause_support(units: Sequence[EvidenceUnit], comparisons: Sequence[Compari
     return max(clauses, default=1.0)
 
 
+def _negating(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison]) -> list[int]:
+    """The units that are single sentences (or clauses) contradicting the claim strongly enough
+    to outweigh a partial support (:data:`_OUTWEIGHS_PARTIAL`)."""
+    return [i for i, c in enumerate(comparisons) if c.verdict == "contradicted" and units[i].sentences == 1
+            and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength]
+
+
+def _negated_within(units: Sequence[EvidenceUnit], negating: Sequence[int], i: int) -> bool:
+    """Whether unit ``i`` is a run of several sentences (a passage, :func:`window_units`) one of
+    whose own sentences negates the claim: a passage's words may cover a claim that one of its
+    sentences refutes ("The store manager is Priya Shah. Tom Avery runs customer service." for
+    "The store manager is Tom Avery."), and its coverage must not outvote that sentence."""
+    run = units[i]
+    if run.sentences < 2:
+        return False
+    return any(units[j].chunk == run.chunk and (units[j].sentence or units[j].text) in run.text for j in negating)
+
+
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
            question: str = "") -> ClaimDecision:
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
 
-    Supported by some unit -> ``supported`` (the strongest such unit decides), unless the support
+    Supported by some unit -> ``supported`` (the strongest such unit decides; a passage of several
+    sentences one of which negates the claim supports nothing), unless the support
     is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
     strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
     ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
@@ -171,13 +190,13 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     n = len(comparisons)
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
+    negating = _negating(units, comparisons)
     best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
-    negating = []  # single-sentence contradictions strong enough to outweigh a partial support
     for i, c in enumerate(comparisons):
+        if c.verdict == "supported" and _negated_within(units, negating, i):
+            continue
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
-        if c.verdict == "contradicted" and units[i].sentences == 1 and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength:
-            negating.append(i)
     strength, i = best["supported"]
     if i >= 0 and negating:
         # a one-clause claim that a sentence covers only across its clauses: as strong as its best clause
@@ -288,7 +307,10 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
         if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
             return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
     n = len(comparisons)
-    unit_words = [content_words(u.text) for u in units]
+    negating = _negating(units, comparisons)
+    # a passage one of whose sentences negates the claim joins nothing (as in decide())
+    unit_words = [set() if _negated_within(units, negating, i) else content_words(u.text)
+                  for i, u in enumerate(units)]
     evidence = evidence_numbers(units)
     chosen: list[int] = []
     # (the asker's own numbers restated are no facts to anchor: "your 17-year-old can ride ...")

@@ -27,7 +27,7 @@ Units
   comma before) split only where that is safe: the left side (since the previous split) has a
   finite verb from the closed list below or a ``n't`` form, and no subordinator or relative word
   (``if unless whether provided because although though whenever which who whom whose that when
-  where while``); the split is not inside brackets or quotes; and the right side begins with a
+  where while``) unless the conjunction is ``, but`` (which ends a subordinate clause); the split is not inside brackets or quotes; and the right side begins with a
   subject -- a pronoun, ``there``, a determiner plus a noun, a bare noun phrase or a name, at
   most five words, adverbs such as ``also`` allowed -- followed by a finite verb from a closed
   list (``is are was were has have had can cannot will won't must may might should would could
@@ -561,10 +561,14 @@ def _split_clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
         if t.norm in ("and", "but") and i and depth == 0 and not quote and gap[-1:].isspace() \
                 and not _inside_emphasis(text, s, t.start):
             left = gap.rstrip()
-            if left.endswith(","):
+            comma = left.endswith(",")
+            if comma:
                 left = left[:-1]
             left = left.rstrip()
-            if (all(ch in "%)]}”’\"'*_" for ch in left) and has_verb and not subord
+            # ", but" ends a subordinate clause too: "I don't know whether we deliver on Sundays,
+            # but delivery costs £4.95." (an "and" after "if" / "whether" may join its conditions)
+            closes = not subord or (comma and t.norm == "but")
+            if (all(ch in "%)]}”’\"'*_" for ch in left) and has_verb and closes
                     and i + 1 < len(toks) and _gap(text, toks, i + 1, s).isspace()
                     and _is_clause_start(t.norm for t in toks[i + 1:i + 9])):
                 out.append((seg, toks[i - 1].end + len(left)))

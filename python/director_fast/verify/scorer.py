@@ -752,21 +752,28 @@ class CoherenceScorer:
         fitting a calibration on labelled data of your own (see ``training/calibrate.py`` in
         the source tree): ``kind`` is ``"model"`` (the model judged it: ``entailment`` =
         P(entailment) in [0, 1], ``coverage`` in [0, 1] and ``supported`` (bool) = the lexical
-        backend's coverage and verdict), ``"rule"`` (a rule contradicted it) or ``"fixed"`` (no
-        evidence, arithmetic, a yes / no answer: ``score`` is its score). Same arguments and
-        errors as :meth:`score`; needs a model-backed scorer (ConfigError otherwise)."""
+        backend's coverage and verdict; ``neutral``, ``contradiction``: the model's other two
+        class probabilities), ``"rule"`` (a rule contradicted it; ``score``: the rules' own score,
+        before the cap at the calibrated probability of a rule-contradicted claim) or ``"fixed"`` (no
+        evidence, arithmetic, a yes / no answer: ``score`` is its score, ``supported`` whether its
+        verdict is supported). Every dict also has ``prompt_contradiction`` in [0, 1]: how
+        strongly the claim contradicts the prompt; an unsupported claim's (a model-judged claim
+        is supported when its probability is >= 0.5) caps the response score at 1 minus it. Same arguments and errors
+        as :meth:`score`; needs a model-backed scorer (ConfigError otherwise)."""
         if self._verifier is None:
             raise ConfigError("claim_features needs a scorer with the claim verifier (an NLI model)", "nli")
         roles = self._roles(prompt, response, tenant_id, context, system, messages)
         out = []
         for c in self._judge_text(str.__str__(response), roles, tenant_id).claims:
             if c.check is not None:
-                out.append({"kind": "model", "entailment": c.check.entailment, "coverage": _coverage(c.lexical),
+                out.append({"kind": "model", "prompt_contradiction": c.contradiction, "entailment": c.check.entailment, "neutral": c.check.neutral,
+                            "contradiction": c.check.contradiction, "coverage": _coverage(c.lexical),
                             "supported": c.lexical.verdict == "supported"})
             elif c.decision.verdict == "contradicted" and c.decision.signal in RULE_SIGNALS:
-                out.append({"kind": "rule"})
+                out.append({"kind": "rule", "prompt_contradiction": c.contradiction, "score": claim_score(c.decision, *self.score_scale, self.unsupported)})
             else:
-                out.append({"kind": "fixed", "score": c.score})
+                out.append({"kind": "fixed", "prompt_contradiction": c.contradiction, "score": c.score,
+                            "supported": c.decision.verdict == "supported"})
         return out
 
     # ---- assembling results ----
