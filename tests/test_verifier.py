@@ -4,6 +4,7 @@ fallback, and the rules that stay in charge of precise checks."""
 from __future__ import annotations
 
 import json
+import math
 import logging
 import threading
 
@@ -48,7 +49,7 @@ class FakeModel:
         return np.asarray(out, dtype=np.float32)
 
 
-IDENTITY = VerifierCalibration(1.0, 0.0, 0.0, 0.0, 0.05, "test")
+IDENTITY = VerifierCalibration(1.0, 0.0, 0.0, 0.0, 0.0, "test")
 
 
 def test_premise_for_keeps_the_best_sentences_in_evidence_order():
@@ -61,13 +62,15 @@ def test_premise_for_keeps_the_best_sentences_in_evidence_order():
 
 
 def test_calibration_formula_and_load(tmp_path):
-    cal = VerifierCalibration(2.0, 1.0, 0.5, -1.0, 0.03, "x")
+    cal = VerifierCalibration(2.0, 1.0, 0.5, 0.75, -1.0, "x")
     # sigmoid(2 * logit(0.8) + 1 * 0.5 + 0.5 - 1) = sigmoid(2 * ln 4)
     assert cal.claim_probability(0.8, 0.5, True) == pytest.approx(16 / 17)
+    # + 0.75 when no evidence unit shares a word with the claim
+    assert cal.claim_probability(0.8, 0.5, True, unrelated=True) == pytest.approx(1 / (1 + math.exp(-(4 * math.log(2) + 0.75))))
     assert IDENTITY.claim_probability(0.3, 1.0, True) == pytest.approx(0.3)
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps({"entailment_weight": 2.0, "coverage_weight": 1.0, "support_weight": 0.5,
-                                "bias": -1.0, "rule_contradiction": 0.03, "split": "x"}))
+                                "unrelated_weight": 0.75, "bias": -1.0, "split": "x"}))
     assert VerifierCalibration.load(path) == cal
     path.write_text("{}")
     with pytest.raises(ConfigError) as e:
@@ -83,19 +86,19 @@ def test_response_probability_is_the_weakest_claim():
 def test_check_batches_caches_and_flags_cut_evidence():
     model = FakeModel(max_length=24)
     v = ClaimVerifier(model, IDENTITY, model_id="fake", model_sha256="0" * 64)
-    items = [("the shop opens at nine", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False),
-             ("parking is free", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False)]
+    items = [("the shop opens at nine", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False, False),
+             ("parking is free", ["the shop opens at nine on weekdays", "parking is free"], 0.0, False, False)]
     first = v.check(items)
     assert [len(c) for c in model.calls] == [1, 1]  # one call per pair: never batched with others
     assert [c.verdict for c in first] == ["supported", "supported"]
     assert not any(c.truncated for c in first)
     assert v.check(items) == first and len(model.calls) == 2  # served from the cache
     long = " ".join(f"word{i}" for i in range(40)) + " the shop opens at nine"
-    (cut,) = v.check([("the shop opens at nine", [long], 0.0, False)])
+    (cut,) = v.check([("the shop opens at nine", [long], 0.0, False, False)])
     assert cut.truncated and cut.units == (0,)
     assert all(len(p.split()) + len(h.split()) + 3 <= 24 for p, h in model.calls[-1])
     claim = " ".join(f"claim{i}" for i in range(30))  # longer than the model: cut, never an error
-    (cut,) = v.check([(claim, ["claim0 claim1 claim2"], 0.0, False)])
+    (cut,) = v.check([(claim, ["claim0 claim1 claim2"], 0.0, False, False)])
     assert cut.truncated and len(model.calls[-1][0][1].split()) == 12
 
 
@@ -186,6 +189,18 @@ def test_claim_features_name_what_the_calibration_combines():
                              context=["The store opens at 9:00.", "An adult day pass costs £45."])
     assert [f["kind"] for f in feats] == ["model", "rule"]
     assert 0.0 <= feats[0]["entailment"] <= 1.0 and 0.0 <= feats[0]["coverage"] <= 1.0
+    assert feats[0]["unrelated"] is False and 0.0 <= feats[1]["score"] < 0.5
+    assert all(0.0 <= f["prompt_contradiction"] <= 1.0 for f in feats)
+
+
+def test_a_claim_sharing_no_word_with_the_context_is_judged_against_its_first_sentences():
+    s = df.CoherenceScorer(use_nli=True)
+    (feat,) = s.claim_features("", "He started it.", context=["Kim founded the bakery in 1998. It sells bread."])
+    assert feat["kind"] == "model" and feat["unrelated"] is True
+    # without a context there is nothing to show the model: the rules' verdict stands
+    (fixed,) = df.CoherenceScorer(use_nli=True, knowledge=["Kim founded the bakery in 1998."]).claim_features(
+        "", "He started it.")
+    assert fixed["kind"] == "fixed" and fixed["supported"] is False
     with pytest.raises(ConfigError):
         df.CoherenceScorer().claim_features("", "x", context=["x"])
 

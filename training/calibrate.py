@@ -3,19 +3,24 @@
     python training/calibrate.py MODEL_DIR            # the package venv (director_fast + onnxruntime)
 
 Reads ``calib.jsonl`` (build_mix.py: rows of the trainable grounded files held out of training by
-evidence passage) and splits it again by passage: rows whose passage hash (``build_mix.group_of``)
-is below half the calibration share *fit* the constants, the rest *report* them (ECE, Brier score,
-a 10-bin reliability table, balanced accuracy at 0.5), so the reported calibration is measured on
-rows that neither trained nor calibrated the model.
+evidence passage). Every row is judged by the library as shipped (the int8 model of MODEL_DIR
+through ``CoherenceScorer``, ``review(question, response, context=[evidence])``), with the claim
+features the verifier combines (``CoherenceScorer.claim_features``): the model's P(entailment) for
+the claim's premise, the lexical coverage and verdict, whether the claim shares no word with the
+evidence. The constants ``a, b, c, e, d`` of
 
-Every row is judged by the library as shipped (the int8 model of MODEL_DIR through
-``CoherenceScorer``, ``review(question, response, context=[evidence])``), with the claim features
-the verifier combines (``director_fast.verify.claim_model``): the model's P(entailment) for the
-claim's premise, the lexical coverage and verdict. The constants ``a, b, c, d`` and the
-probability of a rule-contradicted claim are fitted by maximum likelihood of the response label
-under ``P(response) = min_i p_i`` (the library's response score; Adam on the class-balanced mean
-log-loss, numerical gradients; 5 parameters), so the scores are probabilities under a 50 / 50
-prior and the default threshold 0.5 balances the two errors.
+    p = sigmoid(a * logit(P_entailment) + b * coverage + c * lexically_supported + e * unrelated + d)
+
+are fitted by maximum likelihood of the response label under the library's response score (the smallest claim score, each unsupported claim's
+prompt contradiction capping it as in ``review``; Adam on the class-balanced mean log-loss,
+numerical gradients, 5 parameters; a claim a rule contradicts keeps the rules' score), so the scores are probabilities under a 50 / 50 prior and the
+default threshold 0.5 balances the two errors.
+
+The shipped constants are fitted on every calibration row. The reported calibration (ECE, Brier
+score, a 10-bin reliability table, balanced accuracy at 0.5) is cross-fitted: the rows are split in
+two by passage hash (``build_mix.group_of`` below / above half the calibration share) and each half
+is scored with constants fitted on the other half only, so every reported row was neither trained
+nor fitted on. Per file, the report also gives BA and AUC of the cross-fitted scores.
 """
 
 from __future__ import annotations
@@ -33,36 +38,54 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paths  # noqa: E402
 from build_mix import CALIB_SHARE, group_of  # noqa: E402
 
-PARAMS = ("entailment_weight", "coverage_weight", "support_weight", "bias", "rule_contradiction")
+from director_fast.verify.claim_model import _logit  # noqa: E402
+
+PARAMS = ("entailment_weight", "coverage_weight", "support_weight", "unrelated_weight", "bias")
+
+
+class Features:
+    """The rows' claim features as arrays: model-judged claims (``x``: logit P(e), coverage,
+    supported, unrelated; ``row``: their row; ``cap``: 1 - prompt contradiction, applied when the
+    claim is not supported), and per row the cap of the other claims (``fixed``) and the smallest
+    rule score (``rule``; 1.0: no rule-contradicted claim)."""
+
+    def __init__(self, rows: list[dict]) -> None:
+        x, row, cap, fixed, rule = [], [], [], [], []
+        for k, r in enumerate(rows):
+            f_cap, r_min = 1.0, 1.0
+            for f in r["claims"]:
+                unsupported_cap = 1.0 - f["prompt_contradiction"]
+                if f["kind"] == "model":
+                    x.append([_logit(f["entailment"]), f["coverage"], float(f["supported"]), float(f["unrelated"])])
+                    row.append(k)
+                    cap.append(unsupported_cap)
+                elif f["kind"] == "rule":  # keeps the rules' score
+                    f_cap, r_min = min(f_cap, unsupported_cap), min(r_min, f["score"])
+                else:
+                    f_cap = min(f_cap, f["score"], 1.0 if f["supported"] else unsupported_cap)
+            fixed.append(f_cap)
+            rule.append(r_min)
+        self.x = np.array(x, dtype=float).reshape(-1, 4)
+        self.row, self.cap = np.array(row, dtype=int), np.array(cap, dtype=float)
+        self.fixed, self.rule = np.array(fixed), np.array(rule)
+        self.y = np.array([0.0 if r["hallucinated"] else 1.0 for r in rows])
+        self.files = [r["file"] for r in rows]
 
 
 def features(scorer, rows: list[dict]) -> list[dict]:
-    """Per row: the eligible claims' (logit P(e), coverage, supported), the number of rule-
-    contradicted claims, the smallest fixed score of the other claims (1.0: none), the label."""
-    from director_fast.verify.claim_model import _logit
-
-    out = []
-    for r in rows:
-        claims = scorer.claim_features(r["question"], r["response"], context=[r["context"]])
-        out.append({"x": [(_logit(f["entailment"]), f["coverage"], float(f["supported"]))
-                          for f in claims if f["kind"] == "model"],
-                    "rules": sum(f["kind"] == "rule" for f in claims),
-                    "fixed": min((f["score"] for f in claims if f["kind"] == "fixed"), default=1.0),
-                    "y": 0.0 if r["hallucinated"] else 1.0, "file": r["file"]})
-    return out
+    """Each row with its claims' features (``claim_features``)."""
+    return [{**r, "claims": scorer.claim_features(r["question"], r["response"], context=[r["context"]])}
+            for r in rows]
 
 
-def response_probs(theta: np.ndarray, feats: list[dict]) -> np.ndarray:
-    a, b, c, d, lr = theta
-    r = 1.0 / (1.0 + math.exp(-lr))
-    out = np.empty(len(feats))
-    for i, f in enumerate(feats):
-        p = min(f["fixed"], r if f["rules"] else 1.0)
-        for x, cov, sup in f["x"]:
-            z = a * x + b * cov + c * sup + d
-            p = min(p, 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z)))
-        out[i] = p
-    return out
+def response_probs(theta: np.ndarray, f: Features) -> np.ndarray:
+    """The response scores ``review`` gives under the constants ``theta`` (a, b, c, e, d)."""
+    p = np.minimum(f.fixed, f.rule)
+    if len(f.x):
+        s = 1.0 / (1.0 + np.exp(-(f.x @ theta[:4] + theta[4])))
+        s = np.minimum(s, np.where(s < 0.5, f.cap, 1.0))
+        np.minimum.at(p, f.row, s)
+    return p
 
 
 def balanced_weights(y: np.ndarray) -> np.ndarray:
@@ -73,19 +96,17 @@ def balanced_weights(y: np.ndarray) -> np.ndarray:
     return np.where(y == 1, 0.5 / max(pos, 1e-9), 0.5 / max(1 - pos, 1e-9))
 
 
-def log_loss(theta: np.ndarray, feats: list[dict]) -> float:
-    p = np.clip(response_probs(theta, feats), 1e-6, 1 - 1e-6)
-    y = np.array([f["y"] for f in feats])
-    return float(-np.mean(balanced_weights(y) * (y * np.log(p) + (1 - y) * np.log(1 - p))))
+def log_loss(theta: np.ndarray, f: Features) -> float:
+    p = np.clip(response_probs(theta, f), 1e-6, 1 - 1e-6)
+    return float(-np.mean(balanced_weights(f.y) * (f.y * np.log(p) + (1 - f.y) * np.log(1 - p))))
 
 
-def fit(feats: list[dict], steps: int = 600) -> np.ndarray:
-    theta = np.array([1.0, 0.0, 0.0, 0.0, -3.0])
+def fit(f: Features, steps: int = 800) -> np.ndarray:
+    theta = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
     m, v = np.zeros(5), np.zeros(5)
     lr, eps = 0.05, 1e-4
     for t in range(1, steps + 1):
-        g = np.array([(log_loss(theta + eps * e, feats) - log_loss(theta - eps * e, feats)) / (2 * eps)
-                      for e in np.eye(5)])
+        g = np.array([(log_loss(theta + eps * e, f) - log_loss(theta - eps * e, f)) / (2 * eps) for e in np.eye(5)])
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         theta -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
@@ -115,6 +136,20 @@ def report(p: np.ndarray, y: np.ndarray) -> dict:
             "hallucinated_blocked": round(blocked, 3), "reliability": bins}
 
 
+def per_file(p: np.ndarray, f: Features) -> dict:
+    """BA at 0.5 and AUC per file of the cross-fitted scores."""
+    from director_fast.diagnostics.metrics import roc_auc
+
+    out = {}
+    for name in sorted(set(f.files)):
+        sel = np.array([x == name for x in f.files])
+        y, q = f.y[sel], p[sel]
+        passed, blocked = float((q[y == 1] >= 0.5).mean()), float((q[y == 0] < 0.5).mean())
+        out[name] = {"n": int(sel.sum()), "ba": round((passed + blocked) / 2, 4),
+                     "auc": round(float(roc_auc(list(y == 1), list(q)) or float("nan")), 4)}
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model_dir")
@@ -124,18 +159,19 @@ def main() -> int:
 
     rows = [json.loads(line) for line in Path(args.mix_dir or paths.work_dir(), "calib.jsonl").read_text(
         encoding="utf-8").splitlines() if line.strip()]
-    fit_rows = [r for r in rows if group_of(r["context"]) < CALIB_SHARE / 2]
-    test_rows = [r for r in rows if group_of(r["context"]) >= CALIB_SHARE / 2]
     scorer = df.CoherenceScorer(nli=df.NLIModel.from_pretrained(args.model_dir))  # features need no calibration
-    f_fit, f_test = features(scorer, fit_rows), features(scorer, test_rows)
-    theta = fit(f_fit)
-    out = dict(zip(PARAMS, [float(x) for x in theta[:4]] + [1.0 / (1.0 + math.exp(-theta[4]))]))
-    out["split"] = (f"calib.jsonl rows with build_mix.group_of(context) < {CALIB_SHARE / 2} "
-                    f"({len(fit_rows)} rows of the trainable grounded files, held out of training)")
-    p_test = response_probs(theta, f_test)
-    y_test = np.array([f["y"] for f in f_test])
-    out["report"] = {"rows": f"the other {len(test_rows)} calibration rows (neither trained nor fitted on)",
-                     **report(p_test, y_test)}
+    judged = features(scorer, rows)
+    halves = [[r for r in judged if (group_of(r["context"]) < CALIB_SHARE / 2) == first] for first in (True, False)]
+    crossed = [(Features(test), response_probs(fit(Features(train)), Features(test)))
+               for train, test in ((halves[1], halves[0]), (halves[0], halves[1]))]
+    both = Features(halves[0] + halves[1])
+    p_cross = np.concatenate([p for _f, p in crossed])
+    theta = fit(Features(judged))
+    out = dict(zip(PARAMS, [float(x) for x in theta]))
+    out["split"] = (f"calib.jsonl: {len(rows)} rows of the trainable grounded files held out of training "
+                    f"(build_mix.group_of(context) < {CALIB_SHARE})")
+    out["report"] = {"rows": "cross-fitted: each half (by passage hash) scored with constants fitted on the other",
+                     **report(p_cross, both.y), "per_file": per_file(p_cross, both)}
     Path(args.model_dir, "calibration.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))
     return 0

@@ -90,6 +90,10 @@ def main() -> None:
     ap.add_argument("--log-every", type=int, default=50)
     ap.add_argument("--keep", type=int, default=4)
     ap.add_argument("--max-steps", type=int, default=0)
+    ap.add_argument("--init", default=None,
+                    help="start from this model (a final.safetensors of an earlier run) instead of the base "
+                         "weights: a further pass with a fresh optimiser and schedule (use another --seed and "
+                         "--ckpt-dir)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -100,7 +104,7 @@ def main() -> None:
     log = make_logger(os.path.join(ckpt, "train.log"))
     state = torch.load(last_path, map_location="cpu", weights_only=False) if args.resume and os.path.isfile(last_path) else None
     if state is not None:
-        for k in ("seed", "batch", "bucket_batches", "epochs", "max_len", "lr", "warmup"):
+        for k in ("seed", "batch", "bucket_batches", "epochs", "max_len", "lr", "warmup", "max_steps"):
             setattr(args, k, state["args"][k])
 
     t0 = time.time()
@@ -125,7 +129,13 @@ def main() -> None:
     torch.manual_seed(args.seed)
     model = nli_model.load_base(pooling="mean")
     model.train()
-    opt, sched = make_optimizer(model, args.lr, args.weight_decay, warm, total)
+    if args.init and state is None:
+        from safetensors.torch import load_file
+
+        model.load_state_dict(load_file(args.init))
+        log(f"initialised from {args.init}")
+    # the schedule decays to zero at --max-steps when it ends the run early
+    opt, sched = make_optimizer(model, args.lr, args.weight_decay, warm, min(total, args.max_steps or total))
     step, elapsed, ema = 0, 0.0, None
     if state is not None:
         model.load_state_dict(state["model"])

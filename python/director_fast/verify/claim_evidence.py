@@ -371,6 +371,12 @@ class ContextEvidence:
         self.units = units
         self._index = LexicalIndex([u.premise for u in units])
 
+    def leading_units(self, n: int) -> list[EvidenceUnit]:
+        """The first ``n`` whole sentences of the texts, in order: the premise of a claim that
+        shares no word with any unit (a reply such as "He started it." still has the passage it
+        answers from)."""
+        return [u for u in self.units if u.sentences == 1 and u.text == u.sentence][:n]
+
     def top_units(self, query: str, n: int) -> list[EvidenceUnit]:
         """The ``n`` units sharing the most (IDF-weighted) words with ``query``; units that
         share none are left out."""

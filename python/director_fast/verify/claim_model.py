@@ -3,29 +3,30 @@ combined with the lexical backend's graded coverage into one calibrated probabil
 
 Policy (one place): the precise checks stay rules. A claim that a rule contradicts (a different
 number, unit, name, role, negation, antonym or a dropped exception: :data:`RULE_SIGNALS`) is
-contradicted whatever the model says, and a claim with no evidence at all is not sent. Every other
-claim goes to the model: its premise is the claim's evidence units ranked by content-word overlap
-with the claim, the best kept up to :data:`PREMISE_WORDS` words and the model's token length, in
-evidence order (:func:`premise_for`, the selection the training mix uses too, so a passage's
-sentences compose and a contradiction inside a passage is seen by the model). Its probability of
-being supported is
+contradicted whatever the model says and keeps the rules' score (below the threshold). Every other
+claim with evidence goes to the model: its premise is the claim's evidence units ranked by
+content-word overlap with the claim, the best kept up to :data:`PREMISE_WORDS` words and the
+model's token length, in evidence order (:func:`premise_for`, the selection the training mix uses
+too, so a passage's sentences compose and a contradiction inside a passage is seen by the model).
+A claim that shares no word with any unit of the call's context (a reply such as "He started
+it.") is judged against the context's first sentences, and says so (``unrelated``); without a
+context such a claim has no evidence and is not sent. Its probability of being supported is
 
-    p = sigmoid(a * logit(P_entailment) + b * coverage + c * lexically_supported + d)
+    p = sigmoid(a * logit(P_entailment) + b * coverage + c * lexically_supported + e * unrelated + d)
 
 (``coverage``: the lexical backend's share of the claim's content words found in its best unit,
-in [0, 1]; ``lexically_supported``: 1 when the lexical backend supports it). ``a, b, c, d`` are
+in [0, 1]; ``lexically_supported``: 1 when the lexical backend supports it). ``a, b, c, e, d`` are
 fitted by class-balanced maximum likelihood (scores are probabilities under a 50 / 50 prior) on a
-held-out calibration split (``calibration.json`` beside the
-model names it), through the response probability below, so that the response score itself is
-calibrated. A claim is ``supported`` when p >= 0.5, ``contradicted`` when it is not and the model's
-P(contradiction) is its largest class, else ``not_found``.
+held-out calibration split (``calibration.json`` beside the model names it), through the response
+score below, so that the response score itself is calibrated. A claim is ``supported`` when
+p >= 0.5, ``contradicted`` when it is not and the model's P(contradiction) is its largest class,
+else ``not_found``.
 
-The response's score is the smallest of its claims' probabilities (rule-contradicted claims enter
-with the fitted constant ``rule_contradiction``): an upper bound of the probability that all its
-claims are supported, exact when the claims' errors go together, and the score the constants are
-fitted through, so that it is itself calibrated on the held-out split. (The product, which assumes
-independent claims, was not used: a stream judges one sentence at a time and halts exactly when
-``review`` rejects only if the response score is the minimum of the sentences' scores.)
+The response's score is the smallest of its claims' scores: an upper bound of the probability that
+all its claims are supported, exact when the claims' errors go together, and the score the
+constants are fitted through. (The product, which assumes independent claims, was not used: a
+stream judges one sentence at a time and halts exactly when ``review`` rejects only if the
+response score is the minimum of the sentences' scores.)
 
 Determinism: each (premise, claim) pair is sent to the model alone, never batched, because the int8
 model's activations are quantised with one scale per tensor: batched, a pair's probabilities would
@@ -75,23 +76,25 @@ class VerifierCalibration:
     """The fitted constants of the claim probability (see the module docstring).
 
     Attributes:
-        entailment_weight, coverage_weight, support_weight, bias: ``a``, ``b``, ``c``, ``d``.
-        rule_contradiction: probability of a claim that a rule contradicts, in (0, 1).
+        entailment_weight, coverage_weight, support_weight, unrelated_weight, bias: ``a``,
+            ``b``, ``c``, ``e``, ``d``.
         split: the held-out split the constants were fitted on (for the model card).
     """
 
     entailment_weight: float
     coverage_weight: float
     support_weight: float
+    unrelated_weight: float
     bias: float
-    rule_contradiction: float
     split: str = ""
 
-    def claim_probability(self, entailment: float, coverage: float, lexically_supported: bool) -> float:
-        """``p`` in [0, 1] from the model's P(entailment), the lexical coverage in [0, 1] and the
-        lexical verdict."""
+    def claim_probability(self, entailment: float, coverage: float, lexically_supported: bool,
+                          unrelated: bool = False) -> float:
+        """``p`` in [0, 1] from the model's P(entailment), the lexical coverage in [0, 1], the
+        lexical verdict and whether no evidence unit shares a word with the claim."""
         z = (self.entailment_weight * _logit(entailment) + self.coverage_weight * coverage
-             + self.support_weight * float(lexically_supported) + self.bias)
+             + self.support_weight * float(lexically_supported) + self.unrelated_weight * float(unrelated)
+             + self.bias)
         return _sigmoid(z)
 
     @classmethod
@@ -103,9 +106,8 @@ class VerifierCalibration:
         """
         try:
             raw = json.loads(Path(path).read_text(encoding="utf-8"))
-            return cls(**{k: (raw[k] if k == "split" else float(raw[k])) for k in
-                          ("entailment_weight", "coverage_weight", "support_weight", "bias",
-                           "rule_contradiction", "split")})
+            return cls(**{k: float(raw[k]) for k in ("entailment_weight", "coverage_weight", "support_weight",
+                                                     "unrelated_weight", "bias")}, split=str(raw["split"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read the verifier calibration {str(path)!r}: {exc}", "calibration") from None
 
@@ -221,12 +223,14 @@ class ClaimVerifier:
         return cls(model, VerifierCalibration.load(d / "calibration.json"), model_id=d.name,
                    model_sha256=file_sha256(onnx), **kwargs)
 
-    def check(self, items: Sequence[tuple[str, Sequence[str], float, bool]]) -> list[ModelCheck]:
-        """One :class:`ModelCheck` per ``(claim, evidence texts, coverage, lexically supported)``
-        item, in order; items without evidence texts must not be passed. Each distinct (premise,
+    def check(self, items: Sequence[tuple[str, Sequence[str], float, bool, bool]]) -> list[ModelCheck]:
+        """One :class:`ModelCheck` per ``(claim, evidence texts, coverage, lexically supported,
+        unrelated)`` item (``unrelated``: no evidence unit shares a word with the claim; the
+        texts are then the passage's first sentences), in order; items without evidence texts
+        must not be passed. Each distinct (premise,
         claim) pair not in the cache is one model call (never batched with others: the result
         must not depend on what else is judged)."""
-        plans = [self._pair(claim, texts) for claim, texts, _c, _s in items]
+        plans = [self._pair(claim, texts) for claim, texts, *_features in items]
         keys = [(premise, hypothesis) for premise, hypothesis, _u, _t in plans]
         found: dict[tuple[str, str], tuple[float, float, float]] = {}
         for k in dict.fromkeys(keys):
@@ -240,9 +244,10 @@ class ClaimVerifier:
                 self._cache.put(k, hit)
             found[k] = hit
         out = []
-        for (_p, _h, units, cut), key, (_claim, _texts, coverage, supported) in zip(plans, keys, items):
+        for (_p, _h, units, cut), key, (_claim, _texts, coverage, supported, unrelated) in zip(plans, keys, items):
             e, n, c = found[key]
-            out.append(ModelCheck(e, n, c, self.calibration.claim_probability(e, coverage, supported), units, cut))
+            p = self.calibration.claim_probability(e, coverage, supported, unrelated)
+            out.append(ModelCheck(e, n, c, p, units, cut))
         return out
 
     def _pair(self, claim: str, texts: Sequence[str]) -> tuple[str, str, tuple[int, ...], bool]:

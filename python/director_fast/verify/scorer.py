@@ -9,10 +9,10 @@ the rules give a verdict per claim, ``supported``, ``contradicted`` or ``not_fou
 (:mod:`director_fast.verify.claim_verdict`). With the claim verifier that ships with the package
 (``use_nli=True``; :mod:`director_fast.verify.claim_model`), every claim the rules do not
 contradict on a precise check (number, unit, name, role, negation, antonym, dropped exception) is
-then judged by the model against a premise composed of its evidence sentences, and gets a
-calibrated probability of being supported as its score; a rule-contradicted claim scores the
-calibrated constant of its kind. With the lexical backend (the default) claim scores map the
-rules' verdicts:
+then judged by the model against a premise composed of its evidence sentences (a claim sharing
+no word with the call's context, against the context's first sentences), and gets a calibrated
+probability of being supported as its score; a rule-contradicted claim keeps the rules' score.
+With the lexical backend (the default) claim scores map the rules' verdicts:
 
 * ``supported`` >= ``soft_limit``; ``not_found`` in [``threshold``, ``soft_limit``) under
   ``unsupported="warn"`` and below ``threshold`` under the default ``unsupported="reject"``;
@@ -664,8 +664,8 @@ class CoherenceScorer:
                 else:
                     decision, unit, chunks = self._verify_claim(judged, roles.prompt, tenant_id, known, ctx, status)
                     if self._verifier is not None and _model_decides(decision):
-                        asked.append((len(claims), judged, self._units_for(judged, roles.prompt, tenant_id, known,
-                                                                           ctx, status)))
+                        asked.append((len(claims), judged, self._model_units(judged, roles.prompt, tenant_id, known,
+                                                                             ctx, status)))
                     if decision.verdict == "supported" and (
                             (applied is not None and not applied.consistent)
                             or (applied is None and unit is not None and _misapplies(judged, unit, roles.prompt))):
@@ -691,8 +691,6 @@ class CoherenceScorer:
             claims.append(_ClaimResult(u.text, u.start, u.end, decision, score, unit, chunks, contra, counted))
         if asked:
             self._apply_model(claims, asked, status)
-        elif self._verifier is not None:
-            claims = [self._rule_decided(c) for c in claims]
         if claims and not known and ctx is None:
             # rate-limited: one record per kind per 10 s (a server would log this per request)
             if self._access.kind == "none":
@@ -708,20 +706,29 @@ class CoherenceScorer:
         verdicts = status.verdicts(ch.source for c in claims for ch in c.chunks) if status is not None else None
         return _Judgement(tuple(claims), tuple(skipped), path, tuple(verdicts) if verdicts else None)
 
+    def _model_units(self, claim: str, question: str, tenant_id: str, known: bool, ctx: ContextEvidence | None,
+                     status: StatusView | None) -> list[EvidenceUnit]:
+        """The evidence units the model judges a claim against: its own (:meth:`_units_for`), or,
+        when none shares a word with it, the first sentences of the call's context."""
+        units = self._units_for(claim, question, tenant_id, known, ctx, status)
+        if not units and ctx is not None:
+            units = ctx.leading_units(self.context_units)
+        return units
+
     def _apply_model(self, claims: list[_ClaimResult], asked: list[tuple[int, str, list[EvidenceUnit]]],
                      status: StatusView | None) -> None:
         """Replace the decisions of the ``asked`` claims (index, judged text, evidence units) by the
         verifier's (claims without evidence units keep the rules'; support from a superseded or
-        expired source scores in the warning band, as with the rules), and give rule-contradicted
-        claims the calibrated probability of their kind."""
+        expired source scores in the warning band, as with the rules). Rule-contradicted claims
+        are not asked and keep the rules' score."""
         todo = [(i, text, units, _unit_texts(units)) for i, text, units in asked
                 if units and _model_decides(claims[i].decision)]  # (a misapplied rule may have contradicted it since)
         checks = self._verifier.check([(text, texts, _coverage(claims[i].decision),
-                                        claims[i].decision.verdict == "supported")
+                                        claims[i].decision.verdict == "supported",
+                                        claims[i].decision.signal == "no_evidence")
                                        for i, text, _u, texts in todo]) if todo else []
-        done = set()
         for (i, _text, units, texts), check in zip(todo, checks):
-            c, done = claims[i], done | {i}
+            c = claims[i]
             best = texts[check.units[0]] if len(check.units) == 1 else max(
                 (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
             u_index = next(k for k, u in enumerate(units) if (u.sentence or u.text) == best)
@@ -734,47 +741,30 @@ class CoherenceScorer:
                 score = warned_score(check.probability, *self.score_scale)
             claims[i] = replace(c, decision=decision, score=score, unit=units[u_index], check=check,
                                 lexical=c.decision, counted=0.0 if check.verdict == "supported" else c.contradiction)
-        for i, c in enumerate(claims):
-            if i not in done:
-                claims[i] = self._rule_decided(c)
-
-    def _rule_decided(self, c: _ClaimResult) -> _ClaimResult:
-        """A claim the rules decided: a rule contradiction scores the calibrated probability of
-        a rule-contradicted claim (never more than the rules' own score)."""
-        d = c.decision
-        if self._verifier is None or d.verdict != "contradicted" or d.signal not in RULE_SIGNALS:
-            return c
-        return replace(c, score=min(c.score, self._verifier.calibration.rule_contradiction))
 
     def claim_features(self, prompt: str, response: str, *, tenant_id: str = "", context: Any = None,
                        system: str | None = None, messages: Any = None) -> list[dict]:
         """The inputs of the verifier's claim probability, one dict per judged claim, for
         fitting a calibration on labelled data of your own (see ``training/calibrate.py`` in
-        the source tree): ``kind`` is ``"model"`` (the model judged it: ``entailment`` =
-        P(entailment) in [0, 1], ``coverage`` in [0, 1] and ``supported`` (bool) = the lexical
-        backend's coverage and verdict; ``neutral``, ``contradiction``: the model's other two
-        class probabilities), ``"rule"`` (a rule contradicted it; ``score``: the rules' own score,
-        before the cap at the calibrated probability of a rule-contradicted claim) or ``"fixed"`` (no
-        evidence, arithmetic, a yes / no answer: ``score`` is its score, ``supported`` whether its
-        verdict is supported). Every dict also has ``prompt_contradiction`` in [0, 1]: how
-        strongly the claim contradicts the prompt; an unsupported claim's (a model-judged claim
-        is supported when its probability is >= 0.5) caps the response score at 1 minus it. Same arguments and errors
+        the source tree). ``kind`` is
+
+        * ``"model"``: the model judged it. ``entailment``, ``neutral``, ``contradiction``: the
+          model's class probabilities; ``coverage`` in [0, 1] and ``supported`` (bool): the
+          lexical backend's coverage and verdict; ``unrelated`` (bool): no evidence unit shares
+          a word with the claim (the model saw the context's first sentences);
+        * ``"rule"``: a rule contradicted it; ``score``: the rules' score, which it keeps;
+        * ``"fixed"``: no evidence, arithmetic, a yes / no answer; ``score``: its score,
+          ``supported`` (bool): whether its verdict is supported.
+
+        Every dict also has ``prompt_contradiction`` in [0, 1]: how strongly the claim
+        contradicts the prompt; an unsupported claim's (a model-judged one is supported when its
+        probability is >= 0.5) caps the response score at 1 minus it. Same arguments and errors
         as :meth:`score`; needs a model-backed scorer (ConfigError otherwise)."""
         if self._verifier is None:
             raise ConfigError("claim_features needs a scorer with the claim verifier (an NLI model)", "nli")
         roles = self._roles(prompt, response, tenant_id, context, system, messages)
-        out = []
-        for c in self._judge_text(str.__str__(response), roles, tenant_id).claims:
-            if c.check is not None:
-                out.append({"kind": "model", "prompt_contradiction": c.contradiction, "entailment": c.check.entailment, "neutral": c.check.neutral,
-                            "contradiction": c.check.contradiction, "coverage": _coverage(c.lexical),
-                            "supported": c.lexical.verdict == "supported"})
-            elif c.decision.verdict == "contradicted" and c.decision.signal in RULE_SIGNALS:
-                out.append({"kind": "rule", "prompt_contradiction": c.contradiction, "score": claim_score(c.decision, *self.score_scale, self.unsupported)})
-            else:
-                out.append({"kind": "fixed", "prompt_contradiction": c.contradiction, "score": c.score,
-                            "supported": c.decision.verdict == "supported"})
-        return out
+        return [_features(c, self.score_scale, self.unsupported)
+                for c in self._judge_text(str.__str__(response), roles, tenant_id).claims]
 
     # ---- assembling results ----
 
@@ -1044,10 +1034,25 @@ def backend_kwargs(backend: str) -> dict[str, Any]:
 def _model_decides(d: ClaimDecision) -> bool:
     """Whether the verifier's model judges a claim the rules decided as ``d``: every claim but a
     rule's contradiction (:data:`~director_fast.claim_model.RULE_SIGNALS`) and claims without
-    evidence to compare (no evidence, unknown tenant, nothing to check, worked arithmetic)."""
+    evidence to compare (an unknown tenant, nothing to check, worked arithmetic; a claim sharing
+    no word with the evidence is judged against the call's context when there is one)."""
     if d.verdict == "contradicted" and d.signal in RULE_SIGNALS:
         return False
-    return d.signal not in ("no_evidence", "unknown_tenant", "no_content", "arithmetic")
+    return d.signal not in ("unknown_tenant", "no_content", "arithmetic")
+
+
+def _features(c: _ClaimResult, scale: tuple[float, float], unsupported: str) -> dict:
+    """One claim's :meth:`CoherenceScorer.claim_features` dict."""
+    if c.check is not None:
+        return {"kind": "model", "entailment": c.check.entailment, "neutral": c.check.neutral,
+                "contradiction": c.check.contradiction, "coverage": _coverage(c.lexical),
+                "supported": c.lexical.verdict == "supported", "unrelated": c.lexical.signal == "no_evidence",
+                "prompt_contradiction": c.contradiction}
+    if c.decision.verdict == "contradicted" and c.decision.signal in RULE_SIGNALS:
+        return {"kind": "rule", "score": claim_score(c.decision, *scale, unsupported),
+                "prompt_contradiction": c.contradiction}
+    return {"kind": "fixed", "score": c.score, "supported": c.decision.verdict == "supported",
+            "prompt_contradiction": c.contradiction}
 
 
 def _coverage(d: ClaimDecision) -> float:
