@@ -105,19 +105,27 @@ def explain(score: CoherenceScore, *, threshold: float | None = None, approved: 
         (``strict_mode_rejected``), ``injection`` (rejected with no failing claim and an
         ``injection_risk``), ``below_threshold`` (rejected with nothing else to blame), or ``""``.
 
+    A third-party scorer's result (any object with ``score`` and ``approved``) is explained
+    from what it has: its ``attributions`` that are :class:`ClaimAttribution` s, else only the
+    verdict's cause.
+
     Raises:
-        InputTypeError: ``score`` is not a CoherenceScore.
+        InputTypeError: ``score`` has no numeric ``score``.
     """
-    if not isinstance(score, CoherenceScore):
+    value = getattr(score, "score", None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         from director_fast.errors import InputTypeError
 
         raise InputTypeError(f"score must be a CoherenceScore, got {type(score).__name__}", "score")
-    ok = score.approved if approved is None else bool(approved)
-    ev = score.evidence
-    chunks = ev.chunks if ev is not None else ()
-    truncated = ev.evidence_truncated if ev is not None else None
+    ok = bool(getattr(score, "approved", False)) if approved is None else bool(approved)
+    ev = getattr(score, "evidence", None)
+    chunks = getattr(ev, "chunks", None) or ()
+    truncated = getattr(ev, "evidence_truncated", None)
+    if not isinstance(truncated, bool):
+        truncated = None
+    atts = [a for a in (getattr(score, "attributions", None) or ()) if isinstance(a, ClaimAttribution)]
     failing, supported = [], []
-    for a in score.attributions:
+    for a in atts:
         c = _claim(a, chunks, truncated)
         if a.verdict == "supported":
             supported.append(c)
@@ -126,11 +134,12 @@ def explain(score: CoherenceScore, *, threshold: float | None = None, approved: 
     ordered = _order(failing)
     cause = ordered[0].cause if ordered else ""
     if not ok and not cause:
-        cause = ("strict_mode" if score.strict_mode_rejected else
-                 "injection" if score.injection_risk is not None and score.injection_risk > 0.0 else
+        risk = getattr(score, "injection_risk", None)
+        cause = ("strict_mode" if getattr(score, "strict_mode_rejected", False) is True else
+                 "injection" if isinstance(risk, (int, float)) and risk > 0.0 else
                  "below_threshold")
-    return Explanation(approved=ok, score=float(score.score), threshold=_unit_or_none(threshold), cause=cause,
-                       suggestion=suggestion_for(cause), failing=ordered, claims=len(score.attributions),
+    return Explanation(approved=ok, score=_unit_or_none(value), threshold=_unit_or_none(threshold), cause=cause,
+                       suggestion=suggestion_for(cause), failing=ordered, claims=len(atts),
                        supported=supported, evidence_truncated=truncated)
 
 
