@@ -283,7 +283,8 @@ def _cmd_review(a: argparse.Namespace) -> int:
     context, response, question = _one_input(a, "review")
     scorer, _opts = _scorer_for(a)
     approved, cs = scorer.review(question, response, context=context or None)
-    exp = explain(cs, threshold=getattr(scorer, "threshold", None), approved=approved)
+    exp = explain(cs, threshold=getattr(scorer, "threshold", None), approved=approved,
+                  evidence_given=bool(context.strip() or a.knowledge))
     if a.json:
         print(json.dumps({"approved": bool(approved), "score": round(float(cs.score), 6),
                           "threshold": getattr(scorer, "threshold", None), "cause": exp.cause,

@@ -718,7 +718,7 @@ def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., An
         top = {"text": c.text, "distance": round(float(c.distance), 6), "source": c.source}
     result["top_evidence"] = top
     threshold = getattr(scorer, "threshold", None)
-    exp = explain(cs, threshold=threshold, approved=bool(approved))
+    exp = explain(cs, threshold=threshold, approved=bool(approved), evidence_given=not result["no_evidence"])
     result["cause"] = exp.cause
     if opts.explain != "none":
         result["explanation"] = exp.render(opts.explain)

@@ -284,17 +284,18 @@ class _Policy:
         bad_tools = [n for n, r in reports.items() if r.should_abstain()]
         approved = (cs is None or cs.approved) and not bad_tools
         threshold = getattr(self.scorer, "threshold", None)
+        # knowledge or context: a claim with nothing about it is a missing fact, not a call without evidence
+        given = True if (getattr(self.scorer, "knowledge", None) is not None or self.context) else None
+        exp = explain(cs, threshold=threshold, evidence_given=given) if cs is not None else None
         if self.on_fail == "metadata":
             attach_metadata(response, {
                 "director_score": cs, "director_approved": approved, "director_tool_reports": reports,
-                "director_explanation": explain(cs, threshold=threshold) if cs is not None else None})
+                "director_explanation": exp})
         if approved:
             return response
         err = rejection_error(cs if cs is not None and not cs.approved else None, threshold=threshold,
-                              response=response, tool_reports=reports,
+                              response=response, tool_reports=reports, explanation=exp,
                               problems=tuple(f"tool call {n!r} held: {reports[n].reason}" for n in bad_tools))
-        if err.explanation is None and cs is not None:
-            err.explanation = explain(cs, threshold=threshold)
         if self.on_fail == "raise":
             raise err
         if self.on_fail == "log":

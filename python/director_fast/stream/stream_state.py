@@ -479,9 +479,12 @@ class _GuardState:
             raise InputTypeError(
                 f"conversation must be a ConversationSession, got {type(conversation).__name__}")
         conversation.bind_tenant(self.tenant_id)
+        self.conversation_turn: int | None = None
         if messages is not None:
             conversation.seed(messages)
-            self.conversation_prompt = resolve_roles("", messages=messages).prompt
+            roles = resolve_roles("", messages=messages)
+            self.conversation_prompt = roles.prompt
+            self.conversation_turn = len(roles.earlier_assistant)  # its number in that transcript
         else:
             self.conversation_prompt = self.prompt
         self.conversation = conversation
@@ -493,7 +496,8 @@ class _GuardState:
         judge = getattr(self.scorer, "judge", None)  # a CoherenceScorer's: its NLI backend
         if not callable(getattr(judge, "compare_texts", None)):
             judge = None
-        self.cross_turn = conv.observe(self.conversation_prompt, out, judge=judge, remember=bool(out.strip()))
+        self.cross_turn = conv.observe(self.conversation_prompt, out, judge=judge, remember=bool(out.strip()),
+                                       turn_index=self.conversation_turn)
 
     # ---- scorer calls off the caller's thread ----------------------------------------------------
     def executor(self) -> ScorerExecutor:

@@ -24,7 +24,8 @@ cause                     when
 ``missing_fact``          the evidence holds nothing that supports the claim (``not_found``)
 ``evidence_cut``          the deciding evidence passage was cut to fit the verifier's input length
                           (signal ``too_long``, or the model judged ``not_found`` on a cut passage)
-``no_evidence``           the call had no evidence at all (no knowledge, no context)
+``no_evidence``           no evidence at all was found for the answer (no knowledge, no context, or
+                          nothing in them about any claim)
 ``unknown_tenant``        the tenant holds no knowledge (``allow_unknown_tenant=True``)
 ``scorer_error``          the scorer failed or missed its deadline (a stream's ``scorer_error`` /
                           ``callback_timeout`` halt)
@@ -61,8 +62,8 @@ SUGGESTIONS: dict[str, str] = {
                     "is true, or have the model answer only from the given facts.",
     "evidence_cut": "The deciding evidence passage was cut to fit the verifier's input length: split long "
                     "documents into shorter passages so each fact fits whole.",
-    "no_evidence": "Nothing was given to check the answer against: pass context= or a knowledge base "
-                   "(facts=, store=, --knowledge).",
+    "no_evidence": "No evidence about the answer was found: pass context= or a knowledge base (facts=, "
+                   "store=, --knowledge) that covers the question.",
     "unknown_tenant": "The tenant holds no knowledge: index its documents under that tenant id, or check "
                       "the tenant id of the request.",
     "scorer_error": "The coherence scorer failed or did not answer in time; the answer was stopped (fail "

@@ -49,7 +49,8 @@ def claim_cause(verdict: str, signal: str, *, model_judged: bool = False,
 
     * ``contradicted`` with signal ``number`` / ``unit`` -> ``contradicted_number``, other
       contradictions -> ``contradicted_fact``;
-    * ``not_found`` with signal ``unknown_tenant`` / ``no_evidence`` -> that cause; ``too_long``
+    * ``not_found`` with signal ``unknown_tenant`` / ``no_evidence`` -> that cause (:func:`explain`
+      reads ``no_evidence`` as ``missing_fact`` when the call had other evidence); ``too_long``
       (the pair did not fit the model) -> ``evidence_cut``, as is a ``not_found`` the model gave
       while some evidence was cut (``model_judged`` and ``evidence_truncated``); else
       ``missing_fact``.
@@ -75,8 +76,11 @@ def _source_of(sentence: str, chunks: Any) -> str:
     return ""
 
 
-def _claim(a: ClaimAttribution, chunks: Any, truncated: bool | None, index: int | None = None) -> ClaimExplanation:
+def _claim(a: ClaimAttribution, chunks: Any, truncated: bool | None, index: int | None = None,
+           nothing: bool = True) -> ClaimExplanation:
     cause = claim_cause(a.verdict, a.signal, model_judged=a.probability is not None, evidence_truncated=truncated)
+    if cause == "no_evidence" and not nothing:  # the call had evidence, none of it about this claim
+        cause = "missing_fact"
     return ClaimExplanation(
         claim=a.claim, claim_index=a.claim_index if index is None else index, verdict=a.verdict,
         signal=a.signal, evidence=a.source_sentence, source=_source_of(a.source_sentence, chunks),
@@ -89,7 +93,8 @@ def _order(claims: list[tuple[ClaimExplanation, float]]) -> list[ClaimExplanatio
     return [c for c, _d in sorted(claims, key=lambda cd: (_RANK.get(cd[0].verdict, 2), -cd[1], cd[0].claim_index))]
 
 
-def explain(score: CoherenceScore, *, threshold: float | None = None, approved: bool | None = None) -> Explanation:
+def explain(score: CoherenceScore, *, threshold: float | None = None, approved: bool | None = None,
+            evidence_given: bool | None = None) -> Explanation:
     """The explanation of a whole-response verdict.
 
     Args:
@@ -97,6 +102,10 @@ def explain(score: CoherenceScore, *, threshold: float | None = None, approved: 
         threshold: the scorer's threshold in [0, 1] (shown in the summary), or None.
         approved: the verdict when it differs from ``score.approved`` (``review``'s first
             element); default ``score.approved``.
+        evidence_given: whether the call had any evidence (knowledge or context). A claim with
+            no evidence unit about it (signal ``no_evidence``) is ``missing_fact`` when it did,
+            ``no_evidence`` when it did not; None (default): ``no_evidence`` only when nothing
+            at all was retrieved for any claim.
 
     Returns:
         :class:`Explanation`: failing claims (every claim not ``supported``) with cause,
@@ -124,9 +133,11 @@ def explain(score: CoherenceScore, *, threshold: float | None = None, approved: 
     if not isinstance(truncated, bool):
         truncated = None
     atts = [a for a in (getattr(score, "attributions", None) or ()) if isinstance(a, ClaimAttribution)]
+    nothing = (not evidence_given) if evidence_given is not None else (
+        not chunks and all(a.signal == "no_evidence" for a in atts if a.verdict != "supported"))
     failing, supported = [], []
     for a in atts:
-        c = _claim(a, chunks, truncated)
+        c = _claim(a, chunks, truncated, nothing=nothing)
         if a.verdict == "supported":
             supported.append(c)
         else:
@@ -193,13 +204,14 @@ def explain_halt(session: Any, *, threshold: float | None = None) -> Explanation
 
 def rejection_error(score: CoherenceScore | None, *, threshold: float | None = None, response: Any = None,
                     tool_reports: dict[str, Any] | None = None, problems: tuple[str, ...] = (),
-                    prefix: str = "response") -> HallucinationError:
+                    prefix: str = "response", explanation: Explanation | None = None) -> HallucinationError:
     """The :class:`HallucinationError` of a rejected response: its message names the verdict,
     the deciding claim with its verdict, signal and evidence, the other failing claims (up to
-    three) and the suggestion; ``explanation`` is :func:`explain` of ``score`` (None when only a
-    tool call was rejected); ``problems`` are further reasons appended to the message (a held
-    tool call)."""
-    exp = explain(score, threshold=threshold) if score is not None else None
+    three) and the suggestion; ``explanation`` is the one given, else :func:`explain` of
+    ``score`` (None when neither is given); ``problems`` are further reasons appended to the
+    message (a held tool call)."""
+    exp = explanation if explanation is not None else (
+        explain(score, threshold=threshold) if score is not None else None)
     parts = [f"{prefix} {exp.message()}"] if exp is not None and not exp.approved else []
     parts += list(problems)
     return HallucinationError("; ".join(parts) or f"{prefix} rejected", score=score, response=response,
