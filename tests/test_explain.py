@@ -388,3 +388,95 @@ def test_anthropic_stream_fallback_is_shaped_like_its_events():
         model="m", max_tokens=100, messages=ASK, stream=True)
     got = [e for e in s if e["type"] == "content_block_delta"]
     assert "".join(e["delta"]["text"] for e in got) == "Standard delivery costs £4.95. " + FALLBACK
+
+
+# --- verify_numbers aligns by subject; derived prices are derived ------------------------------
+
+STORE = ["Standard delivery costs £4.95.", "Club members save 10% on full-price items.",
+         "The store opens at 9:00 and closes at 17:30.", "Our phone line is open 8am-8pm."]
+
+
+@pytest.mark.parametrize("response,evidence,matches,mismatches,unverifiable", [
+    # the example: £72 is 10% off £80 (derived), £80 is about a jacket, not delivery
+    ("Members save 10%, so a £80 jacket costs £72.", STORE[:2], [(10.0, "evidence[1]@18:21"), (72.0, "arithmetic")],
+     [], [80.0]),
+    # a wrong price is not derived, and not flagged against the unrelated delivery charge
+    ("Members save 10%, so a £80 jacket costs £70.", STORE[:2], [(10.0, "evidence[1]@18:21")], [], [80.0, 70.0]),
+    # a phone line's hours are not the store's opening time
+    ("Our phone line is open 8am-8pm.", STORE[:3], [], [], [480.0, 1200.0]),
+    ("Our phone line is open 8am-8pm.", STORE, [(480.0, "evidence[3]@23:26"), (1200.0, "evidence[3]@27:30")], [], []),
+    # the same subject: a wrong time or price is a mismatch, found among the facts about it
+    ("The store opens at 8:00.", [STORE[2], STORE[3]], [], [(480.0, 540.0)], []),
+    ("Standard delivery costs £5.95.", STORE, [], [(5.95, 4.95)], []),
+    ("Club members save 15% on full-price items.", STORE, [], [(15.0, 10.0)], []),
+    # rate applied the other ways: a surcharge and a share
+    ("Prices rise by 10%, so a £80 jacket will be £88.", [], [(88.0, "arithmetic")], [], [10.0, 80.0]),
+    ("Members save 10%, that is £8 on an £80 jacket.", [], [(8.0, "arithmetic")], [], [10.0, 80.0]),
+])
+def test_verify_numbers_aligns_by_subject(response, evidence, matches, mismatches, unverifiable):
+    r = df.verify_numbers(response, evidence)
+    assert [(m.claim_value, m.evidence_ref) for m in r.matches] == matches
+    assert [(m.claim_value, m.evidence_value) for m in r.mismatches] == mismatches
+    assert [u.value for u in r.unverifiable] == unverifiable
+    assert r.valid is (not mismatches)
+
+
+# --- conversations: number words, transcript turn numbers --------------------------------------
+
+
+@pytest.mark.parametrize("earlier,now,contradicts", [
+    ("Our hire tents sleep four people.", "Our hire tents sleep six people.", True),
+    ("Our hire tents sleep 4 people.", "Our hire tents sleep 6 people.", True),
+    ("Our hire tents sleep four people.", "Our hire tents sleep 6 people.", True),
+    ("Our hire tents sleep four people.", "Our hire tents sleep 4 people.", False),
+    ("A hire lasts two weeks.", "A hire lasts three weeks.", True),
+    ("A hire lasts two weeks.", "A hire lasts 14 days.", False),
+    ("Our hire tents sleep four people.", "One of our tents has a porch.", False),
+])
+def test_conversation_compares_numbers_written_as_words(earlier, now, contradicts):
+    judge = df.CoherenceScorer().judge
+    s = df.ConversationSession()
+    s.record("", earlier)
+    r = s.check(now, judge=judge)
+    assert (r.cross_turn_divergence > 0.5) is contradicts and (contradicts or r.cross_turn_divergence == 0.0)
+    if contradicts:
+        assert r.contradictions[0].earlier_claim == earlier and r.contradictions[0].claim == now
+
+
+def test_earlier_turn_is_the_transcripts_number():
+    scorer = df.CoherenceScorer(knowledge=["Our hire tents sleep four people.", "Delivery costs £4.95."])
+    s = df.ConversationSession()  # remembers approved answers only
+    ok, _ = scorer.review("Tents?", "Our hire tents sleep four people.", s)              # turn 0
+    assert ok
+    ok, _ = scorer.review("Delivery?", "Delivery costs £9.", s)                           # turn 1: rejected
+    assert not ok and len(s) == 1
+    ok, r = scorer.review("Tents again?", "Our hire tents sleep six people.", s)        # turn 2
+    c = r.evidence.cross_turn_contradictions[0]
+    assert (c.earlier_turn, c.earlier_claim) == (0, "Our hire tents sleep four people.")
+    ok, _ = scorer.review("Delivery?", "Delivery costs £4.95.", s)                        # turn 3
+    assert [t.turn_index for t in s.turns] == [0, 3]
+    ok, r = scorer.review("Delivery?", "Delivery costs £5.", s)                           # turn 4
+    assert r.evidence.cross_turn_contradictions[0].earlier_turn == 3
+
+
+def test_earlier_turn_with_messages_follows_the_assistant_messages():
+    scorer = df.CoherenceScorer(knowledge=["Our hire tents sleep four people.", "Delivery costs £4.95."])
+    chat = [{"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"},
+            {"role": "user", "content": "Anything else?"}, {"role": "assistant", "content": "Hello!"},
+            {"role": "user", "content": "Tents?"}, {"role": "assistant", "content": "Our hire tents sleep four people."},
+            {"role": "user", "content": "Really?"}]
+    s = df.ConversationSession()
+    ok, r = scorer.review("", "Our hire tents sleep six people.", s, messages=chat)
+    # the repeated "Hello!" is remembered once, yet the tents answer keeps its number: the third
+    # assistant message (2)
+    c = r.evidence.cross_turn_contradictions[0]
+    assert not ok and c.earlier_turn == 2
+    ok, _ = scorer.review("", "Our hire tents sleep four people, yes.", s, messages=chat)
+    assert ok and s.turns[-1].turn_index == 3
+    # a stream with messages numbers its delivered turn the same way
+    s2 = df.ConversationSession()
+    g = df.stream_guard(tokenize_for_stream("Our hire tents sleep six people."), lambda t: 0.9,
+                        messages=chat, conversation=s2)
+    list(g)
+    assert g.cross_turn.contradictions[0].earlier_turn == 2 and s2.turns[-1].turn_index == 3

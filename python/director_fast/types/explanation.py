@@ -112,9 +112,12 @@ class ClaimExplanation(_Base):
             scorer error).
         signal: what decided the verdict (``"number"``, ``"entity"``, ``"negation"``,
             ``"coverage"``, ``"contradiction"`` when the verifier's model decided, ...).
-        evidence: the deciding evidence sentence (``""``: none was found).
+        evidence: the deciding evidence sentence (``""``: none was found): the sentence of the
+            deciding evidence unit that shares the most words with the claim.
         source: the label of the evidence chunk that holds it (a knowledge-base document's
             ``source``, ``"context:<i>"`` for the i-th context item; ``""``: unknown).
+        passage: the whole evidence unit the verdict was made on, when it is longer than
+            ``evidence`` (several sentences); ``""`` otherwise.
         cause: one of :data:`CAUSES` (``""`` for a supported claim).
         suggestion: :data:`SUGGESTIONS` of the cause (``""`` for a supported claim).
         probability: the verifier model's calibrated probability that the claim is supported,
@@ -135,13 +138,14 @@ class ClaimExplanation(_Base):
     entailment: float | None = None
     start: int = -1
     end: int = -1
+    passage: str = ""
 
     _SPEC = (
         F("claim", "str"), F("claim_index", "int", lo=0), F("verdict", "str", choices=_VERDICTS),
         F("signal", "str", max_len=64), F("evidence", "str"), F("source", "str"),
         F("cause", "str", choices=CAUSES | {""}), F("suggestion", "str"),
         F("probability", "float", optional=True, **_UNIT), F("entailment", "float", optional=True, **_UNIT),
-        F("start", "int", lo=-1), F("end", "int", lo=-1),
+        F("start", "int", lo=-1), F("end", "int", lo=-1), F("passage", "str"),
     )
 
     def line(self, limit: int = 160) -> str:

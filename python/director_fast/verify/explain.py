@@ -22,7 +22,7 @@ from director_fast.types.explanation import SUGGESTIONS, ClaimExplanation, Expla
 from director_fast.types.results import ClaimAttribution, CoherenceScore
 
 __all__ = ["explain", "explain_halt", "claim_cause", "halt_cause", "suggestion_for", "rejection_error",
-           "NUMBER_SIGNALS"]
+           "deciding_sentence", "NUMBER_SIGNALS"]
 
 #: signals of a contradicted number (cause ``contradicted_number``).
 NUMBER_SIGNALS = frozenset({"number", "unit"})
@@ -76,14 +76,30 @@ def _source_of(sentence: str, chunks: Any) -> str:
     return ""
 
 
+def deciding_sentence(claim: str, unit: str) -> str:
+    """The sentence of an evidence unit that a person should read for ``claim``: the unit itself
+    when it is one sentence, else its sentence sharing the most content words with the claim
+    (the first of equals). The verdict was made on the whole unit; this only picks what to show."""
+    from director_fast.verify.text import content_words, split_sentences
+
+    spans = split_sentences(unit) if unit else []
+    if len(spans) <= 1:
+        return unit
+    words = content_words(claim)
+    best = max(spans, key=lambda ab: (len(words & content_words(unit[ab[0]:ab[1]])), -ab[0]))
+    return unit[best[0]:best[1]].strip()
+
+
 def _claim(a: ClaimAttribution, chunks: Any, truncated: bool | None, index: int | None = None,
            nothing: bool = True) -> ClaimExplanation:
     cause = claim_cause(a.verdict, a.signal, model_judged=a.probability is not None, evidence_truncated=truncated)
     if cause == "no_evidence" and not nothing:  # the call had evidence, none of it about this claim
         cause = "missing_fact"
+    sentence = deciding_sentence(a.claim, a.source_sentence)
     return ClaimExplanation(
         claim=a.claim, claim_index=a.claim_index if index is None else index, verdict=a.verdict,
-        signal=a.signal, evidence=a.source_sentence, source=_source_of(a.source_sentence, chunks),
+        signal=a.signal, evidence=sentence, source=_source_of(a.source_sentence, chunks),
+        passage=a.source_sentence if sentence != a.source_sentence else "",
         cause=cause, suggestion=suggestion_for(cause), probability=a.probability, entailment=a.entailment,
         start=a.start, end=a.end)
 
