@@ -491,6 +491,8 @@ class GuardedStream(_StreamBase):
     Attributes:
         session: the :class:`StreamSession` (halt record, tokens, events).
         director_halt: the halt's :class:`SafetyEvent` (``None`` unless it halted).
+        director_explanation: why it halted (an
+            :class:`~director_fast.types.explanation.Explanation`; ``None`` unless it halted).
         upstream: the SDK's stream object (other attributes are looked up there).
 
     Thread safety: consume from one thread.
