@@ -219,6 +219,8 @@ def _print_explanation(exp: object, indent: str = "  ") -> None:
         print(f"{indent}  verdict: {c.verdict} (signal: {c.signal}{model}; cause: {c.cause})")
         if c.evidence:
             print(f"{indent}  evidence{' [' + c.source + ']' if c.source else ''}: {c.evidence!r}")
+            if c.passage:
+                print(f"{indent}  (judged on the passage: {c.passage!r})")
         else:
             print(f"{indent}  evidence: none found about it")
     if exp.suggestion:  # type: ignore[attr-defined]
