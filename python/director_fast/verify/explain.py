@@ -196,8 +196,10 @@ def explain_halt(session: Any, *, threshold: float | None = None) -> Explanation
 
     The failing claim is ``session.halt_claim`` (the claim that halted it, numbered among the
     claims of the whole streamed text) with the source label of its evidence chunk; the cause
-    follows :func:`halt_cause`; ``score`` is the score that halted it and ``threshold`` the
-    halt's threshold unless given.
+    follows :func:`halt_cause`; the suggestion is the halt's own ``suggested_action`` (the
+    cause's suggestion when a claim or a failure explains the halt; a plain scorer's window or
+    trend halt keeps the reason's advice); ``score`` is the score that halted it and
+    ``threshold`` the halt's threshold unless given.
     """
     if not getattr(session, "halted", False):
         return None
@@ -213,9 +215,11 @@ def explain_halt(session: Any, *, threshold: float | None = None) -> Explanation
     trace = getattr(ev, "trace_attribution", None) if ev is not None else None
     if threshold is None and trace is not None:
         threshold = getattr(trace, "threshold", None)
+    # the halt's own advice when it has one (the same text its SafetyEvent carries)
+    advice = getattr(ev, "suggested_action", "") if ev is not None else ""
     return Explanation(approved=False, score=_unit_or_none(score), threshold=_unit_or_none(threshold),
-                       cause=cause, suggestion=suggestion_for(cause), failing=failing, claims=len(failing),
-                       halt_reason=reason[:64])
+                       cause=cause, suggestion=advice or suggestion_for(cause), failing=failing,
+                       claims=len(failing), halt_reason=reason[:64])
 
 
 def rejection_error(score: CoherenceScore | None, *, threshold: float | None = None, response: Any = None,
