@@ -123,7 +123,8 @@ class ClaimExplanation(_Base):
         probability: the verifier model's calibrated probability that the claim is supported,
             in [0, 1]; None when a rule decided or no model is loaded.
         entailment: the model's P(entailment), in [0, 1], or None.
-        start, end: code-point span of the claim in the response (-1 when unknown).
+        start, end: code-point span of the claim in the response (-1 when unknown); in a
+            stream's halt explanation, in the sentence that halted it.
     """
 
     claim: str
