@@ -3,6 +3,8 @@ streaming variants (issue 18, CoherenceAgent part)."""
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 import re
 import threading
@@ -96,8 +98,16 @@ def test_rejected_candidate_then_approved_one():
     assert r.output == RIGHT and r.candidates_evaluated == 2 and not r.halted
     block, allow = r.safety_events
     assert (block.policy_decision, block.halt_reason) == ("block", "candidate_rejected")
-    assert block.attributes == {"candidate_index": "0", "claims": "1", "supported_claims": "0",
-                                "claim_index": "0", "verdict": "contradicted", "signal": "number"}
+    attrs = dict(block.attributes)
+    digests = {k: attrs.pop(k) for k in ("claim_sha256", "evidence_sha256")}
+    assert attrs == {"candidate_index": "0", "claims": "1", "supported_claims": "0",
+                     "claim_index": "0", "verdict": "contradicted", "signal": "number",
+                     "cause": "contradicted_number"}
+    # references of the deciding claim and evidence (SHA-256 digests), never their text
+    from director_fast.types.explanation import text_sha256
+
+    assert digests["claim_sha256"] == text_sha256(WRONG) and len(digests["evidence_sha256"]) == 64
+    assert WRONG.strip().rstrip(".") not in json.dumps(block.to_dict(), ensure_ascii=False)
     assert block.evidence_refs == ("context:0",) and block.observed_score < 0.5
     assert allow.attributes["candidate_index"] == "1" and allow.policy_decision == "allow"
     _check_events(r)

@@ -130,7 +130,8 @@ def test_review_fills_fields_and_remembers_only_approved_responses():
     assert not ok and r.cross_turn_divergence == 0.0  # nothing earlier about check-in
     assert len(s) == 1
     ok, r = scorer.review("Check-in?", "Check-in starts at 3 pm.", s)
-    assert ok and [t.turn_index for t in s.turns] == [0, 1]
+    # the rejected answer was not remembered but had its turn: numbers follow the transcript
+    assert ok and [t.turn_index for t in s.turns] == [0, 2]
     # score and approval never change with a session
     plain = scorer.score("Check-in?", "Check-in starts at 3 pm.")
     assert (r.score, r.approved) == (plain.score, plain.approved)

@@ -24,6 +24,7 @@ NOT_IMPORT_PATHS = {
     "director_fast.scorer", "director_fast.adapters", "director_fast.counterfactual",
     "director_fast.nli", "director_fast.review", "director_fast.halt", "director_fast.approved",
     "director_fast.conversation.v1", "director_fast.conversation", "director_fast.scorer_config.v1",
+    "director_fast.calibration",
 }
 
 

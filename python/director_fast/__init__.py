@@ -79,6 +79,8 @@ from director_fast.stream.stream_guard import ScorerExecutor, astream_guard, str
 from director_fast.stream.agent import CoherenceAgent
 from director_fast.stream.structured import recover_json
 from director_fast.diagnostics.calibration import tune_threshold
+from director_fast.types.explanation import ClaimExplanation, Explanation
+from director_fast.verify.explain import explain, explain_halt
 from director_fast.diagnostics.finetune import benchmark_finetuned_model, validate_finetune_data
 from director_fast.types.verification import DataQualityReport, FinetuneConfig, FinetuneResult, RegressionReport
 from director_fast.errors import HallucinationError, MissingDependencyError
@@ -218,6 +220,10 @@ __all__ = [
     "Turn",
     "recover_json",
     "tune_threshold",
+    "explain",
+    "explain_halt",
+    "Explanation",
+    "ClaimExplanation",
     "validate_finetune_data",
     "benchmark_finetuned_model",
     "DataQualityReport",

@@ -213,14 +213,19 @@ class HallucinationError(DirectorFastError):
             ``None`` when only a tool call was rejected.
         response: the SDK's response object that was rejected.
         tool_reports: ``{tool name: ConfidenceReport}`` for the response's tool calls.
+        explanation: the :class:`~director_fast.types.explanation.Explanation` of the verdict
+            (failing claims with verdict, signal, deciding evidence sentence and source, cause and
+            suggestion), or ``None`` when only a tool call was rejected. The message is built
+            from it (``director_fast.verify.explain.rejection_error``).
     """
 
     def __init__(self, message: str, score: Any = None, response: Any = None,
-                 tool_reports: dict[str, Any] | None = None) -> None:
+                 tool_reports: dict[str, Any] | None = None, explanation: Any = None) -> None:
         super().__init__(message)
         self.score = score
         self.response = response
         self.tool_reports = dict(tool_reports or {})
+        self.explanation = explanation
 
 
 class MissingDependencyError(DirectorFastError, ImportError):

@@ -36,6 +36,7 @@ Thread-safety: pure functions over their arguments; call from any thread.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,11 +50,16 @@ from director_fast.types.verification import TuneResult
 from director_fast.errors import ConfigError, InputTypeError, StorageError, ValidationError
 from director_fast._validate import utf8_problem
 
-__all__ = ["OBJECTIVES", "CONFIG_FORMAT", "DEFAULT_SCORE_SCALE", "tune_threshold", "load_scorer_config",
+__all__ = ["OBJECTIVES", "MAX_INTERVAL_WIDTH", "MIN_TUNING_RECORDS", "CONFIG_FORMAT", "DEFAULT_SCORE_SCALE", "tune_threshold", "load_scorer_config",
            "write_scorer_config", "read_tune_data"]
 
 #: objectives :func:`tune_threshold` accepts.
 OBJECTIVES = ("balanced_accuracy", "max_fpr")
+#: widest 95 % interval of the threshold :func:`tune_threshold` accepts without a warning
+MAX_INTERVAL_WIDTH = 0.2
+#: fewest tuning records :func:`tune_threshold` accepts without a warning
+MIN_TUNING_RECORDS = 100
+_log = logging.getLogger("director_fast.calibration")
 _MIN_TENANT = 20  # labelled records (with both classes) a tenant needs for its own threshold
 
 
@@ -196,7 +202,8 @@ def _tune_one(s: np.ndarray, y: np.ndarray, objective: str, max_fpr: float | Non
 def tune_threshold(scores: Sequence[float], labels: Sequence[bool], *, objective: str = "balanced_accuracy",
                    max_fpr: float | None = None, seed: int = 0, holdout: float = 0.3, resamples: int = 1000,
                    tenants: Sequence[str] | None = None, bins: int = 10,
-                   score_scale: tuple[float, float] = DEFAULT_SCORE_SCALE) -> TuneResult:
+                   score_scale: tuple[float, float] = DEFAULT_SCORE_SCALE,
+                   max_width: float = MAX_INTERVAL_WIDTH, min_records: int = MIN_TUNING_RECORDS) -> TuneResult:
     """Choose the scorer threshold that best separates hallucinated from faithful records.
 
     Args:
@@ -213,6 +220,9 @@ def tune_threshold(scores: Sequence[float], labels: Sequence[bool], *, objective
         bins: bins of the reliability curve (>= 1).
         score_scale: ``(threshold, soft_limit)`` of the scorer that produced the scores (the
             default scorer's ``(0.5, 0.6)``); stored in the config.
+        max_width: the widest 95 % interval of the threshold (high - low, in score units, in
+            [0, 1]; default 0.2) accepted without a warning.
+        min_records: the fewest tuning records (>= 0; default 100) accepted without a warning.
 
     Returns:
         :class:`~director_fast.types.verification.TuneResult`: ``threshold``, ``metric`` and
@@ -221,7 +231,9 @@ def tune_threshold(scores: Sequence[float], labels: Sequence[bool], *, objective
         value on the tuning part), confusion counts at the threshold on the evaluation part
         (held-out, or everything when ``holdout=0``), ``interval`` (95 % bootstrap interval of
         the threshold), ``heldout`` (metrics and a 95 % bootstrap interval of the balanced
-        accuracy there), ``per_tenant``, ``reliability``.
+        accuracy there), ``per_tenant``, ``reliability``; ``unreliable`` and ``warnings`` when
+        the interval is wider than ``max_width`` or fewer than ``min_records`` records tuned the
+        threshold (each warning is also logged on ``director_fast.calibration``).
 
     Raises:
         ConfigError: an unknown objective, a missing / out-of-range ``max_fpr``, a bad
@@ -245,6 +257,10 @@ def tune_threshold(scores: Sequence[float], labels: Sequence[bool], *, objective
         if isinstance(val, bool) or not isinstance(val, int) or val < lo:
             raise ConfigError(f"{name} must be an int >= {lo}, got {val!r}", field=name)
     scale = _check_scale(score_scale)
+    if isinstance(max_width, bool) or not isinstance(max_width, (int, float)) or not 0.0 <= max_width <= 1.0:
+        raise ConfigError(f"max_width must be a number in [0, 1], got {max_width!r}", field="max_width")
+    if isinstance(min_records, bool) or not isinstance(min_records, int) or min_records < 0:
+        raise ConfigError(f"min_records must be an int >= 0, got {min_records!r}", field="min_records")
     s, y = _as_arrays(scores, labels)
     ten = None
     if tenants is not None:
@@ -281,13 +297,33 @@ def tune_threshold(scores: Sequence[float], labels: Sequence[bool], *, objective
             mask = tt == name
             if mask.sum() >= _MIN_TENANT and yt[mask].any() and (~yt[mask]).any():
                 per_tenant[name] = _tune_one(st[mask], yt[mask], objective, max_fpr, rng, 0)[0]
+    warnings = _reliability_warnings(interval, len(st), len(s), float(max_width), min_records, resamples)
+    for w in warnings:
+        _log.warning("tune_threshold: %s", w)
     return TuneResult(
+        unreliable=bool(warnings), warnings=warnings,
         threshold=t, metric="balanced_accuracy" if objective == "balanced_accuracy" else "catch_rate",
         score=value, samples=int(len(st)), curve=curve, objective=objective,
         max_fpr=float(max_fpr) if max_fpr is not None else None,
         true_positives=m["tp"], false_positives=m["fp"], true_negatives=m["tn"], false_negatives=m["fn"],
         interval=interval, heldout=heldout, per_tenant=per_tenant, reliability=_reliability(s, y, bins),
         score_scale=list(scale), seed=seed)
+
+
+def _reliability_warnings(interval: list[float], tuned: int, total: int, max_width: float, min_records: int,
+                          resamples: int) -> list[str]:
+    """The sentences of ``TuneResult.warnings``: a wide interval, a small tuning set."""
+    out = []
+    if interval and interval[1] - interval[0] > max_width + 1e-12:
+        out.append(f"the threshold's 95% interval [{interval[0]:.2f}, {interval[1]:.2f}] is "
+                   f"{interval[1] - interval[0]:.2f} wide, more than {max_width:g}: the threshold is not "
+                   f"pinned down; label more records")
+    if tuned < min_records:
+        out.append(f"only {tuned} of {total} records tuned the threshold (the rest are held out), fewer "
+                   f"than {min_records}: the threshold and its metrics may not hold on new data")
+    if resamples == 0:
+        out.append("no bootstrap resamples (resamples=0): the threshold's uncertainty is unknown")
+    return out
 
 
 def write_scorer_config(result: TuneResult, path: str | Path) -> dict[str, Any]:
@@ -300,15 +336,18 @@ def write_scorer_config(result: TuneResult, path: str | Path) -> dict[str, Any]:
     return result.write_config(path)
 
 
-def read_tune_data(path: str | Path, *, backend: str = "lexical",
-                   progress: Any = None) -> tuple[list[float], list[bool], list[str]]:
+def read_tune_data(path: str | Path, *, backend: str = "lexical", progress: Any = None,
+                   knowledge: Any = None) -> tuple[list[float], list[bool], list[str]]:
     """Scores, labels and tenants of a labelled JSONL file for :func:`tune_threshold`.
 
     Each line is a JSON object with a bool ``hallucinated`` label, an optional str ``tenant``,
     and either a precomputed ``score`` in [0, 1] (from the default scorer's scale) or a record
     for the default scorer: ``response``, ``context`` (evidence, may be empty) and optional
     ``question``, scored with ``CoherenceScorer`` (``backend``: ``model``, ``lexical`` or ``onnx:DIR``) at
-    its default threshold, the context passed per call.
+    its default threshold, the context passed per call. ``knowledge`` (a
+    :class:`~director_fast.verify.knowledge.KnowledgeBase` or a retriever) is evidence for every
+    scored record too, as ``director-fast guard --knowledge`` (shared by every record, whatever
+    its ``tenant``).
 
     Raises:
         ValidationError: a malformed line (the message names the file and line).
@@ -359,7 +398,7 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
                 if not isinstance(question, str):
                     raise ValidationError(f"{where}: field 'question' must be a string")
                 if scorer is None:
-                    scorer = _default_scorer(backend)
+                    scorer = _default_scorer(backend, knowledge)
                 try:
                     value = float(scorer.review(question, rec["response"],
                                                 context=rec["context"] or None)[1].score)
@@ -373,7 +412,10 @@ def read_tune_data(path: str | Path, *, backend: str = "lexical",
     return scores, labels, tenants
 
 
-def _default_scorer(backend: str) -> Any:
+def _default_scorer(backend: str, knowledge: Any = None) -> Any:
     from director_fast.verify.scorer import CoherenceScorer, backend_kwargs
 
-    return CoherenceScorer(**backend_kwargs(backend))
+    kw = backend_kwargs(backend)
+    if knowledge is not None:
+        kw["knowledge"] = knowledge
+    return CoherenceScorer(**kw)

@@ -50,7 +50,7 @@ from director_fast.types.verification import (
 from director_fast.errors import InputTypeError, ValidationError
 from director_fast.verify.numbers import NumberMention, find_numbers
 
-__all__ = ["verify_numeric", "verify_numbers", "FUTURE_YEAR_SLACK", "PERCENT_TOLERANCE"]
+__all__ = ["verify_numeric", "verify_numbers", "FUTURE_YEAR_SLACK", "PERCENT_TOLERANCE", "GENERIC_QUANTITY_WORDS"]
 
 #: a year more than this many years after the current one is a ``date_logic`` warning
 FUTURE_YEAR_SLACK = 5
@@ -244,21 +244,83 @@ def _evidence_items(evidence: Any) -> list[tuple[str, str]]:
     return out
 
 
+#: words that say what is done with a quantity, not what it is about: sharing only these does not
+#: make two numbers about the same subject ("a jacket costs" / "delivery costs")
+GENERIC_QUANTITY_WORDS = frozenset(
+    "cost price pay paid charge fee save saving get take have make open close run start end last "
+    "include offer available per each every only just about around total amount".split())
+
+
+def _subject_words(text: str, mention: NumberMention, mentions: Sequence[NumberMention]) -> set[str]:
+    """What a number of a response is about: the words next to it and of its clause, and the noun it
+    counts, less :data:`GENERIC_QUANTITY_WORDS`."""
+    from director_fast.verify.number_alignment import clause_words, counted_noun, near_words
+
+    words = set(near_words(text, mention, mentions)) | clause_words(text, mention.start, mention.end)
+    noun = counted_noun(text, mention, mentions)
+    if noun:
+        words.add(noun)
+    return words - GENERIC_QUANTITY_WORDS
+
+
+def _same_subject(text: str, mention: NumberMention, mentions: Sequence[NumberMention], pool: Any,
+                  al: Any) -> Any:
+    """The aligner's answer for a number it found no equal for, by subject: a conflict stands
+    when the evidence number is about the number's subject (:func:`_subject_words` meets the
+    evidence number's words); otherwise (a conflict about another subject, or nothing settled
+    among all the evidence numbers) the number is aligned again among the evidence numbers about
+    its subject only (``"absent"`` when none is). A number with no subject words of its own
+    ("It costs £5") keeps the aligner's answer."""
+    from director_fast.verify.number_alignment import align_number
+
+    subject = _subject_words(text, mention, mentions)
+    if not subject:
+        return al
+    if al.evidence is not None and subject & (al.evidence.clause | al.evidence.before | al.evidence.near):
+        return al
+    about = [e for e in pool if subject & (e.clause | e.before | e.near)]
+    if not about or len(about) == len(pool):
+        return al if al.evidence is None else type(al)("absent")
+    return align_number(text, mention, mentions, about, other_units=True)
+
+
+def _rate_applied(result: NumberMention, earlier: Sequence[NumberMention]) -> bool:
+    """True when ``result`` (an amount with a unit) is a stated rate applied to a stated amount
+    of the same unit that comes before it ("save 10%, so a £80 jacket costs £72": 80 x (1 - 10%);
+    also + p% and p% of): the formulas of :mod:`director_fast.verify.derived_numbers`, with one
+    amount and the rates as operands, and no result cue needed."""
+    from director_fast.verify.derived_numbers import _derivable
+
+    if not result.base_unit or result.unit == "%":
+        return False
+    rates = [x for x in earlier if x.unit == "%"]
+    if not rates:
+        return False
+    return any(_derivable(result, [a, *rates]) is not None for a in earlier
+               if a.base_unit == result.base_unit and a is not result)
+
+
 def verify_numbers(response: str, evidence: Any, *, current_year: int | None = None) -> NumericVerificationResult:
     """Verify every number of ``response`` against ``evidence``, plus :func:`verify_numeric`'s
     internal checks.
 
     Each number of each unit of the response (:func:`director_fast.split_claims`) is aligned
-    with the evidence number about the same thing, sentence by sentence of the evidence
-    (:func:`director_fast.verify.number_alignment.align_number`, other units allowed):
+    with the evidence number about the same subject and quantity, sentence by sentence of the
+    evidence (:func:`director_fast.verify.number_alignment.align_numbers`, the claim pipeline's
+    aligner, other units allowed); a conflict stands only when the evidence number is about the
+    response number's subject: the words next to it, of its clause and the noun it counts, less
+    generic quantity words (:data:`GENERIC_QUANTITY_WORDS`: "costs", "open", ...), must meet the
+    evidence number's words ("a £80 jacket" is not about "Standard delivery costs £4.95"; a
+    phone line's "8am-8pm" is not about the store's opening time):
 
     * an equal quantity (same unit, or the same quantity in another unit of its dimension:
       "2 weeks" / "14 days") -> ``matches``;
     * only other quantities, or the same value in another unit ("32 lb" against "32 kg") ->
       ``mismatches`` and an ``evidence_mismatch`` error issue (``valid`` is False);
     * a number the response computes from its own numbers ("£3.20 and £3.50, so £6.70
-      altogether", :func:`director_fast.verify.derived_numbers.derived_spans`) -> ``matches`` with
-      ``evidence_ref="arithmetic"``;
+      altogether", :func:`director_fast.verify.derived_numbers.derived_spans`), or a stated rate
+      applied to a stated amount before it ("Members save 10%, so a £80 jacket costs £72") ->
+      ``matches`` with ``evidence_ref="arithmetic"`` (a derived result is never a mismatch);
     * otherwise (no evidence number is about it) -> ``unverifiable``.
 
     Numbers beyond the float range (a digit run of 300+ digits) are counted in
@@ -318,12 +380,16 @@ def verify_numbers(response: str, evidence: Any, *, current_year: int | None = N
             continue
         context = (units[k - 1].text,) if k > 0 else ()
         derived = derived_spans(u.text, context)  # each span: a result with its cue
+        before = [x for x in find_numbers(context[0])] if context else []
         # "one" is a pronoun as often as a number ("to be offered one"); the lexical NLI does not
         # count it either
         mentions = [m for m in mentions if m.surface.lower() != "one" and abs(m.value) < float("inf")]
-        for m, al in zip(mentions, align_numbers(u.text, mentions, pool, other_units=True)):
+        for i, (m, al) in enumerate(zip(mentions, align_numbers(u.text, mentions, pool, other_units=True))):
             start, end = u.start + m.start, u.start + m.end
-            computed = any(a <= m.start and m.end <= b for a, b in derived)
+            if al.kind != "equal":
+                al = _same_subject(u.text, m, mentions, pool, al)
+            computed = any(a <= m.start and m.end <= b for a, b in derived) \
+                or (al.kind != "equal" and _rate_applied(m, before + mentions[:i]))
             if al.kind == "equal" or computed:
                 if al.kind == "equal" and al.evidence is not None:
                     e = al.evidence

@@ -46,6 +46,7 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
 
 from director_fast.stream.client_guard import make_scorer
 from director_fast.errors import ConfigError, HallucinationError, InputTypeError, StreamHalted
+from director_fast.verify.explain import explain_halt, rejection_error
 from director_fast.stream.stream_guard import astream_guard, stream_guard
 from director_fast.verify.text import split_sentences
 
@@ -154,8 +155,7 @@ class DirectorAIGuard(Runnable[Any, Any]):
     # ---- director-ai's check -------------------------------------------------------------------
     def _result(self, query: str, response: str, approved: bool, cs: Any) -> dict[str, Any]:
         if not approved and self.raise_on_fail:
-            raise HallucinationError(f"response rejected: coherence {cs.score:.3f} below threshold", score=cs,
-                                     response=response)
+            raise rejection_error(cs, threshold=getattr(self.scorer, "threshold", None), response=response)
         return {"approved": approved, "score": cs.score, "h_logical": cs.h_logical, "h_factual": cs.h_factual,
                 "response": response, "coherence_score": cs}
 
@@ -185,8 +185,10 @@ class DirectorAIGuard(Runnable[Any, Any]):
             reason = getattr(session.halt_reason, "value", session.halt_reason)
             if stream:
                 raise StreamHalted(f"stream halted ({reason}) after {session.delivered_count} chunk(s)", session)
+            exp = explain_halt(session)
             raise HallucinationError(f"response rejected: halted ({reason}) at sentence token "
-                                     f"{session.halt_index}", response=session.output + session.held_back)
+                                     f"{session.halt_index}" + (f": {exp.message()}" if exp is not None else ""),
+                                     response=session.output + session.held_back, explanation=exp)
 
     def _cut(self, value: Any, text: str, session: Any) -> Any:
         """``value`` with its text replaced by what the guard released."""
@@ -427,8 +429,8 @@ class CoherenceCallbackHandler(BaseCallbackHandler):
                     logger.warning("generation rejected: coherence %.3f below threshold %.3f (run %s)",
                                    cs.score, getattr(self.scorer, "threshold", float("nan")), run_id)
                     if self.raise_on_failure:
-                        raise HallucinationError(f"generation rejected: coherence {cs.score:.3f}", score=cs,
-                                                 response=text)
+                        raise rejection_error(cs, threshold=getattr(self.scorer, "threshold", None),
+                                              response=text, prefix="generation")
 
     def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
         """Forget the failed run's prompt."""

@@ -32,7 +32,8 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
     raise ImportError("director_fast.integrations.litellm needs litellm: pip install director-fast[litellm]") from _exc
 
 from director_fast.stream.client_guard import make_scorer
-from director_fast.errors import HallucinationError, InputTypeError, StreamHalted
+from director_fast.errors import InputTypeError, StreamHalted
+from director_fast.verify.explain import rejection_error
 from director_fast.stream.stream_guard import astream_guard
 
 logger = logging.getLogger("director_fast.integrations.litellm")
@@ -110,8 +111,7 @@ class DirectorGuardrail(CustomGuardrail):
                 hidden["director_fast_score"] = cs.score
             if not approved:
                 if self.raise_on_fail:
-                    raise HallucinationError(f"response rejected: coherence {cs.score:.3f} below threshold",
-                                             score=cs, response=response)
+                    raise rejection_error(cs, threshold=getattr(self.scorer, "threshold", None), response=response)
                 logger.warning("response rejected: coherence %.3f (not raised: raise_on_fail=False)", cs.score)
         return response
 

@@ -5,13 +5,21 @@
   [--ray-address ADDR] [--concurrency N] [--num-gpus G]]``: the main job (see
   :mod:`director_fast.jobs.guard_job`; ``--engine ray``: :mod:`director_fast.jobs.distributed`).
 * ``demo``: ``guard --stream`` on the sample shipped with the package.
-* ``stream [--context FILE --response FILE]``: replay one response token by token and show its
-  coherence per sentence and exactly where (character) and why it halts; without files, the first
-  hallucinated record of the bundled sample.
+* ``stream [--context FILE --response FILE] [--knowledge DIR] [--on-halt-text TEXT] [--json]``:
+  replay one response token by token and show its coherence per sentence and exactly where
+  (character) and why it halts (the halting claim, its verdict and signal, the evidence sentence
+  that decided it, the cause and a suggestion); without files, the first hallucinated record of
+  the bundled sample.
+* ``review [--context FILE --response FILE] [--knowledge DIR] [--json]``: judge one response and
+  show every failing claim with its evidence (``--explain all``: the supported ones too).
+* ``guard``, ``demo``, ``stream`` and ``review`` take ``--explain none|failing|all``: how much of
+  the :class:`~director_fast.types.explanation.Explanation` each record carries.
 * ``tune --data FILE.jsonl [--out CONFIG.json] [--objective balanced_accuracy|max_fpr]
-  [--max-fpr X] [--seed N] [--holdout F] [--backend lexical|model|onnx:DIR]``: calibrate the scorer
-  threshold on labelled records (:func:`director_fast.tune_threshold`) and write the config that
-  ``CoherenceScorer.from_config`` loads.
+  [--max-fpr X] [--seed N] [--holdout F] [--backend lexical|model|onnx:DIR] [--knowledge DIR]
+  [--max-width W] [--min-records N]``: calibrate the scorer threshold on labelled records
+  (:func:`director_fast.tune_threshold`) and write the config that ``CoherenceScorer.from_config``
+  loads; a wide interval or a small tuning set is a warning (stderr) and ``unreliable`` in the
+  result.
 * ``bench``: run the side-by-side benchmarks in ``bench/`` (needs a source checkout).
 * ``export-nli SOURCE OUT_DIR``: export a Hugging Face NLI checkpoint to the ONNX directory format
   (optional ``export`` extra).
@@ -42,6 +50,7 @@ commands:
   guard       score every record of a JSONL file (context, question, response)
   demo        guard --stream on the sample bundled with the package
   stream      replay one response token by token; show where and why it halts
+  review      judge one response; show which claims fail, on what evidence, and why
   tune        calibrate the scorer threshold on labelled records; write a scorer config
   bench       side-by-side benchmarks against director-ai (source checkout)
   export-nli  export a Hugging Face NLI checkpoint to ONNX (export extra)
@@ -65,19 +74,21 @@ def _print_table(title: str, rows: list[list[str]], header: list[str]) -> None:
 
 def _print_summary(summary: dict, out: str | None) -> None:
     print("director-fast guard summary")
-    groups = {k: summary[k] for k in ("halt_reasons", "by_source", "by_label") if k in summary}
+    groups = {k: summary[k] for k in ("halt_reasons", "rejection_causes", "by_source", "by_label") if k in summary}
     flat = {k: v for k, v in summary.items() if k not in groups}
     width = max(len(k) for k in [*flat, "per-record results"])
     for k, v in flat.items():
         print(f"  {k:{width}s} {_fmt(v)}")
     if out:
         print(f"  {'per-record results':{width}s} {out}")
-    reasons = groups.get("halt_reasons") or {}
-    if reasons:
-        total = sum(reasons.values())
-        rows = [[r, str(n), f"{100.0 * n / total:.1f}%"]
-                for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
-        _print_table("halt reasons", rows, ["reason", "halts", "share"])
+    for key, title, col in (("halt_reasons", "halt reasons", "halts"),
+                            ("rejection_causes", "rejection causes", "rejected")):
+        counts = groups.get(key) or {}
+        if counts:
+            total = sum(counts.values())
+            rows = [[r, str(n), f"{100.0 * n / total:.1f}%"]
+                    for r, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+            _print_table(title, rows, ["reason" if key == "halt_reasons" else "cause", col, "share"])
     for key, title in (("by_source", "by source"), ("by_label", "by label")):
         table = groups.get(key) or {}
         if not table:
@@ -120,7 +131,8 @@ def _cmd_guard(a: argparse.Namespace) -> int:
     from director_fast.jobs.guard_job import GuardOptions, run_guard
 
     opts = GuardOptions(backend=a.backend, threshold=a.threshold, stream=a.stream,
-                        tenant_id=a.tenant, skip_bad=a.skip_bad, knowledge=getattr(a, "knowledge", None))
+                        tenant_id=a.tenant, skip_bad=a.skip_bad, knowledge=getattr(a, "knowledge", None),
+                        explain=getattr(a, "explain", "failing"))
     engine = getattr(a, "engine", "local")
     if engine == "local":
         for flag, val in (("--ray-address", getattr(a, "ray_address", None)),
@@ -166,36 +178,69 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
     ns = argparse.Namespace(data=str(sample_path()), out=a.out, backend=a.backend, threshold=None,
                             stream=True, tenant="", skip_bad=False, resume=a.resume, force=a.force,
-                            json=a.json, no_progress=a.no_progress)
+                            json=a.json, no_progress=a.no_progress, explain=a.explain)
     print(f"guarding the bundled sample: {sample_path()}", file=sys.stderr)
     return _cmd_guard(ns)
 
 
-def _cmd_stream(a: argparse.Namespace) -> int:
-    from director_fast.jobs.guard_job import (GuardOptions, make_scorer_factory, decode_text_file, sample_path,
-                                    tokenize_for_stream)
+def _one_input(a: argparse.Namespace, what: str) -> tuple[str, str, str]:
+    """``(context, response, question)`` of ``stream`` / ``review``: the files given, or the first
+    hallucinated record of the bundled sample."""
     from director_fast.errors import ValidationError
-    from director_fast.stream.stream_guard import stream_guard
+    from director_fast.jobs.guard_job import decode_text_file, sample_path
 
     if not a.response and (a.context or a.question):
-        raise ValidationError("stream: --context / --question need --response (the text to stream); "
+        raise ValidationError(f"{what}: --context / --question need --response (the text to {what}); "
                               "without any of them the bundled sample is used")
     if a.response:
-        response = decode_text_file(a.response)
         context = decode_text_file(a.context) if a.context else ""
-        question = a.question or ""
-    else:
-        rec = next(json.loads(line) for line in open(sample_path(), encoding="utf-8")
-                   if json.loads(line)["hallucinated"])
-        context, response, question = rec["context"], rec["response"], rec.get("question", "")
+        return context, decode_text_file(a.response), a.question or ""
+    rec = next(json.loads(line) for line in open(sample_path(), encoding="utf-8")
+               if json.loads(line)["hallucinated"])
+    if not a.json:
         print(f"(bundled sample record {rec.get('orig_id', '')}, labelled hallucinated)")
-    opts = GuardOptions(backend=a.backend, threshold=a.threshold)
-    scorer = make_scorer_factory(opts)(context, opts)
+    return rec["context"], rec["response"], rec.get("question", "")
+
+
+def _scorer_for(a: argparse.Namespace) -> tuple[object, "GuardOptions"]:
+    """The scorer of ``stream`` / ``review`` (``--backend``, ``--threshold``, ``--knowledge``)."""
+    from director_fast.jobs.guard_job import GuardOptions, KnowledgeDir, make_scorer_factory
+
+    opts = GuardOptions(backend=a.backend, threshold=a.threshold, knowledge=a.knowledge)
+    docs = KnowledgeDir(a.knowledge).documents if a.knowledge else None
+    return make_scorer_factory(opts, knowledge=docs)("", opts), opts
+
+
+def _print_explanation(exp: object, indent: str = "  ") -> None:
+    """The failing claims of an explanation, one block each, then the suggestion."""
+    for c in exp.failing:  # type: ignore[attr-defined]
+        print(f"{indent}claim {c.claim_index}: {c.claim!r}")
+        model = f", model p(supported)={c.probability:.2f}" if c.probability is not None else ""
+        print(f"{indent}  verdict: {c.verdict} (signal: {c.signal}{model}; cause: {c.cause})")
+        if c.evidence:
+            print(f"{indent}  evidence{' [' + c.source + ']' if c.source else ''}: {c.evidence!r}")
+            if c.passage:
+                print(f"{indent}  (judged on the passage: {c.passage!r})")
+        else:
+            print(f"{indent}  evidence: none found about it")
+    if exp.suggestion:  # type: ignore[attr-defined]
+        print(f"{indent}suggestion: {exp.suggestion}")  # type: ignore[attr-defined]
+
+
+def _cmd_stream(a: argparse.Namespace) -> int:
+    from director_fast.jobs.guard_job import tokenize_for_stream
+    from director_fast.stream.stream_guard import stream_guard
+    from director_fast.verify.explain import explain_halt
+
+    context, response, question = _one_input(a, "stream")
+    scorer, _opts = _scorer_for(a)
     sentences: list[tuple[str, float]] = []
     inner = scorer
 
     class Recording:
         scorer_path = getattr(inner, "scorer_path", type(inner).__name__)
+        threshold = getattr(inner, "threshold", None)
+        soft_limit = getattr(inner, "soft_limit", None)
 
         def score_sentence(self, sentence, **kw):
             res = inner.score_sentence(sentence, **kw)
@@ -203,9 +248,20 @@ def _cmd_stream(a: argparse.Namespace) -> int:
             return res
 
     toks = tokenize_for_stream(response)
-    g = stream_guard(toks, Recording(), prompt=question, context=context or None)
-    delivered = "".join(g)
+    g = stream_guard(toks, Recording(), prompt=question, context=context or None,
+                     on_halt_text=a.on_halt_text)
+    shown = "".join(g)
     s = g.session
+    exp = explain_halt(s, threshold=getattr(inner, "threshold", None))
+    if a.json:
+        print(json.dumps({
+            "halted": s.halted, "halt_reason": str(s.halt_reason), "halt_index": s.halt_index,
+            "halt_char": len("".join(s.tokens[: s.halt_index])) if s.halted else -1,
+            "delivered": s.output, "shown": shown, "response_tokens": len(toks),
+            "sentences": [{"sentence": t, "score": round(v, 6)} for t, v in sentences],
+            "halt_explanation": exp.render(a.explain) if exp is not None else None,
+        }, ensure_ascii=False))
+        return 0
     print("coherence per sentence:")
     for sent, sc in sentences:
         short = sent if len(sent) <= 100 else sent[:97] + "..."
@@ -213,14 +269,37 @@ def _cmd_stream(a: argparse.Namespace) -> int:
     if s.halted:
         char = len("".join(s.tokens[: s.halt_index]))
         print(f"HALTED: {s.halt_reason_text or s.halt_reason} at token {s.halt_index}, character {char}")
-        ev = s.halt_evidence_structured
-        if ev is not None:
-            print(f"  suggested action: {ev.suggested_action}")
-            for ch in ev.evidence_chunks[:3]:
-                print(f"  evidence ({ch.source}, distance {ch.distance:.3f}): {ch.text[:100]}")
-        print(f"delivered ({len(delivered)} chars): {delivered[:300]!r}")
+        if exp is not None:
+            _print_explanation(exp)
+        print(f"delivered ({len(s.output)} chars): {s.output[:300]!r}")
+        if a.on_halt_text:
+            print(f"shown to the user: {shown[:300]!r}")
     else:
         print(f"not halted; {len(toks)} tokens delivered")
+    return 0
+
+
+def _cmd_review(a: argparse.Namespace) -> int:
+    from director_fast.verify.explain import explain
+
+    context, response, question = _one_input(a, "review")
+    scorer, _opts = _scorer_for(a)
+    approved, cs = scorer.review(question, response, context=context or None)
+    exp = explain(cs, threshold=getattr(scorer, "threshold", None), approved=approved,
+                  evidence_given=bool(context.strip() or a.knowledge))
+    if a.json:
+        print(json.dumps({"approved": bool(approved), "score": round(float(cs.score), 6),
+                          "threshold": getattr(scorer, "threshold", None), "cause": exp.cause,
+                          "explanation": exp.render(a.explain)}, ensure_ascii=False))
+        return 0
+    print(exp.summary)
+    if exp.failing:
+        _print_explanation(exp)
+    elif exp.suggestion:
+        print(f"  suggestion: {exp.suggestion}")
+    if a.explain == "all":
+        for c in exp.supported:
+            print(f"  supported: claim {c.claim_index}: {c.claim!r} (evidence: {c.evidence!r})")
     return 0
 
 
@@ -254,10 +333,18 @@ def _cmd_tune(a: argparse.Namespace) -> int:
 
     if a.out and not a.force and os.path.exists(a.out):
         raise ConfigError(f"--out {a.out} exists: pass --force to overwrite it", field="out")
-    scores, labels, tenants = read_tune_data(a.data, backend=a.backend)
+    kb = None
+    if a.knowledge:
+        from director_fast.jobs.guard_job import KnowledgeDir
+
+        kb = KnowledgeDir.build(KnowledgeDir(a.knowledge).documents)
+    scores, labels, tenants = read_tune_data(a.data, backend=a.backend, knowledge=kb)
+    limits = {k: v for k, v in (("max_width", a.max_width), ("min_records", a.min_records)) if v is not None}
     res = tune_threshold(scores, labels, objective=a.objective, max_fpr=a.max_fpr, seed=a.seed,
                          holdout=a.holdout, resamples=a.resamples,
-                         tenants=tenants if any(tenants) else None)
+                         tenants=tenants if any(tenants) else None, **limits)
+    for w in res.warnings:
+        print(f"director-fast tune: warning: {w}", file=sys.stderr)
     if a.out:
         res.write_config(a.out)
     if a.json:
@@ -279,6 +366,7 @@ def _cmd_tune(a: argparse.Namespace) -> int:
         ("confusion tp/fp/tn/fn", f"{res.true_positives}/{res.false_positives}/{res.true_negatives}/"
                                   f"{res.false_negatives}"),
         ("reliability ECE", _fmt(res.reliability.get("ece"))),
+        ("reliable", "NO (see the warnings)" if res.unreliable else "yes"),
     ]
     rows += [(f"tenant {k}", f"{v:.4f}") for k, v in sorted(res.per_tenant.items())]
     width = max(len(k) for k, _ in rows)
@@ -286,6 +374,23 @@ def _cmd_tune(a: argparse.Namespace) -> int:
         print(f"  {k.ljust(width)}  {v}")
     print(f"  config: {a.out}" if a.out else "  (no --out: config not written)")
     return 0
+
+
+def _explain_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--explain", choices=["none", "failing", "all"], default="failing",
+                   help="explanation in each result: failing (default: the failing claims with verdict, "
+                        "signal, evidence sentence, source, cause and suggestion), all (also the "
+                        "supported claims) or none")
+
+
+def _one_input_args(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``stream`` and ``review`` after their input files."""
+    p.add_argument("--knowledge", metavar="DIR",
+                   help="directory of .txt/.md documents used as evidence, in addition to --context")
+    p.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
+    p.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
+    p.add_argument("--json", action="store_true", help="print one JSON record instead of text")
+    _explain_arg(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -330,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     g.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: shown when stderr is a terminal)")
+    _explain_arg(g)
     g.set_defaults(fn=_cmd_guard)
 
     d = sub.add_parser("demo", help="guard --stream on the bundled sample",
@@ -342,6 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     d.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: shown when stderr is a terminal)")
+    _explain_arg(d)
     d.set_defaults(fn=_cmd_demo)
 
     s = sub.add_parser("stream", help="replay one response and show where and why it halts",
@@ -351,15 +458,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--response", metavar="FILE",
                    help="file with the response to stream (default: a bundled sample record)")
     s.add_argument("--question", help="the prompt / question (text); needs --response")
-    s.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
-    s.add_argument("--threshold", type=float, default=None, help="approval threshold in [0, 1]")
+    _one_input_args(s)
+    s.add_argument("--on-halt-text", metavar="TEXT", default=None,
+                   help="a fallback message shown after a halt, after the last safe text (default: none)")
     s.set_defaults(fn=_cmd_stream)
+
+    r = sub.add_parser("review", help="judge one response; show which claims fail and why",
+                       description="Judge one response claim by claim; print the verdict, each failing "
+                                   "claim with its verdict, signal and deciding evidence sentence, and "
+                                   "a suggestion.")
+    r.add_argument("--context", metavar="FILE", help="file with the source text (evidence); needs --response")
+    r.add_argument("--response", metavar="FILE",
+                   help="file with the response to judge (default: a bundled sample record)")
+    r.add_argument("--question", help="the prompt / question (text); needs --response")
+    _one_input_args(r)
+    r.set_defaults(fn=_cmd_review)
 
     t = sub.add_parser("tune", help="calibrate the scorer threshold on labelled records",
                        description="Sweep the scorer threshold on a seeded held-out split of labelled "
                                    "records, pick it by an objective, report the curve, confusion counts, "
-                                   "a bootstrap 95%% interval and a reliability curve, and write the config "
-                                   "that CoherenceScorer.from_config loads.")
+                                   "a bootstrap 95 percent interval and a reliability curve, and write "
+                                   "the config that CoherenceScorer.from_config loads. Warns when the "
+                                   "interval is wider than --max-width or the tuning set smaller than "
+                                   "--min-records.")
     t.add_argument("--data", required=True, metavar="FILE",
                    help="JSONL, one object per line: hallucinated (bool label), optional tenant, and either "
                         "score (in [0, 1]) or context/response/optional question (scored here)")
@@ -373,6 +494,14 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--holdout", type=float, default=0.3, help="held-out share (default 0.3; 0: none)")
     t.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     t.add_argument("--backend", default="lexical", help="lexical (default), model or onnx:DIR, for unscored records")
+    t.add_argument("--knowledge", metavar="DIR",
+                   help="directory of .txt/.md documents used as evidence for every unscored record, in "
+                        "addition to its context (as guard --knowledge)")
+    t.add_argument("--max-width", type=float, default=None, metavar="W",
+                   help="warn when the threshold's 95 percent interval is wider than W "
+                        "(default: tune_threshold's, 0.2)")
+    t.add_argument("--min-records", type=int, default=None, metavar="N",
+                   help="warn when fewer than N records tune the threshold (default: tune_threshold's, 100)")
     t.add_argument("--json", action="store_true", help="print the whole TuneResult as one JSON object")
     t.set_defaults(fn=_cmd_tune)
 

@@ -61,6 +61,7 @@ class GuardOptions:
     top_k: int = 3
     knowledge: str | None = None        # directory of .txt/.md documents (shared knowledge base)
     knowledge_digest: str = ""          # set by the job: SHA-256 prefix of the directory's documents
+    explain: str = "failing"            # explanation in each result: "none", "failing" or "all"
 
 
 @dataclass
@@ -80,6 +81,7 @@ class GuardSummary:
     halts: int = 0
     no_evidence: int = 0  # records judged without evidence (empty context and no --knowledge)
     halt_reasons: dict[str, int] = field(default_factory=dict)
+    causes: dict[str, int] = field(default_factory=dict)  # rejected records per cause
     halt_positions: list[float] = field(default_factory=list)  # halt index / response tokens
     latencies_ms: list[float] = field(default_factory=list)
     labels: list[bool] = field(default_factory=list)
@@ -112,6 +114,7 @@ class GuardSummary:
             "halts": self.halts,
             "no_evidence": self.no_evidence,
             "halt_reasons": dict(sorted(self.halt_reasons.items())),
+            "rejection_causes": dict(sorted(self.causes.items())),
             "halt_position_p50": round(percentile(self.halt_positions, 50), 4) if self.halt_positions else None,
             "latency_ms_p50": round(percentile(self.latencies_ms, 50), 3) if self.latencies_ms else None,
             "latency_ms_p95": round(percentile(self.latencies_ms, 95), 3) if self.latencies_ms else None,
@@ -387,6 +390,8 @@ def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None)
         key: tuple[Any, ...] = (o.backend, o.threshold, o.stream, o.tenant_id, o.top_k)
         if o.knowledge:  # only then: fingerprints of runs without a knowledge directory are unchanged
             key += (o.knowledge_digest,)
+        if o.explain != "failing":  # likewise: the default level keeps earlier fingerprints
+            key += (f"explain={o.explain}",)
         h.update(repr(key).encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:16]
 
@@ -394,7 +399,7 @@ def record_fingerprint(rec: dict[str, Any], options: GuardOptions | None = None)
 def _slim(res: dict[str, Any]) -> dict[str, Any]:
     """The fields of a result line that the summary needs (resume keeps only these in memory)."""
     keep = ("line", "fingerprint", "approved", "warning", "latency_ms", "no_evidence", "halted",
-            "halt_reason", "halt_index", "response_tokens", "score")
+            "halt_reason", "halt_index", "response_tokens", "score", "cause")
     return {k: res[k] for k in keep if k in res}
 
 
@@ -633,6 +638,8 @@ def _account(summary: GuardSummary, result: dict[str, Any], rec: dict[str, Any])
     summary.warnings += bool(result["warning"])
     summary.latencies_ms.append(result["latency_ms"])
     summary.no_evidence += bool(result.get("no_evidence"))
+    if not result["approved"] and result.get("cause"):
+        summary.causes[result["cause"]] = summary.causes.get(result["cause"], 0) + 1
     if result.get("halted"):
         summary.halts += 1
         summary.halt_reasons[result["halt_reason"]] = summary.halt_reasons.get(result["halt_reason"], 0) + 1
@@ -681,6 +688,7 @@ def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., An
     Thread-safety: as safe as the scorer ``make`` returns (the default one is thread-safe).
     """
     from director_fast.stream.stream_guard import stream_guard
+    from director_fast.verify.explain import explain, explain_halt
 
     t0 = time.perf_counter()
     scorer = make(rec["context"], opts)
@@ -709,6 +717,11 @@ def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., An
         c = min(cs.evidence.chunks, key=lambda ch: ch.distance)
         top = {"text": c.text, "distance": round(float(c.distance), 6), "source": c.source}
     result["top_evidence"] = top
+    threshold = getattr(scorer, "threshold", None)
+    exp = explain(cs, threshold=threshold, approved=bool(approved), evidence_given=not result["no_evidence"])
+    result["cause"] = exp.cause
+    if opts.explain != "none":
+        result["explanation"] = exp.render(opts.explain)
     if opts.stream:
         toks = tokenize_for_stream(rec["response"])
         g = stream_guard(toks, scorer, prompt=question, tenant_id=opts.tenant_id,
@@ -719,6 +732,9 @@ def guard_record(lineno: int | None, rec: dict[str, Any], make: Callable[..., An
         result.update(halted=s.halted, halt_index=s.halt_index, halt_reason=str(s.halt_reason),
                       halt_char=len("".join(s.tokens[: s.halt_index])) if s.halted else -1,
                       response_tokens=len(toks))
+        if opts.explain != "none":
+            hx = explain_halt(s, threshold=threshold)
+            result["halt_explanation"] = hx.render(opts.explain) if hx is not None else None
     if "hallucinated" in rec:
         result["hallucinated"] = rec["hallucinated"]
     result["latency_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
@@ -777,6 +793,7 @@ def _result_schema() -> Any:
         ("approved", pa.bool_()), ("warning", pa.bool_()), ("h_logical", pa.float64()),
         ("h_factual", pa.float64()), ("backend", pa.string()), ("no_evidence", pa.bool_()),
         ("top_evidence", pa.struct([("text", pa.string()), ("distance", pa.float64()), ("source", pa.string())])),
+        ("cause", pa.string()), ("explanation", pa.string()), ("halt_explanation", pa.string()),
         ("halted", pa.bool_()), ("halt_index", pa.int64()), ("halt_reason", pa.string()),
         ("halt_char", pa.int64()), ("response_tokens", pa.int64()), ("hallucinated", pa.bool_()),
         ("latency_ms", pa.float64()),
@@ -787,7 +804,8 @@ class ResultWriter:
     """Writes result lines to ``path``: JSON Lines (one ``json.dumps(result, ensure_ascii=False)``
     per line, flushed per line) or, for a ``.parquet`` / ``.pq`` path, Parquet (needs pyarrow; a
     fixed schema with the result fields, the stream fields null without ``--stream``, ``id`` as
-    text (a non-string ``orig_id`` JSON-encoded); written a row group at a time, so an interrupted
+    text (a non-string ``orig_id`` JSON-encoded), ``explanation`` / ``halt_explanation`` as JSON
+    text; written a row group at a time, so an interrupted
     run leaves no readable file).
 
     Thread-safety: not thread-safe (one writer).
@@ -814,6 +832,9 @@ class ResultWriter:
         row = dict(result)
         if not isinstance(row.get("id"), str):
             row["id"] = json.dumps(row.get("id"))
+        for key in ("explanation", "halt_explanation"):  # nested records: JSON text columns
+            if row.get(key) is not None:
+                row[key] = json.dumps(row[key], ensure_ascii=False)
         self._rows.append(row)
         if len(self._rows) >= _PARQUET_ROWS:
             self._flush_rows()

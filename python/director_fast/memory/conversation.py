@@ -60,11 +60,13 @@ from director_fast.types.results import CoherenceScore, CrossTurnContradiction
 from director_fast.errors import ConfigError, InputTypeError, ValidationError
 from director_fast.verify.nli import LexicalNLI, query_terms
 from director_fast.verify.numbers import find_numbers
+from director_fast.verify.number_alignment import checkable
 from director_fast.verify.roles import resolve_roles
 
 __all__ = [
     "ConversationSession",
     "CrossTurnReport",
+    "number_words_as_digits",
     "StructuredClaim",
     "Turn",
     "comparable",
@@ -255,7 +257,10 @@ class Turn:
         response: the assistant's text.
         score: its coherence score in [0, 1] (None when it was not scored, e.g. seeded or
             streamed).
-        turn_index: 0-based index among the turns the session recorded (evicted ones included).
+        turn_index: its number in the caller's transcript: 0-based position among the assistant
+            turns (seeded from ``messages``: the message's position among the assistant messages;
+            otherwise every response the session checked or recorded took the next number,
+            remembered or not, forgotten ones included).
         timestamp: ``clock()`` seconds when it was recorded (the TTL counts from it).
         claims: code-point spans ``(start, end)`` of its factual claims in ``response``.
 
@@ -305,6 +310,27 @@ class _Claim:
     claim_index: int
     terms: tuple[str, ...]
     temporal: TemporalClaim | None
+
+
+def number_words_as_digits(text: str) -> str:
+    """``text`` with each number written in words turned into digits, its unit word kept ("Our
+    tents sleep four people." -> "Our tents sleep 4 people."; "two weeks" -> "2 weeks"), so the
+    claim judge, which compares digits, compares "four" with "six" as it compares "4" with "6".
+    A written "one" and a bare "half" (too often no quantity: "one of you") and numbers that hold
+    a digit are left as they are (:func:`director_fast.verify.number_alignment.checkable`)."""
+    mentions = [m for m in checkable(find_numbers(text)) if not any(ch.isdigit() for ch in m.surface)]
+    if not mentions:
+        return text
+    out, pos = [], 0
+    for m in mentions:
+        if m.unit == "%":
+            continue  # "half the staff": a share, kept in words
+        words = m.surface.split()
+        unit = f" {words[-1]}" if m.unit and len(words) > 1 and words[-1].isalpha() else ""
+        out += [text[pos:m.start], f"{m.value:g}{unit}"]  # m.value: in the unit word's own unit
+        pos = m.end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _digest(text: str) -> str:
@@ -616,17 +642,19 @@ class ConversationSession:
             top = self._top(_terms(text), self.top_k)
             if top:
                 ids = [i for i, _s in top]
-                comps = judge.compare_texts(text, [self._claims[i].text for i in ids])
+                said = number_words_as_digits(text)  # "four" / "six" compared as "4" / "6"
+                comps = judge.compare_texts(said, [number_words_as_digits(self._claims[i].text) for i in ids])
                 comparisons += len(ids)
                 for i, c in zip(ids, comps):
+                    earlier = number_words_as_digits(self._claims[i].text)
                     if c.verdict == "supported":
                         # the judge is not symmetric and contradiction is: "X has free parking"
                         # is covered by "X has no parking", which contradicts it read the other
                         # way round (on the bench chat every pair found only in reverse had a
                         # forward verdict of supported)
-                        c = judge.compare_texts(self._claims[i].text, [text])[0]
+                        c = judge.compare_texts(earlier, [said])[0]
                         comparisons += 1
-                    if c.verdict == "contradicted" and comparable(text, self._claims[i].text, c.signal):
+                    if c.verdict == "contradicted" and comparable(said, earlier, c.signal):
                         p = min(1.0, max(0.0, float(c.strength)))
                         old = best.get(i)
                         if old is None or p > old[0]:
@@ -674,7 +702,8 @@ class ConversationSession:
                 key = ("temporal", e.session_id, e.claim_id, e.timestamp)
             if key in best:
                 continue
-            c = judge.compare_texts(text, [e.source_text])[0] if e.source_text else None
+            c = judge.compare_texts(number_words_as_digits(text), [number_words_as_digits(e.source_text)])[0] \
+                if e.source_text else None
             made += 1 if e.source_text else 0
             p = float(c.strength) if c is not None and c.verdict == "contradicted" else 0.5
             best[key] = (min(1.0, max(0.0, p)), ci, text, e.source_text, turn, kind, "temporal",
@@ -683,7 +712,7 @@ class ConversationSession:
 
     # ---- recording -------------------------------------------------------------------------------
     def record(self, prompt: str, response: str, score: float | None = None, *,
-               claims: Sequence[tuple[str, int, int]] | None = None) -> Turn:
+               claims: Sequence[tuple[str, int, int]] | None = None, turn_index: int | None = None) -> Turn:
         """Remember an assistant turn (without checking it).
 
         Args:
@@ -692,6 +721,9 @@ class ConversationSession:
             score: its coherence score in [0, 1], or None.
             claims: its factual claims as ``(text, start, end)`` (default: from
                 :func:`~director_fast.verify.claims.split_claims`).
+            turn_index: its number in your transcript (0-based position among the assistant
+                turns; default: the next number, see :meth:`next_turn_index`); it must be above
+                every turn the session holds.
 
         Returns:
             The :class:`Turn`. Its structured claims go to the temporal graph (session id
@@ -700,7 +732,7 @@ class ConversationSession:
 
         Raises:
             InputTypeError: a non-str text. ValidationError: a score outside [0, 1], a claim span
-                outside the response.
+                outside the response, a ``turn_index`` below 0 or not above the last turn held.
         """
         for name, v in (("prompt", prompt), ("response", response)):
             if not isinstance(v, str):
@@ -712,7 +744,19 @@ class ConversationSession:
                 raise ValidationError(f"claims[{j}] ({a}, {b}) is not a span of the response holding its text")
         with self._lock:
             self._expire()
-            return self._add(prompt, response, score, [(a, b) for _t, a, b in units], self._clock(), None)
+            if turn_index is not None:
+                turn_index = _check_int("turn_index", turn_index, 0)
+                if self._turns and turn_index <= self._turns[-1].turn_index:
+                    raise ValidationError(f"turn_index {turn_index} must be above the last turn held "
+                                          f"({self._turns[-1].turn_index})")
+            return self._add(prompt, response, score, [(a, b) for _t, a, b in units], self._clock(), turn_index)
+
+    def next_turn_index(self) -> int:
+        """The number the next response checked or recorded takes when none is given: one above
+        every turn the session numbered, remembered or not (a rejected answer that was not
+        remembered still had its turn in the conversation)."""
+        with self._lock:
+            return self._turn_counter
 
     def add_turn(self, prompt: str, response: str, score: float | None = None) -> Turn:
         """director-ai's name for :meth:`record`."""
@@ -730,14 +774,21 @@ class ConversationSession:
 
     def observe(self, prompt: str, response: str, score: float | None = None, *,
                 claims: Sequence[tuple[str, int, int]] | None = None, judge: Any = None,
-                remember: bool = True) -> CrossTurnReport:
-        """:meth:`check` ``response``, then (with ``remember``) :meth:`record` it, atomically."""
+                remember: bool = True, turn_index: int | None = None) -> CrossTurnReport:
+        """:meth:`check` ``response``, then (with ``remember``) :meth:`record` it, atomically. The
+        response takes turn number ``turn_index`` (default :meth:`next_turn_index`) whether it is
+        remembered or not, so later turns keep the numbers of the caller's transcript."""
         units, judge = self._prepare(response, claims, judge)
         with self._lock:
             self._expire()
             report = self._check(units, judge)
+            if turn_index is not None and self._turns and turn_index <= self._turns[-1].turn_index:
+                turn_index = None  # the transcript restarted below what is held: number on
             if remember:
-                self.record(prompt, response, score, claims=units)
+                self.record(prompt, response, score, claims=units, turn_index=turn_index)
+            else:
+                self._turn_counter = max(self._turn_counter,
+                                         (self._turn_counter if turn_index is None else turn_index) + 1)
             return report
 
     def seed(self, messages: Any) -> int:
@@ -752,11 +803,14 @@ class ConversationSession:
         added = 0
         with self._lock:
             self._expire()
-            for text in roles.earlier_assistant:
+            for k, text in enumerate(roles.earlier_assistant):
                 if _digest(text) in self._seen:
                     continue
                 spans = [(a, b) for a, b in _factual_spans(text) if query_terms(text[a:b])]
-                self._add("", text, None, spans, self._clock(), None)
+                # numbered as in the caller's transcript: its position among the assistant messages
+                # (when that is above every turn held; else the next number)
+                index = k if not self._turns or k > self._turns[-1].turn_index else None
+                self._add("", text, None, spans, self._clock(), index)
                 added += 1
         return added
 
@@ -1004,7 +1058,10 @@ def review_in_session(session: Any, scorer: Any, prompt: str, action: str, resul
     claims = [(a.claim, a.start, a.end) for a in result.attributions
               if 0 <= a.start <= a.end <= len(action) and action[a.start:a.end] == a.claim]
     remember = result.approved or session.record_policy == "all"
-    report = session.observe(prompt, action, result.score, claims=claims, judge=scorer.judge, remember=remember)
+    # with messages, the response is the next assistant turn of that transcript
+    turn = len(resolve_roles("", messages=messages).earlier_assistant) if messages is not None else None
+    report = session.observe(prompt, action, result.score, claims=claims, judge=scorer.judge, remember=remember,
+                             turn_index=turn)
     evidence = result.evidence
     if evidence is not None:
         evidence = replace(evidence, cross_turn_contradictions=list(report.contradictions))

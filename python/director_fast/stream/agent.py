@@ -41,6 +41,7 @@ from typing import Any, Callable
 
 from director_fast.safety.halt_evidence import EvidenceChunk, HaltEvidence, HaltTraceAttribution
 from director_fast.stream.halt import HaltConfig, suggested_action
+from director_fast.verify.explain import explain
 from director_fast.safety.event import MAX_ID_LEN, MAX_REF_LEN, MAX_REFS, MAX_TRACE_TEXT_LEN, SafetyEvent
 from director_fast.stream.session import StreamSession
 from director_fast.safety.tenant import _CTRL, TenantSafetyError, check_text
@@ -524,8 +525,8 @@ class CoherenceAgent:
         return HaltEvidence(reason=reason, last_score=sc.score, evidence_chunks=chunks,
                             nli_scores=divs or None,
                             suggested_action=("No candidate passed verification; answer withheld. "
-                                              + suggested_action(reason)) if reason == "hard_limit"
-                            else "No NLI model is loaded in strict mode; answer withheld.",
+                                              + (explain(sc, threshold=thr).suggestion or suggested_action(reason)))
+                            if reason == "hard_limit" else "No NLI model is loaded in strict mode; answer withheld.",
                             trace_attribution=trace)
 
     @staticmethod
@@ -561,6 +562,9 @@ class CoherenceAgent:
             attrs["verdict"] = verdict
             if signal and re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", signal):
                 attrs["signal"] = signal
+        if not j.approved:  # references only: the cause and digests of the deciding claim and evidence
+            refs_of = explain(sc, threshold=self._threshold(), approved=False).references()
+            attrs.update({k: v for k, v in refs_of.items() if k in ("cause", "claim_sha256", "evidence_sha256")})
         refs = _refs(chunks) if not j.approved else ()
         latency = (time.perf_counter() - call.t0) * 1000.0
 

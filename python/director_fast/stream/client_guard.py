@@ -9,16 +9,19 @@
     :func:`~director_fast.diagnostics.confidence.evaluate_tool_call` against the ``tools`` of the request.
     A rejection raises :class:`~director_fast.errors.HallucinationError` (``on_fail="raise"``),
     is logged (``"log"``), or is only attached to the response (``"metadata"``: the response gets
-    ``director_score``, ``director_approved`` and ``director_tool_reports`` attributes, approved
-    or not).
+    ``director_score``, ``director_approved``, ``director_tool_reports`` and
+    ``director_explanation`` attributes, approved or not; a plain ``dict`` response gets the
+    same keys with JSON-safe values, see :func:`attach_metadata`). The error's message and its
+    ``explanation`` name the failing claims, their evidence and a suggestion.
   - ``stream=True``: the SDK's own chunk / event objects are yielded, held back per sentence
     while the sentence is judged, up to the last safe one (:func:`~director_fast.stream.stream_guard`
     over the text deltas of :mod:`director_fast.stream.adapters`); on a halt the upstream HTTP stream is
     closed and ``on_fail`` applies: ``"raise"`` raises
     :class:`~director_fast.errors.StreamHalted` after the last safe object, ``"log"`` logs and
     ends the stream, ``"metadata"`` ends it and sets ``stream.director_halt`` (the halt's
-    SafetyEvent). ``stream.session`` is the :class:`StreamSession` in every mode. Streamed
-    tool-call deltas pass through unchecked.
+    SafetyEvent) and ``stream.director_explanation`` (why it halted). ``stream.session`` is the
+    :class:`StreamSession` in every mode. ``guard(..., on_halt_text="...")`` sends a fallback
+    message after a halt. Streamed tool-call deltas pass through unchecked.
 
 Evidence: ``facts`` (a ``{key: value}`` mapping, indexed as ``"key: value"`` facts in a fresh
 :class:`~director_fast.verify.knowledge.KnowledgeBase`), or ``store`` (a ``KnowledgeBase`` or any object
@@ -49,7 +52,8 @@ from director_fast.stream.adapters import (
 from director_fast.diagnostics.confidence import evaluate_tool_call
 from director_fast.verify.scorer import CoherenceScorer
 from director_fast.types.results import CoherenceScore
-from director_fast.errors import ConfigError, HallucinationError, InputTypeError, StreamHalted
+from director_fast.errors import ConfigError, InputTypeError, StreamHalted
+from director_fast.verify.explain import explain, explain_halt, rejection_error
 from director_fast.verify.knowledge import KnowledgeBase
 from director_fast.stream.stream_guard import astream_guard, stream_guard
 
@@ -198,25 +202,64 @@ def _anthropic_messages(messages: Any) -> list[dict[str, str]]:
     return out
 
 
-def _attach(obj: Any, name: str, value: Any) -> None:
+def _attach(obj: Any, name: str, value: Any) -> bool:
+    """Set attribute ``name`` on an SDK response; False (and a warning) when it cannot be set."""
     try:
         setattr(obj, name, value)
+        return True
     except (AttributeError, TypeError, ValueError):
         try:
             object.__setattr__(obj, name, value)
-        except (AttributeError, TypeError):  # pragma: no cover - slotted foreign objects
-            _log.debug("cannot attach %s to %s", name, type(obj).__name__)
+            return True
+        except (AttributeError, TypeError):  # slotted or frozen foreign objects
+            _log.warning("guarded client: cannot attach %s to a %s response (on_fail='metadata' "
+                         "records nothing on it)", name, type(obj).__name__)
+            return False
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON-safe copy of a metadata value (records through ``to_dict()``)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def attach_metadata(response: Any, values: Mapping[str, Any]) -> None:
+    """Record ``values`` (``director_score``, ``director_approved``, ``director_tool_reports``,
+    ``director_explanation``) on a response: as attributes of an SDK object (the records
+    themselves), or, for a plain ``dict`` response (a mutable mapping), as keys holding JSON-safe
+    copies (``to_dict()`` of each record; the explanation as ``Explanation.render()``). A response
+    that takes neither (an immutable mapping, a frozen object) is logged as a warning: never a
+    silent omission."""
+    from collections.abc import MutableMapping
+
+    if isinstance(response, MutableMapping):
+        for name, value in values.items():
+            response[name] = (value.render() if name == "director_explanation" and value is not None
+                              else _jsonable(value))
+        return
+    if isinstance(response, Mapping):
+        _log.warning("guarded client: the %s response is an immutable mapping; on_fail='metadata' "
+                     "records nothing on it", type(response).__name__)
+        return
+    for name, value in values.items():
+        if not _attach(response, name, value):
+            return
 
 
 class _Policy:
     """What a guarded client shares: the scorer, on_fail, extra evidence and tenant."""
 
-    def __init__(self, scorer: Any, on_fail: str, context: Any, tenant_id: str, release: str) -> None:
+    def __init__(self, scorer: Any, on_fail: str, context: Any, tenant_id: str, release: str,
+                 on_halt_text: str | None = None) -> None:
         self.scorer = scorer
         self.on_fail = on_fail
         self.context = context
         self.tenant_id = tenant_id
         self.release = release
+        self.on_halt_text = on_halt_text
 
     # ---- whole messages ----
     def _review(self, text: str, messages: list[dict[str, str]], system: str | None) -> CoherenceScore:
@@ -240,29 +283,33 @@ class _Policy:
                 reports[name] = evaluate_tool_call(defs[name], args)
         bad_tools = [n for n, r in reports.items() if r.should_abstain()]
         approved = (cs is None or cs.approved) and not bad_tools
+        threshold = getattr(self.scorer, "threshold", None)
+        # knowledge or context: a claim with nothing about it is a missing fact, not a call without evidence
+        given = True if (getattr(self.scorer, "knowledge", None) is not None or self.context) else None
+        exp = explain(cs, threshold=threshold, evidence_given=given) if cs is not None else None
         if self.on_fail == "metadata":
-            _attach(response, "director_score", cs)
-            _attach(response, "director_approved", approved)
-            _attach(response, "director_tool_reports", reports)
+            attach_metadata(response, {
+                "director_score": cs, "director_approved": approved, "director_tool_reports": reports,
+                "director_explanation": exp})
         if approved:
             return response
-        parts = []
-        if cs is not None and not cs.approved:
-            parts.append(f"response rejected: coherence {cs.score:.3f} below threshold "
-                         f"{getattr(self.scorer, 'threshold', '?')}")
-        for n in bad_tools:
-            parts.append(f"tool call {n!r} held: {reports[n].reason}")
-        msg = "; ".join(parts)
+        err = rejection_error(cs if cs is not None and not cs.approved else None, threshold=threshold,
+                              response=response, tool_reports=reports, explanation=exp,
+                              problems=tuple(f"tool call {n!r} held: {reports[n].reason}" for n in bad_tools))
         if self.on_fail == "raise":
-            raise HallucinationError(msg, score=cs, response=response, tool_reports=reports)
+            raise err
         if self.on_fail == "log":
-            _log.warning("guarded client: %s", msg)
+            _log.warning("guarded client: %s", err)
         return response
 
     def halted(self, stream: Any, session: Any) -> None:
         events = getattr(session, "safety_events", None) or []
         stream.director_halt = events[-1] if events else None
+        exp = explain_halt(session)
+        stream.director_explanation = exp
         msg = f"stream halted ({session.halt_reason_text or session.halt_reason}) at token {session.halt_index}"
+        if exp is not None:
+            msg += f": {exp.message()}"
         if self.on_fail == "raise":
             raise StreamHalted(msg, session)
         if self.on_fail == "log":
@@ -297,6 +344,32 @@ class _Tokens:
 
     async def aclose(self) -> None:
         await self._adapter.aclose()
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    if isinstance(obj, Mapping):
+        obj[name] = value  # type: ignore[index]
+    else:
+        setattr(obj, name, value)
+
+
+def _with_text(template: Any, text: str, kind: str) -> Any:
+    """A deep copy of a text-carrying SDK object (an OpenAI chunk: ``choices[0].delta.content``
+    or legacy ``choices[0].text``; an Anthropic ``content_block_delta``: ``delta.text``) holding
+    ``text`` instead."""
+    import copy
+
+    item = copy.deepcopy(template)
+    if kind == "openai":
+        choice = _get(item, "choices")[0]
+        delta = _get(choice, "delta")
+        if delta is None:
+            _set(choice, "text", text)
+        else:
+            _set(delta, "content", text)
+    else:
+        _set(_get(item, "delta"), "text", text)
+    return item
 
 
 class _Recorder:
@@ -348,7 +421,10 @@ class _StreamBase:
         self._pending: deque[list[Any]] = deque()  # [sdk object, text offset it ends at]
         self._read = 0       # characters of text read from upstream
         self._delivered = 0  # characters released by the guard
+        self._kind = kind
+        self._template: Any = None  # the last SDK object that carried text (the fallback's shape)
         self.director_halt: Any = None
+        self.director_explanation: Any = None
         rec = _Recorder(self, upstream)
         if asynchronous:
             adapter = aopenai_text_deltas(rec) if kind == "openai" else aanthropic_text_deltas(rec)
@@ -377,6 +453,24 @@ class _StreamBase:
     def _text_read(self, text: str) -> None:
         self._read += len(text)
         self._pending[-1][1] = self._read
+        self._template = self._pending[-1][0]
+
+    def _fallback(self) -> list[Any]:
+        """After a halt: the ``on_halt_text`` message as one SDK object shaped like the last one
+        that carried text (a deep copy with its text replaced); ``[]`` when no message is set or
+        no text object was seen (a warning: the message then cannot be shaped)."""
+        text = self._policy.on_halt_text
+        if not text:
+            return []
+        if self._template is None:
+            _log.warning("guarded client: the stream halted before any text; on_halt_text not sent")
+            return []
+        try:
+            return [_with_text(self._template, text, self._kind)]
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            _log.warning("guarded client: cannot shape on_halt_text like a %s (%s); not sent",
+                         type(self._template).__name__, type(exc).__name__)
+            return []
 
     def _release(self, token: str) -> list[Any]:
         self._delivered += len(token)
@@ -397,6 +491,8 @@ class GuardedStream(_StreamBase):
     Attributes:
         session: the :class:`StreamSession` (halt record, tokens, events).
         director_halt: the halt's :class:`SafetyEvent` (``None`` unless it halted).
+        director_explanation: why it halted (an
+            :class:`~director_fast.types.explanation.Explanation`; ``None`` unless it halted).
         upstream: the SDK's stream object (other attributes are looked up there).
 
     Thread safety: consume from one thread.
@@ -421,6 +517,7 @@ class GuardedStream(_StreamBase):
         s = self._guard.session
         if s.halted:
             self._pending.clear()
+            yield from self._fallback()
             self._policy.halted(self, s)
             return
         while self._pending:  # the stream ended: role / finish / usage objects after the text
@@ -465,6 +562,8 @@ class AsyncGuardedStream(_StreamBase):
         s = self._guard.session
         if s.halted:
             self._pending.clear()
+            for item in self._fallback():
+                yield item
             self._policy.halted(self, s)
             return
         while self._pending:
@@ -618,7 +717,8 @@ def _is_async(client: Any, create: Any) -> bool:
 
 def guard(client: Any, *, facts: dict[str, str] | None = None, store: Any = None, threshold: float = 0.3,
           use_nli: bool | None = None, on_fail: str = "raise", nli_model: str | None = None,
-          context: Any = None, tenant_id: str = "", scorer: Any = None, release: str = "sentence") -> Any:
+          context: Any = None, tenant_id: str = "", scorer: Any = None, release: str = "sentence",
+          on_halt_text: str | None = None) -> Any:
     """Wrap an OpenAI or Anthropic client (sync or async) so every answer is judged
     (director-ai's ``guard``). See the module docstring for what happens on each path.
 
@@ -631,6 +731,10 @@ def guard(client: Any, *, facts: dict[str, str] | None = None, store: Any = None
         on_fail: ``"raise"`` (default), ``"log"`` or ``"metadata"``.
         release: ``"sentence"`` (default: text is held until its sentence is judged) or
             ``"token"`` for streams.
+        on_halt_text: a message sent after a halted stream's last safe text (default None:
+            nothing is added), as one more SDK chunk / event shaped like the stream's text
+            objects (a copy of the last one with its text replaced), before ``on_fail`` applies.
+            The stream's ``director_explanation`` says why it halted.
 
     Returns:
         A proxy of the client (use the return value: ``client = guard(client, ...)``); the
@@ -644,8 +748,11 @@ def guard(client: Any, *, facts: dict[str, str] | None = None, store: Any = None
         raise ConfigError(f"on_fail must be one of {ON_FAIL_MODES}, got {on_fail!r}", "on_fail")
     if release not in ("sentence", "token"):
         raise ConfigError(f"release must be 'sentence' or 'token', got {release!r}", "release")
+    if on_halt_text is not None and not isinstance(on_halt_text, str):
+        raise InputTypeError(f"on_halt_text must be a str or None, got {type(on_halt_text).__name__}",
+                             "on_halt_text")
     s = _make_scorer(facts, store, threshold, use_nli, nli_model, scorer)
-    policy = _Policy(s, on_fail, context, tenant_id, release)
+    policy = _Policy(s, on_fail, context, tenant_id, release, on_halt_text)
     completions = getattr(getattr(client, "chat", None), "completions", None)
     if completions is not None and hasattr(completions, "create"):
         return GuardedOpenAI(client, policy, _is_async(client, completions.create))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 from director_fast.safety.halt_evidence import HaltEvidence
 from director_fast.safety.event import SafetyEvent
@@ -109,6 +110,15 @@ class StreamSession:
     _halt_event: TokenEvent | None = field(default=None, repr=False)
 
     # --- derived views -------------------------------------------------------------------
+    @property
+    def explanation(self) -> Any:
+        """Why the stream halted: an :class:`~director_fast.types.explanation.Explanation` (the
+        halting claim with its verdict, signal, evidence sentence and source, the cause and a
+        suggestion), or None when it did not halt."""
+        from director_fast.verify.explain import explain_halt
+
+        return explain_halt(self)
+
     @property
     def output(self) -> str:
         """The text actually delivered to the caller."""

@@ -156,6 +156,12 @@ async def _aclose_all(objs: Iterable[Any]) -> None:
             logger.debug("closing the upstream %s failed: %r", type(obj).__name__, exc)
 
 
+def _check_halt_text(text: Any) -> str | None:
+    if text is not None and not isinstance(text, str):
+        raise InputTypeError(f"on_halt_text must be a str or None, got {type(text).__name__}", "on_halt_text")
+    return text or None
+
+
 class _SyncSource:
     """A plain iterator seen as an async iterator (no async generator, so nothing is left for
     the event loop's async-generator finaliser)."""
@@ -204,8 +210,9 @@ class StreamGuard:
     thread (it then closes the upstream directly).
     """
 
-    def __init__(self, tokens: Iterable[str], scorer: Any, **kw: Any) -> None:
+    def __init__(self, tokens: Iterable[str], scorer: Any, *, on_halt_text: str | None = None, **kw: Any) -> None:
         _check_token_source(tokens, asynchronous=False)
+        self._on_halt_text = _check_halt_text(on_halt_text)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._src_it: Any = None
@@ -323,6 +330,8 @@ class StreamGuard:
             # abandoned guard, an exception, and the normal end (releases an HTTP connection)
             st.close_session()
             self._close_source()
+        if st.session.halted and self._on_halt_text and not self._closing:
+            yield self._on_halt_text  # the fallback message (not part of session.output)
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
@@ -492,6 +501,7 @@ def stream_guard(
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
     structured: str | None = None,
+    on_halt_text: str | None = None,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -543,6 +553,12 @@ def stream_guard(
             (:func:`director_fast.stream.structured.recover_json`); ``None`` when the stream did not
             halt.
 
+        on_halt_text: a fallback message yielded once, as a last token, after a halt (after the
+            last safe token, before ``StreamHalted`` with ``raise_on_halt``); default None: a
+            halted stream just ends. It is not model output: ``session.output`` does not hold it.
+            Not sent when the guard is closed early or the scorer raised. Why the stream halted:
+            :func:`director_fast.verify.explain.explain_halt` of ``guard.session``.
+
         conversation: a :class:`~director_fast.ConversationSession` (named ``conversation``, not
             ``session``, because a guard's ``.session`` is its StreamSession). It is seeded from
             the ``assistant`` turns of ``messages``; when the stream ends (any way, halts
@@ -567,7 +583,7 @@ def stream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured)
+        structured=structured, on_halt_text=on_halt_text)
 
 
 class AsyncStreamGuard:
@@ -585,8 +601,10 @@ class AsyncStreamGuard:
     of the same event loop.
     """
 
-    def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, **kw: Any) -> None:
+    def __init__(self, tokens: AsyncIterable[str] | Iterable[str], scorer: Any, *,
+                 on_halt_text: str | None = None, **kw: Any) -> None:
         _check_token_source(tokens, asynchronous=True)
+        self._on_halt_text = _check_halt_text(on_halt_text)
         self._state = _GuardState(scorer, **kw)
         self._source = tokens
         self._src_it: Any = None
@@ -759,6 +777,8 @@ class AsyncStreamGuard:
                 await inner.aclose()
             finally:
                 await self._close_source()
+        if st.session.halted and self._on_halt_text and not self._closing:
+            yield self._on_halt_text  # the fallback message (not part of session.output)
         if st.session.halted and st.raise_on_halt:
             raise st.halted_error()
 
@@ -882,6 +902,7 @@ def astream_guard(
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
     structured: str | None = None,
+    on_halt_text: str | None = None,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -897,4 +918,4 @@ def astream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured)
+        structured=structured, on_halt_text=on_halt_text)

@@ -35,6 +35,7 @@ from director_fast.stream.executor import ScorerExecutor
 from director_fast._log import warn_limited
 from director_fast import telemetry as _telemetry
 from director_fast.stream.structured import STRUCTURED_KINDS, recover_structured
+from director_fast.verify.explain import explain_halt, halt_cause, suggestion_for
 
 
 logger = logging.getLogger("director_fast.stream_guard")
@@ -344,12 +345,13 @@ class _GuardState:
         )
         last = d.last_score if d.last_score is not None else k.last_score
         diagnostic = self.counterfactual(res, d, float(last)) if external is None else None
+        claim = self._halt_claim(res)
         evidence = HaltEvidence(
             reason=reason.value,
             last_score=float(last),
             evidence_chunks=list(chunks),
             nli_scores=list(res.nli_scores) if (res is not None and res.nli_scores is not None) else None,
-            suggested_action=suggested_action(reason.value),
+            suggested_action=_halt_suggestion(reason.value, claim),
             trace_attribution=trace,
             counterfactual_diagnostic=diagnostic,
         )
@@ -362,11 +364,13 @@ class _GuardState:
             attrs["final_token_offset"] = str(s.final_index)
         if external is not None and self.halt_attrs:
             attrs.update(self.halt_attrs)
-        claim = self._halt_claim(res)
         if claim is not None:
             s.halt_claim = claim
             attrs["claim_index"] = str(claim.claim_index)
             attrs["verdict"] = claim.verdict
+        explanation = explain_halt(s)
+        if explanation is not None:  # references only: cause, signal, digests; never the texts
+            attrs.update(explanation.references())
         event = self._halt_event(evidence, res, d, attrs)
         s.safety_events.append(event)
         idx = s.final_index if s.soft_halted else s.halt_index
@@ -475,9 +479,12 @@ class _GuardState:
             raise InputTypeError(
                 f"conversation must be a ConversationSession, got {type(conversation).__name__}")
         conversation.bind_tenant(self.tenant_id)
+        self.conversation_turn: int | None = None
         if messages is not None:
             conversation.seed(messages)
-            self.conversation_prompt = resolve_roles("", messages=messages).prompt
+            roles = resolve_roles("", messages=messages)
+            self.conversation_prompt = roles.prompt
+            self.conversation_turn = len(roles.earlier_assistant)  # its number in that transcript
         else:
             self.conversation_prompt = self.prompt
         self.conversation = conversation
@@ -489,7 +496,8 @@ class _GuardState:
         judge = getattr(self.scorer, "judge", None)  # a CoherenceScorer's: its NLI backend
         if not callable(getattr(judge, "compare_texts", None)):
             judge = None
-        self.cross_turn = conv.observe(self.conversation_prompt, out, judge=judge, remember=bool(out.strip()))
+        self.cross_turn = conv.observe(self.conversation_prompt, out, judge=judge, remember=bool(out.strip()),
+                                       turn_index=self.conversation_turn)
 
     # ---- scorer calls off the caller's thread ----------------------------------------------------
     def executor(self) -> ScorerExecutor:
@@ -693,6 +701,14 @@ class _GuardState:
         if not self.session.soft_halted and self.halt_sentence_first is not None:
             out_n = min(out_n, self.halt_sentence_first)
         return list(range(self.session.delivered_count, out_n))
+def _halt_suggestion(reason: str, claim: Any) -> str:
+    """The halt's advice: the cause's (:func:`~director_fast.verify.explain.halt_cause`) when a
+    claim or a failure explains the halt, else the reason's (:func:`suggested_action`)."""
+    explained = (claim is not None and claim.verdict != "supported") or reason in (
+        "scorer_error", "callback_timeout", "upstream_error", "kernel_inactive")
+    return suggestion_for(halt_cause(reason, claim)) if explained else suggested_action(reason)
+
+
 _SHORT_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 def _short_code(v: str) -> str:
     """A short identifier for a SafetyEvent attribute (``"other"`` when it is not one)."""

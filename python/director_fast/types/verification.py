@@ -241,6 +241,11 @@ class TuneResult(_Base):
             ``ece``).
         score_scale: ``[threshold, soft_limit]`` of the scorer that produced the scores.
         seed: the seed of the split and the bootstrap.
+        unreliable: True when the threshold is not pinned down: its interval is wider than the
+            ``max_width`` asked for, or fewer than ``min_records`` records tuned it (see
+            ``warnings``).
+        warnings: one sentence per problem, stating the interval and its width or the number of
+            tuning records and the size asked for (``[]`` when none).
     """
 
     threshold: float
@@ -260,6 +265,8 @@ class TuneResult(_Base):
     reliability: dict[str, Any] = field(default_factory=dict)
     score_scale: list[float] = field(default_factory=lambda: [0.5, 0.6])
     seed: int = 0
+    unreliable: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     _SPEC = (F("threshold", "float", **_UNIT), F("metric", "str"), F("score", "float"),
              F("samples", "int", lo=0), F("curve", "dfloat"), F("objective", "str"),
@@ -267,7 +274,8 @@ class TuneResult(_Base):
              F("true_positives", "int", lo=0), F("false_positives", "int", lo=0),
              F("true_negatives", "int", lo=0), F("false_negatives", "int", lo=0),
              F("interval", "lfloat", **_UNIT), F("heldout", "json"), F("per_tenant", "dfloat", **_UNIT),
-             F("reliability", "json"), F("score_scale", "lfloat", **_UNIT), F("seed", "int"))
+             F("reliability", "json"), F("score_scale", "lfloat", **_UNIT), F("seed", "int"),
+             F("unreliable", "bool"), F("warnings", "lstr"))
 
     def __post_init__(self) -> None:
         validate_fields(self, self._SPEC)
