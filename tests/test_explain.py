@@ -40,6 +40,8 @@ CAUSE_CASES = [
     ("Standard delivery costs £4.95. We also rent kayaks by the hour.", SHOP, "missing_fact",
      "We also rent kayaks by the hour.", ""),
     ("Standard delivery costs £4.95.", None, "no_evidence", "Standard delivery costs £4.95.", ""),
+    ("Der Standardversand kostet 4,95 £ und dauert drei Werktage.", SHOP, "not_english",
+     "Der Standardversand kostet 4,95 £ und dauert drei Werktage.", ""),
 ]
 
 

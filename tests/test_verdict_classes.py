@@ -555,3 +555,19 @@ def test_a_passage_still_supports_a_claim_that_joins_its_sentences():
     ok, v = _verdicts(df.CoherenceScorer(use_nli=False), "Skerry Air, founded in 2004, is based in Kirkwall.",
                       context=passage)
     assert ok and v[0][0] == "supported"
+
+
+# ---- text the rules and the model cannot read is reported, not judged ----------------------------
+
+@pytest.mark.parametrize("use_nli", [False, True])
+@pytest.mark.parametrize("answer", ["店は9時に開きます。", "Der Laden öffnet um 9 Uhr und schließt um 18 Uhr."])
+def test_a_claim_not_in_english_is_reported_not_judged(use_nli, answer):
+    scorer = df.CoherenceScorer(use_nli=use_nli)
+    ok, score = scorer.review("", answer, context=[answer])  # even word for word: English rules cannot tell
+    (a,) = score.attributions
+    assert not ok and (a.verdict, a.signal, a.entailment) == ("not_found", "not_english", None)
+    warned = df.CoherenceScorer(use_nli=use_nli, unsupported="warn").review("", answer, context=[answer])
+    assert warned[0] and warned[1].warning
+    # an English sentence beside it is judged as usual
+    ok, score = scorer.review("", "The store opens at 9:00. " + answer, context=["The store opens at 9:00."])
+    assert [a.signal for a in score.attributions][1] == "not_english" and score.attributions[0].verdict == "supported"

@@ -27,6 +27,8 @@ cause                     when
 ``no_evidence``           no evidence at all was found for the answer (no knowledge, no context, or
                           nothing in them about any claim)
 ``unknown_tenant``        the tenant holds no knowledge (``allow_unknown_tenant=True``)
+``not_english``           the claim is not in English, which neither the rules nor the model read
+                          (signal ``not_english``): it was reported, not judged
 ``scorer_error``          the scorer failed or missed its deadline (a stream's ``scorer_error`` /
                           ``callback_timeout`` halt)
 ``upstream_error``        the model's stream failed or ended early
@@ -66,6 +68,8 @@ SUGGESTIONS: dict[str, str] = {
                    "store=, --knowledge) that covers the question.",
     "unknown_tenant": "The tenant holds no knowledge: index its documents under that tenant id, or check "
                       "the tenant id of the request.",
+    "not_english": "The claim is not in English, which the verifier cannot read: it was not judged. Review "
+                   "such answers another way, or pass unsupported='warn' to let them through with a warning.",
     "scorer_error": "The coherence scorer failed or did not answer in time; the answer was stopped (fail "
                     "closed): check the scorer's logs, its deadline (scorer_timeout_s) and its load.",
     "upstream_error": "The model's stream failed or ended early; the partial answer was stopped (fail closed).",

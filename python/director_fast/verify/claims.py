@@ -209,12 +209,16 @@ class ClaimUnit:
         start, end: code-point offsets into the text given to :func:`split_claims`
             (``0 <= start < end <= len(source)``).
         kind: one of :data:`CLAIM_KINDS`.
+        english: False when the unit's sentence does not look like English (the rules and the
+            model read English: the scorer reports such a claim ``not_found`` with signal
+            ``not_english`` instead of judging it).
     """
 
     text: str
     start: int
     end: int
     kind: str
+    english: bool = True
 
 
 # --------------------------------------------------------------------------------------------
@@ -607,10 +611,10 @@ def _semicolons(text: str, s: int, e: int) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------------------------
 # driver
 
-def _emit(text: str, s: int, e: int, kind: str, out: list[ClaimUnit]) -> None:
+def _emit(text: str, s: int, e: int, kind: str, out: list[ClaimUnit], english: bool = True) -> None:
     s, e = _trim_tags(text, *_trim(text, s, e))
     if s < e:
-        out.append(ClaimUnit(text[s:e], s, e, kind))
+        out.append(ClaimUnit(text[s:e], s, e, kind, english))
 
 
 # source tags a RAG answer appends to what it says: "[staff.md]", "(history.md)", "(source:
@@ -825,7 +829,7 @@ def split_claims(text: str, *, previous: str = "") -> list[ClaimUnit]:
             unit_kind = _classify(text, cs, ce) if english else "claim"
             if unit_kind == "claim" and _is_header_row(text, lines, li, previous):
                 unit_kind = "pleasantry"  # "| Service | Price |": column names state nothing
-            _emit(text, cs, ce, unit_kind, out)
+            _emit(text, cs, ce, unit_kind, out, english)
     for ss, se in sentences:
         # the segmenter ends a sentence at every newline; cut at newlines anyway (defensive)
         while ss < se:
@@ -850,10 +854,10 @@ def split_claims(text: str, *, previous: str = "") -> list[ClaimUnit]:
                             u = out[-1]  # "Here's how they compare:"
                             out[-1] = ClaimUnit(u.text, u.start, u.end, "pleasantry")
                     else:
-                        _emit(text, a, b, "claim", out)
+                        _emit(text, a, b, "claim", out, english=False)
             ss = pe + 1 if nl != -1 else se
     if foreign:
         _log.warning("split_claims: %d sentence(s) do not look like English; the claim rules are "
-                     "English-only, so their units are classified 'claim'", foreign)
+                     "English-only, so their units are classified 'claim' with english=False", foreign)
     out.sort(key=lambda u: u.start)
     return out

@@ -49,7 +49,7 @@ def claim_cause(verdict: str, signal: str, *, model_judged: bool = False,
 
     * ``contradicted`` with signal ``number`` / ``unit`` -> ``contradicted_number``, other
       contradictions -> ``contradicted_fact``;
-    * ``not_found`` with signal ``unknown_tenant`` / ``no_evidence`` -> that cause (:func:`explain`
+    * ``not_found`` with signal ``unknown_tenant`` / ``no_evidence`` / ``not_english`` -> that cause (:func:`explain`
       reads ``no_evidence`` as ``missing_fact`` when the call had other evidence); ``too_long``
       (the pair did not fit the model) -> ``evidence_cut``, as is a ``not_found`` the model gave
       while some evidence was cut (``model_judged`` and ``evidence_truncated``); else
@@ -59,7 +59,7 @@ def claim_cause(verdict: str, signal: str, *, model_judged: bool = False,
         return ""
     if verdict == "contradicted":
         return "contradicted_number" if signal in NUMBER_SIGNALS else "contradicted_fact"
-    if signal in ("unknown_tenant", "no_evidence"):
+    if signal in ("unknown_tenant", "no_evidence", "not_english"):
         return signal
     if signal == "too_long" or (model_judged and evidence_truncated):
         return "evidence_cut"

@@ -647,6 +647,8 @@ class CoherenceScorer:
             if not known and ctx is None:
                 reason = "unknown_tenant" if self._access.kind != "none" else "no_evidence"
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, reason), None, ()
+            elif not u.english:  # neither the rules nor the model read it: reported, not judged
+                decision, unit, chunks = ClaimDecision("not_found", 0.0, "not_english"), None, ()
             elif bare is not None:  # "Yes." / "It is not.": judged through the question(s)
                 decision, unit, chunks = min((self._judge_bare(b, roles.prompt, tenant_id, known, ctx, status)
                                               for b in bares), key=lambda j: VERDICT_ORDER[j[0].verdict])
@@ -1038,7 +1040,7 @@ def _model_decides(d: ClaimDecision) -> bool:
     no word with the evidence is judged against the call's context when there is one)."""
     if d.verdict == "contradicted" and d.signal in RULE_SIGNALS:
         return False
-    return d.signal not in ("unknown_tenant", "no_content", "arithmetic")
+    return d.signal not in ("unknown_tenant", "no_content", "arithmetic", "not_english")
 
 
 def _features(c: _ClaimResult, scale: tuple[float, float], unsupported: str) -> dict:
