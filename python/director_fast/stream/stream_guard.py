@@ -50,7 +50,6 @@ scorers of ``astream_guard`` and of timed guards run on executor threads).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import inspect
 import logging
@@ -61,7 +60,7 @@ from typing import Any, AsyncGenerator, AsyncIterable, AsyncIterator, Callable, 
 from director_fast.stream.halt import HaltConfig
 from director_fast.stream.session import _F_HALTED, _F_SCORED, _F_WARNING, StreamSession
 from director_fast.errors import InputTypeError, ScoreError, UpstreamError
-from director_fast.stream.executor import ScorerExecutor
+from director_fast.stream.executor import DeadlineMissed, ExecutorStalled, ScorerExecutor
 from director_fast.stream.stream_state import (
     SentenceResult,
     _ACT_HALT,
@@ -268,17 +267,15 @@ class StreamGuard:
                     st.missed_deadline()  # executor="inline": checked after the call returned
                     return "callback_timeout", None
             else:
-                # a real deadline: the call runs on the scorer's bounded executor; a call that
-                # misses it keeps its worker until it returns (counted against the bound)
+                # a real deadline, counted from when a worker starts the call (a busy executor
+                # delays the stream, it does not halt it)
                 fut = st.submit(arg)
                 if fut is None:
-                    return "callback_timeout", None  # saturated: fail closed at once
+                    return "callback_timeout", None  # refused: stalled, or on_saturated="fail"
                 try:
-                    raw = fut.result(timeout=st.timeout)
-                except concurrent.futures.TimeoutError:
-                    if not fut.done():
-                        fut.cancel()
-                        st.missed_deadline()
+                    raw = st.ex.result(fut, st.timeout)
+                except (DeadlineMissed, ExecutorStalled) as exc:
+                    st.executor_failed(exc)
                     return "callback_timeout", None
         except (TimeoutError, OSError):
             return "callback_timeout", None
@@ -646,24 +643,22 @@ class AsyncStreamGuard:
         timeout = st.timeout
         t0 = time.monotonic()
         try:
-            if st.is_async or st.executor_opt == "inline":
+            inline = st.is_async or st.executor_opt == "inline"
+            if inline:
                 if st.incremental:
                     raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     raw = st.fn(arg)
             else:
                 # a sync scorer never runs on the event loop: bounded executor, real deadline
+                # counted from when a worker starts the call (waiting for one is backpressure)
                 fut = st.submit(arg)
                 if fut is None:
-                    return "callback_timeout", None  # saturated: fail closed at once
+                    return "callback_timeout", None  # refused: stalled, or on_saturated="fail"
                 try:
-                    if timeout is None:
-                        raw = await asyncio.wrap_future(fut)
-                    else:
-                        raw = await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
-                except asyncio.TimeoutError:
-                    if not fut.done() or fut.cancelled():
-                        st.missed_deadline()
+                    raw = await st.ex.aresult(fut, timeout)
+                except (DeadlineMissed, ExecutorStalled) as exc:
+                    st.executor_failed(exc)
                     return "callback_timeout", None
             if inspect.isawaitable(raw):
                 if timeout is None:
@@ -681,7 +676,7 @@ class AsyncStreamGuard:
                         if time.monotonic() - t0 >= timeout:
                             st.missed_deadline()
                         return "callback_timeout", None
-            elif timeout is not None and time.monotonic() - t0 > timeout:
+            elif inline and timeout is not None and time.monotonic() - t0 > timeout:
                 st.missed_deadline()  # executor="inline": checked after the call returned
                 return "callback_timeout", None
         except asyncio.CancelledError:
