@@ -29,12 +29,15 @@ Release policy (``release=``):
   check that stops it. Extra latency: up to one sentence of tokens plus one scorer call.
 
 Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, missing the
-``scorer_timeout_s`` deadline (a real deadline: sync scorers then run on a bounded
-:class:`ScorerExecutor`), or finding that executor saturated, halts with ``callback_timeout`` and a
-SafetyEvent. Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
+``scorer_timeout_s`` deadline (a real deadline counted from the start of the call: sync scorers
+then run on a bounded :class:`ScorerExecutor`), or finding that executor stalled (or saturated
+with ``on_saturated="fail"``), halts with ``callback_timeout`` and a SafetyEvent. A merely busy
+executor delays the stream instead (backpressure: the guard reads nothing more from the upstream
+until the held-back sentence is scored). Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
 naming the token), propagates to the caller after the session records the halt as
 ``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
-``length`` finish, a stream without its final chunk) halts with ``upstream_error``; any other
+``length`` finish, a stream without its final chunk) and an upstream that passes the guard's
+``idle_timeout_s`` / ``deadline_s`` halt with ``upstream_error``; any other
 exception from the token source is recorded as ``upstream_error`` and then propagates.
 
 The upstream is closed (``close()`` / ``aclose()``) on every way out: halt, ``close()`` /
@@ -61,6 +64,12 @@ from director_fast.stream.halt import HaltConfig
 from director_fast.stream.session import _F_HALTED, _F_SCORED, _F_WARNING, StreamSession
 from director_fast.errors import InputTypeError, ScoreError, UpstreamError
 from director_fast.stream.executor import DeadlineMissed, ExecutorStalled, ScorerExecutor
+from director_fast.stream.deadlines import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_IDLE_TIMEOUT_S,
+    atimed_source,
+    timed_source,
+)
 from director_fast.stream.stream_state import (
     SentenceResult,
     _ACT_HALT,
@@ -302,6 +311,7 @@ class StreamGuard:
     def _run(self) -> Iterator[str]:
         st = self._state
         src = self._src_it = iter(self._source)
+        src = timed_source(src, st.idle_timeout, st.deadline, st.session.start_time)
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
@@ -489,6 +499,8 @@ def stream_guard(
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
     structured: str | None = None,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -512,8 +524,10 @@ def stream_guard(
             the last safe token instead of just stopping.
         release: ``"token"`` or ``"sentence"`` (default: ``"sentence"`` for incremental scorers,
             ``"token"`` for plain callables).
-        scorer_timeout_s: per-call deadline in seconds (> 0); a missed deadline halts with
-            ``callback_timeout`` at the deadline, not when the call returns. With it set, sync
+        scorer_timeout_s: per-call deadline in seconds (> 0), counted from when the call starts
+            running (time waiting for a busy executor's worker is backpressure, not lateness); a
+            missed deadline halts with ``callback_timeout`` at the deadline, not when the call
+            returns. With it set, sync
             scorers run on the scorer's bounded :class:`ScorerExecutor` (a call that misses the
             deadline keeps its worker until it returns; no thread is ever added beyond
             ``max_workers``); without it they run on the calling thread.
@@ -530,8 +544,10 @@ def stream_guard(
             :class:`ScorerExecutor` shared by every guard of this scorer
             (``ScorerExecutor.for_scorer(scorer)``), a given ``ScorerExecutor``, or ``"inline"``
             (call on the caller's thread / the event loop; the deadline is then only checked
-            after the call returns). A saturated executor halts the stream at once with
-            ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
+            after the call returns). A busy executor delays the stream (backpressure); it halts
+            it with ``callback_timeout`` only when it is stalled (every worker held by a call
+            past its deadline: SafetyEvent attribute ``executor_stalled="true"``) or saturated
+            with ``on_saturated="fail"`` (``executor_saturated="true"``).
         structured: ``"json"`` when the stream produces a JSON document (default ``None``). On a
             halt, ``session.structured_recovery`` then holds a
             :class:`~director_fast.types.verification.StructuredRecoveryResult` whose
@@ -539,6 +555,14 @@ def stream_guard(
             kept, the member in progress dropped, open containers closed
             (:func:`director_fast.stream.structured.recover_json`); ``None`` when the stream did not
             halt.
+        idle_timeout_s: the longest wait in seconds for the next token from ``tokens`` (> 0,
+            default 60; None: no limit). Time spent scoring or in the consumer does not count.
+        deadline_s: the longest run of the stream in seconds from the guard's creation (> 0,
+            default 600; None: no limit), checked at every read. Either limit ends the stream
+            with an ``upstream_error`` halt and its SafetyEvent (attribute ``upstream`` =
+            ``idle_timeout`` / ``deadline``), independent of the client's own timeouts; the async
+            guard cancels the pending read at the limit, the sync guard checks when the read
+            returns (:mod:`director_fast.stream.deadlines`).
 
         conversation: a :class:`~director_fast.ConversationSession` (named ``conversation``, not
             ``session``, because a guard's ``.session`` is its StreamSession). It is seeded from
@@ -564,7 +588,7 @@ def stream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured)
+        structured=structured, idle_timeout_s=idle_timeout_s, deadline_s=deadline_s)
 
 
 class AsyncStreamGuard:
@@ -727,6 +751,8 @@ class AsyncStreamGuard:
         else:
             it = _SyncSource(iter(src))
         self._src_it = it
+        if not isinstance(it, _SyncSource):  # a blocking sync read cannot be interrupted anyway
+            it = atimed_source(it, st.idle_timeout, st.deadline, st.session.start_time)
         inner = self._run_incremental(it) if st.incremental else self._run_plain(it)
         current_task = asyncio.current_task
         try:
@@ -877,6 +903,8 @@ def astream_guard(
     executor: ScorerExecutor | str | None = None,
     conversation: Any = None,
     structured: str | None = None,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -892,4 +920,4 @@ def astream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured)
+        structured=structured, idle_timeout_s=idle_timeout_s, deadline_s=deadline_s)

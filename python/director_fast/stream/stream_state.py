@@ -32,6 +32,7 @@ from director_fast.types.results import ClaimAttribution
 from director_fast.safety.tenant import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
 from director_fast.stream.executor import ExecutorStalled, ScorerExecutor
+from director_fast.stream.deadlines import check_limit
 from director_fast._log import warn_limited
 from director_fast import telemetry as _telemetry
 from director_fast.stream.structured import STRUCTURED_KINDS, recover_structured
@@ -183,7 +184,8 @@ class _GuardState:
                  kernel_active: Callable[[], bool] | None, context: Any = None,
                  system: str | None = None, messages: Any = None,
                  executor: ScorerExecutor | str | None = None, conversation: Any = None,
-                 structured: str | None = None) -> None:
+                 structured: str | None = None, idle_timeout_s: float | None = None,
+                 deadline_s: float | None = None) -> None:
         if structured is not None and structured not in STRUCTURED_KINDS:
             raise ConfigError(f"structured must be one of {STRUCTURED_KINDS} or None, got {structured!r}",
                               field="structured")
@@ -250,6 +252,8 @@ class _GuardState:
         self.raise_on_halt = raise_on_halt
         self.release = release
         self.timeout = float(scorer_timeout_s) if scorer_timeout_s is not None else None
+        self.idle_timeout = check_limit("idle_timeout_s", idle_timeout_s)  # the upstream's limits
+        self.deadline = check_limit("deadline_s", deadline_s)
         self.evidence_callback = evidence_callback
         self.kernel_active = kernel_active
         self.kernel = config.new_kernel()
