@@ -9,7 +9,7 @@ and time (a level that does not finish in ``--level-timeout`` seconds is cut and
 counted as errors); the bench stops by itself and stops the two servers it started.
 
 * **fake model** (``upstream`` subcommand): an asyncio HTTP server that answers the OpenAI
-  chat-completions API with server-sent events: about 116 text chunks, one every
+  chat-completions API with server-sent events: about 112 text chunks, one every
   ``--tokens-delay`` seconds (20 ms), then the finish chunk. It records, per request, when each
   chunk was sent and when it saw the connection closed.
 * **guarded server** (``server`` subcommand): uvicorn with one worker, a FastAPI app with
@@ -60,7 +60,7 @@ WRONG_ROUND = 2  # the price sentence of this round is wrong in a wrong answer (
 
 
 def answer(i: int, wrong: bool) -> str:
-    """About 116 tokens: four rounds of price, origin and three chat sentences."""
+    """About 112 tokens: four rounds of price, origin and three chat sentences."""
     k = i % 30
     price = 10 + 3 * k
     out = []
@@ -73,6 +73,9 @@ def answer(i: int, wrong: bool) -> str:
 
 def chunks_of(text: str) -> list[str]:
     return re.findall(r"\S+\s*", text)
+
+
+N_TOKENS = len(chunks_of(answer(0, False)))  # text chunks per answer (112)
 
 
 def wrong_sentence_end(i: int) -> int:
@@ -546,13 +549,14 @@ def fmt_level(r: dict) -> list[str]:
             f"{r['total_p50'] / r['up_total_p50']:.2f}x" if r["up_total_p50"] == r["up_total_p50"] else "-",
             f"{r['halt_wrong']}/{r['n_wrong']}", str(r["halt_correct"]), str(r["wrong_text_delivered"]),
             f"{r['after_close_max']}", f"{r['after_wrong_p50']:.0f} / {r['after_wrong_max']}",
-            f"{r['server_cores']:.2f}", f"{r['rss_mb']:.1f}", str(r["threads"]),
+            f"{r['server_cores']:.2f}", f"{r['server_cores'] * r['wall_s'] / r['streams'] / N_TOKENS * 1e3:.3f}",
+            f"{r['rss_mb']:.1f}", str(r["threads"]),
             "/".join(f"{x:.1f}" for x in r["lag_ms"]), str(r["peak_queued"])]
 
 
 HEADER = ["route", "streams", "done", "err", "first ms p50/p99", "total s p50/p99", "model first ms / total s",
           "slowdown", "halt wrong", "halt correct", "wrong text out", "chunks after close (max)",
-          "chunks after wrong p50/max", "server cores", "RSS MB", "threads", "loop lag ms p50/p99/max",
+          "chunks after wrong p50/max", "server cores", "server CPU ms/token", "RSS MB", "threads", "loop lag ms p50/p99/max",
           "peak queue (10 ms samples)"]
 
 
