@@ -19,7 +19,8 @@ held-back sentence not delivered, the upstream closed. ``None`` switches a limit
 Async sources are interrupted at the limit (the pending read is cancelled). A synchronous
 iterator cannot be interrupted from outside: the sync guard checks the limits when the read
 returns (a token that arrived too late is not delivered); give the client a read timeout of its
-own (``httpx.Timeout(read=...)``) to end a read that blocks forever.
+own (``httpx.Timeout(read=...)``) to end a read that blocks forever. Tokens that are already in
+memory (a ``list`` or ``tuple``, or a plain iterable handed to the async guard) are not bounded.
 
 Thread-safety: one wrapper per guard, used by its one consumer.
 """

@@ -311,7 +311,8 @@ class StreamGuard:
     def _run(self) -> Iterator[str]:
         st = self._state
         src = self._src_it = iter(self._source)
-        src = timed_source(src, st.idle_timeout, st.deadline, st.session.start_time)
+        if not isinstance(self._source, (list, tuple)):  # an in-memory text has no upstream to wait for
+            src = timed_source(src, st.idle_timeout, st.deadline, st.session.start_time)
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
@@ -562,7 +563,8 @@ def stream_guard(
             with an ``upstream_error`` halt and its SafetyEvent (attribute ``upstream`` =
             ``idle_timeout`` / ``deadline``), independent of the client's own timeouts; the async
             guard cancels the pending read at the limit, the sync guard checks when the read
-            returns (:mod:`director_fast.stream.deadlines`).
+            returns (:mod:`director_fast.stream.deadlines`). Not applied to a ``list`` or
+            ``tuple`` of tokens (nothing to wait for).
 
         conversation: a :class:`~director_fast.ConversationSession` (named ``conversation``, not
             ``session``, because a guard's ``.session`` is its StreamSession). It is seeded from
