@@ -33,9 +33,9 @@ Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, m
 then run on a bounded :class:`ScorerExecutor`), or finding that executor stalled (or saturated
 with ``on_saturated="fail"``), halts with ``callback_timeout`` and a SafetyEvent. A merely busy
 executor delays the stream instead (backpressure: the guard reads nothing more from the upstream
-until the held-back sentence is scored). Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
-naming the token), propagates to the caller after the session records the halt as
-``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
+until the held-back sentence is scored). Any other exception, or a score that is not a finite
+number in [0, 1] (``ScoreError`` naming the token), propagates to the caller after the session
+records the halt as ``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
 ``length`` finish, a stream without its final chunk) and an upstream that passes the guard's
 ``idle_timeout_s`` / ``deadline_s`` halt with ``upstream_error``; any other
 exception from the token source is recorded as ``upstream_error`` and then propagates.
@@ -528,8 +528,8 @@ def stream_guard(
         scorer_timeout_s: per-call deadline in seconds (> 0), counted from when the call starts
             running (time waiting for a busy executor's worker is backpressure, not lateness); a
             missed deadline halts with ``callback_timeout`` at the deadline, not when the call
-            returns. With it set, sync
-            scorers run on the scorer's bounded :class:`ScorerExecutor` (a call that misses the
+            returns. With it set, sync scorers run on the scorer's bounded
+            :class:`ScorerExecutor` (a call that misses the
             deadline keeps its worker until it returns; no thread is ever added beyond
             ``max_workers``); without it they run on the calling thread.
         keep_events: keep per-token records (scores, timestamps, flags: ~17 bytes/token plus the
