@@ -6,9 +6,12 @@ Try:   curl -N -X POST http://127.0.0.1:8000/chat -H 'x-tenant-id: acme' \\
             -H 'content-type: application/json' -d '{"prompt": "Tell me about Acme."}'
 
 The "model" here replays recorded text deltas with a small delay (no network, no API key). With a
-real model, pass ``aopenai_text_deltas(await client.chat.completions.create(..., stream=True))``
-(or ``aanthropic_text_deltas(...)``) as ``tokens``: when the guard halts, or the browser goes away,
-the upstream HTTP stream is closed and the model stops generating.
+real model, pass an awaitable that opens the stream, e.g. ``open_stream()`` for
+``async def open_stream(): return aopenai_text_deltas(await client.chat.completions.create(...,
+stream=True))`` (or ``aanthropic_text_deltas(...)``), as ``tokens``: a model that fails or stalls
+before its first token then ends the SSE stream with an ``upstream_error`` halt event instead of an
+HTTP 500; when the guard halts, or the browser goes away, the upstream HTTP stream is closed and
+the model stops generating.
 
 What the browser receives: ``token`` events (each sentence released once it is checked),
 ``: keep-alive`` comments while a sentence is being held back, a ``halt`` event carrying the

@@ -304,3 +304,115 @@ def test_constructor_validation():
     assert e.value.field == "release"
     g = DirectorGuard(facts={"capital": "Paris"})
     assert isinstance(g.scorer, df.CoherenceScorer)
+
+
+# ---- backpressure over HTTP: many simultaneous correct answers, none stopped ------------------------
+def make_load_app(executor) -> tuple[FastAPI, DirectorGuard]:
+    import _load_data as data
+
+    guard = DirectorGuard(scorer=data.scorer(), executor=executor, keepalive_s=1.0)
+    app = FastAPI()
+    app.add_middleware(DirectorGuard, scorer=guard.scorer, paths=["/chat"])
+
+    @app.post("/chat")
+    async def chat(request: Request):
+        body = await request.json()
+        i = int(body["i"])
+
+        async def model():
+            for t in data.tokens(data.answer(i, bool(body["wrong"]))):
+                await asyncio.sleep(0.002)
+                yield t
+
+        return guard.stream(request, model(), prompt=data.prompt(i))
+
+    return app, guard
+
+
+@pytest.mark.parametrize("n", [40, pytest.param(200, marks=pytest.mark.skipif(not LOAD, reason="LOAD")),
+                               pytest.param(400, marks=pytest.mark.skipif(not LOAD, reason="LOAD"))])
+def test_simultaneous_sse_streams_none_correct_stopped(n):
+    import _load_data as data
+
+    # the default run squeezes 40 streams through 2 workers; the load run uses the default executor
+    app, guard = make_load_app(df.ScorerExecutor(2) if n == 40 else None)
+    with Server(app) as srv:
+        async def run():
+            return await asyncio.gather(*(sse_request(srv.port, "/chat", {"i": i, "wrong": i % 10 == 0})
+                                          for i in range(n)))
+
+        t0 = time.monotonic()
+        results = asyncio.run(run())
+        took = time.monotonic() - t0
+    stopped = []
+    for i, (status, _, events) in enumerate(results):
+        assert status == 200
+        verdict = events[-1][1]
+        text = "".join(d["text"] for k, d in events if k == "token")
+        if i % 10 == 0:  # wrong price in the first sentence: halted, nothing of it delivered
+            assert verdict["halted"] and verdict["reason"] == "hard_limit" and text == "", (i, verdict)
+        elif verdict["halted"] or not verdict["approved"]:
+            stopped.append(verdict["reason"])
+        else:
+            assert text == data.answer(i)
+    ex = df.ScorerExecutor.for_scorer(guard.scorer) if n != 40 else guard._guard_kw["executor"]
+    print(f"{n} SSE streams: {took:.2f} s, peak queue {ex.peak_queued}, stopped correct {len(stopped)}")
+    assert not stopped, stopped[:5]
+
+
+# ---- errors before the first token ----------------------------------------------------------------
+def _upstream_500():
+    openai = pytest.importorskip("openai")
+    import httpx
+
+    req = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    return openai.InternalServerError("boom: secret detail", response=httpx.Response(500, request=req), body=None)
+
+
+def test_pre_stream_errors_are_structured():
+    upstream_error = _upstream_500()
+    guard = DirectorGuard(scorer=SentenceScorer(), keepalive_s=None, idle_timeout_s=0.3)
+    app = FastAPI()
+    app.add_middleware(DirectorGuard, scorer=guard.scorer, paths=["/chat", "/bug", "/deferred", "/stall"])
+
+    @app.post("/chat")
+    async def chat(request: Request):
+        raise upstream_error  # as `await client.chat.completions.create(...)` raises on an HTTP 500
+
+    @app.post("/bug")
+    async def bug(request: Request):
+        raise ValueError("a bug in the route")
+
+    async def failing_open():
+        raise upstream_error
+
+    async def stalling_open():
+        await asyncio.sleep(3600)
+
+    @app.post("/deferred")
+    async def deferred(request: Request):
+        return guard.stream(request, failing_open())
+
+    @app.post("/stall")
+    async def stall(request: Request):
+        return guard.stream(request, stalling_open())
+
+    with Server(app) as srv:
+        async def run():
+            h = {"x-request-id": "r1"}
+            return [await sse_request(srv.port, p, {}, headers=h) for p in ("/chat", "/bug", "/deferred", "/stall")]
+
+        (s1, h1, e1), (s2, _, e2), (s3, _, e3), (s4, _, e4) = asyncio.run(run())
+    assert s1 == 502 and h1["content-type"] == "application/json" and h1["x-request-id"] == "r1"
+    assert e1[-1][1] == {"error": "upstream_error", "exception": "InternalServerError", "upstream_status": 500,
+                         "request_id": "r1"}
+    assert s2 == 500 and e2[-1][1]["error"] == "internal_error" and "bug" not in json.dumps(e2)
+    # an awaitable source: the failure / stall happens inside the guarded stream
+    for status, events, kind in ((s3, e3, "exception"), (s4, e4, "idle_timeout")):
+        assert status == 200
+        kinds = [k for k, _ in events]
+        assert kinds == ["halt", "verdict"], kinds
+        halt, verdict = events[0][1], events[1][1]
+        assert halt["reason"] == "upstream_error" and halt["safety_event"]["attributes"]["upstream"] == kind
+        assert verdict["approved"] is False and verdict["delivered"] == 0
+    assert e3[1][1]["error"] == "InternalServerError"

@@ -248,14 +248,14 @@ def test_sync_scorer_timeout_never_adds_threads_beyond_the_executor_bound():
             assert s.halt_reason == "callback_timeout" and s.halt_index == 0
             a = dict(s.safety_events[0].attributes)
             attrs.append(a)
-            if i >= 3:  # every worker is blocked by a timed-out call: fail closed at once
-                assert a.get("executor_saturated") == "true" and a["executor_max_workers"] == "3"
+            if i >= 3:  # every worker is held by a call past its deadline: stalled, fail closed at once
+                assert a.get("executor_stalled") == "true" and a["executor_max_workers"] == "3"
                 assert took < 0.025, took
             else:
                 assert a.get("deadline_ms") == "30" and "executor_saturated" not in a
             peak = max(peak, threading.active_count())
         assert peak <= base + 3, (base, peak)
-        assert ex.threads_alive == 3 and ex.saturated
+        assert ex.threads_alive == 3 and ex.stalled
     finally:
         scorer.release.set()
     _wait_idle(ex)
@@ -286,9 +286,10 @@ async def _lag_probe(stop, lags, period=0.005):
         lags.append(loop.time() - t - period)
 
 
-async def test_async_guard_sync_scorer_off_the_loop_saturation_and_thread_bound():
+@pytest.mark.parametrize("policy", ["wait", "fail"])
+async def test_async_guard_sync_scorer_off_the_loop_saturation_and_thread_bound(policy):
     scorer = Hung()
-    ex = ScorerExecutor(4, max_pending=0)
+    ex = ScorerExecutor(4, max_pending=0, on_saturated=policy)
     base = threading.active_count()
     stop = asyncio.Event()
     lags: list[float] = []
@@ -308,10 +309,14 @@ async def test_async_guard_sync_scorer_off_the_loop_saturation_and_thread_bound(
         await probe
         scorer.release.set()
     assert all(out == [] and s.halt_reason == "callback_timeout" for out, s, _ in res)
-    sat = [took for _, s, took in res if s.safety_events[0].attributes.get("executor_saturated") == "true"]
     timed = [took for _, s, took in res if s.safety_events[0].attributes.get("deadline_ms") == "50"]
-    assert len(sat) == 16 and len(timed) == 4
-    assert max(sat) < 0.04 and all(0.045 <= t < 0.2 for t in timed), (sat, timed)
+    assert len(timed) == 4 and all(0.045 <= t < 0.2 for t in timed), timed
+    if policy == "fail":  # refused at once, before any deadline passed
+        sat = [took for _, s, took in res if s.safety_events[0].attributes.get("executor_saturated") == "true"]
+        assert len(sat) == 16 and max(sat) < 0.04, sat
+    else:  # queued (backpressure) until the 4 running calls missed their deadlines: stalled
+        stalled = [took for _, s, took in res if s.safety_events[0].attributes.get("executor_stalled") == "true"]
+        assert len(stalled) == 16 and all(0.045 <= t < 0.2 for t in stalled), stalled
     assert peak <= base + 4
     assert max(lags) < 0.05, max(lags)  # the loop never waited for the blocked scorer
     await asyncio.to_thread(_wait_idle, ex)
@@ -372,12 +377,15 @@ def test_scorer_executor_api():
     with pytest.raises(ConfigError, match="executor"):
         df.stream_guard(["a"], good, executor="threads")
 
+    with pytest.raises(ConfigError, match="on_saturated"):
+        ScorerExecutor(2, on_saturated="drop")
+
     gate = threading.Event()
-    ex = ScorerExecutor(1, max_pending=1, idle_timeout_s=0.05)
+    ex = ScorerExecutor(1, max_pending=1, on_saturated="fail", idle_timeout_s=0.05)
     f1 = ex.try_submit(gate.wait, 5.0)
     f2 = ex.try_submit(lambda x, *, y: x + y, 1, y=2)
     assert f1 is not None and f2 is not None and ex.saturated
-    assert ex.try_submit(good, "x") is None
+    assert ex.try_submit(good, "x") is None and ex.saturations == 1
     assert f2.cancel() and ex.in_flight == 1 and not ex.saturated  # a queued call frees its slot
     f3 = ex.try_submit(lambda: 1 / 0)
     gate.set()

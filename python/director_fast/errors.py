@@ -155,10 +155,11 @@ class UpstreamError(DirectorFastError):
         kind: ``"error_event"`` (an ``error`` event in the stream), ``"finish_reason"`` (a
             finish / stop reason configured to halt, e.g. ``length``), ``"failed"`` /
             ``"incomplete"`` (Responses API), ``"truncated"`` (the stream ended without its final
-            chunk or event).
+            chunk or event), ``"idle_timeout"`` / ``"deadline"`` (the guard's own limits on the
+            upstream, ``provider="guard"``).
         code: the provider's short code (``"length"``, ``"overloaded_error"``,
             ``"max_output_tokens"``; ``""`` when none), restricted to ``[A-Za-z0-9_.:-]``.
-        provider: ``"openai"``, ``"openai.responses"`` or ``"anthropic"``.
+        provider: ``"openai"``, ``"openai.responses"``, ``"anthropic"`` or ``"guard"``.
     """
 
     def __init__(self, message: str, *, kind: str, code: str = "", provider: str = "") -> None:

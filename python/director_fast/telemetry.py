@@ -9,7 +9,7 @@ and no-evidence / unknown-tenant decisions at WARNING, rate-limited to one recor
 Metrics
     :func:`set_metrics_hook` installs one process-wide hook: any object with
     ``inc(name, labels)`` and ``observe(name, value, labels)`` (``labels`` is a ``dict[str, str]``).
-    The library reports three series:
+    The library reports these series:
 
     ==================================  =========  ==============================================
     name                                kind       labels / unit
@@ -21,6 +21,13 @@ Metrics
                                                    ``CoherenceScorer.score`` / ``review`` /
                                                    ``areview`` / ``director_fast.score``
     ``director_fast_review_seconds``    histogram  seconds (wall clock) of that same call
+    ``director_fast_scorer_queue_       histogram  seconds a stream's scorer call waited for a
+    seconds``                                      worker of its :class:`ScorerExecutor`
+                                                   (backpressure under load)
+    ``director_fast_executor_           counter    ``outcome``: ``wait`` (a call queued past
+    saturated_total``                              ``max_pending``), ``fail`` (refused,
+                                                   ``on_saturated="fail"``), ``stalled`` (every
+                                                   worker held by a call past its deadline)
     ==================================  =========  ==============================================
 
     :class:`RecordingMetrics` keeps them in memory; :class:`PrometheusMetrics` exports them with
@@ -65,12 +72,16 @@ __all__ = [
     "HALTS_TOTAL",
     "VERDICTS_TOTAL",
     "REVIEW_SECONDS",
+    "SCORER_QUEUE_SECONDS",
+    "EXECUTOR_SATURATED_TOTAL",
     "REVIEW_BUCKETS",
 ]
 
 HALTS_TOTAL = "director_fast_halts_total"
 VERDICTS_TOTAL = "director_fast_verdicts_total"
 REVIEW_SECONDS = "director_fast_review_seconds"
+SCORER_QUEUE_SECONDS = "director_fast_scorer_queue_seconds"
+EXECUTOR_SATURATED_TOTAL = "director_fast_executor_saturated_total"
 #: Histogram bucket upper bounds (seconds) used by :class:`PrometheusMetrics`: a lexical review
 #: takes tens of microseconds, an NLI-backed one milliseconds to seconds.
 REVIEW_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -155,7 +166,7 @@ class RecordingMetrics:
 
 
 class PrometheusMetrics:
-    """A metrics hook that exports the three series with ``prometheus-client``.
+    """A metrics hook that exports the five series with ``prometheus-client``.
 
     Args:
         registry: a ``prometheus_client.CollectorRegistry`` (default: the global ``REGISTRY``).
@@ -182,16 +193,24 @@ class PrometheusMetrics:
                                    ["approved"], **kw)
         self.review_seconds = pc.Histogram(REVIEW_SECONDS, "Wall-clock seconds of one review.",
                                            buckets=tuple(buckets), **kw)
+        self.queue_seconds = pc.Histogram(SCORER_QUEUE_SECONDS, "Seconds a scorer call waited for a worker.",
+                                          buckets=tuple(buckets), **kw)
+        self.saturated = pc.Counter(EXECUTOR_SATURATED_TOTAL, "Scorer calls made while the executor was "
+                                    "saturated or stalled.", ["outcome"], **kw)
 
     def inc(self, name: str, labels: Mapping[str, str]) -> None:
         if name == HALTS_TOTAL:
             self.halts.labels(reason=labels.get("reason", "")).inc()
         elif name == VERDICTS_TOTAL:
             self.verdicts.labels(approved=labels.get("approved", "")).inc()
+        elif name == EXECUTOR_SATURATED_TOTAL:
+            self.saturated.labels(outcome=labels.get("outcome", "")).inc()
 
     def observe(self, name: str, value: float, labels: Mapping[str, str]) -> None:
         if name == REVIEW_SECONDS:
             self.review_seconds.observe(value)
+        elif name == SCORER_QUEUE_SECONDS:
+            self.queue_seconds.observe(value)
 
 
 # ---- OpenTelemetry ----------------------------------------------------------------------------
@@ -339,3 +358,25 @@ def record_halt(reason: str, token_offset: int, event_id: str) -> None:
         span.add_event("director_fast.halt", {"director_fast.halt_reason": reason,
                                               "director_fast.token_offset": int(token_offset),
                                               "director_fast.event_id": event_id})
+
+
+def record_queue_wait(seconds: float) -> None:
+    """Report how long one scorer call waited for an executor worker (internal; called by
+    :class:`~director_fast.stream.executor.ScorerExecutor` on the worker thread)."""
+    hook = _hook
+    if hook is not None:
+        try:
+            hook.observe(SCORER_QUEUE_SECONDS, seconds, {})
+        except Exception as exc:
+            _hook_failed(exc)
+
+
+def record_saturation(outcome: str) -> None:
+    """Report one call made while an executor was saturated or stalled (``outcome``: ``wait``,
+    ``fail``, ``stalled``; internal)."""
+    hook = _hook
+    if hook is not None:
+        try:
+            hook.inc(EXECUTOR_SATURATED_TOTAL, {"outcome": outcome})
+        except Exception as exc:
+            _hook_failed(exc)

@@ -17,7 +17,22 @@
 
 A client that disconnects mid-stream cancels the response; the guard then closes the upstream
 model stream at once (``aclose()``), so the model stops generating. A synchronous scorer runs on
-the scorer's bounded :class:`~director_fast.stream.stream_guard.ScorerExecutor`, never on the event loop.
+the scorer's bounded :class:`~director_fast.stream.stream_guard.ScorerExecutor`, never on the event loop;
+under load a busy scorer delays the next sentence (backpressure) instead of halting the stream.
+
+Errors before the first token never leave as a bare 500 with a traceback:
+
+* ``tokens`` may be an awaitable that opens the model stream (``open_stream()`` below, not yet
+  awaited): the guard awaits it inside the response, under its own ``idle_timeout_s``, so a model
+  that fails (an HTTP 500, a refused connection) or stalls before its first token ends the SSE
+  stream with a ``halt`` event (``upstream_error``, its SafetyEvent) and a ``verdict`` whose
+  ``error`` names the exception;
+* the middleware answers an exception that escapes a route on its ``paths`` before the response
+  started with a JSON body: status 502 and ``{"error": "upstream_error", ...}`` when it comes from
+  the model's client (an SDK or ``httpx`` error, a timeout, a refused connection), else 500 and
+  ``{"error": "internal_error", ...}``; both carry ``exception`` (the class name),
+  ``upstream_status`` (the provider's HTTP status, or null) and ``request_id``. The exception is
+  logged (the traceback only for the 500s), never sent to the client.
 
 Install with ``pip install director-fast[fastapi]`` (Starlette is what this module needs; FastAPI
 and uvicorn are the tested server stack).
@@ -29,6 +44,7 @@ concurrent requests (its scorer must be thread-safe, as ``CoherenceScorer`` is).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import math
@@ -47,13 +63,15 @@ from director_fast.stream.client_guard import make_scorer
 from director_fast.stream.halt import HaltConfig
 from director_fast.safety.event import MAX_ID_LEN
 from director_fast.safety.tenant import _CTRL
-from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError
+from director_fast._log import warn_limited
+from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError, UpstreamError
 from director_fast.integrations.sse import sse_events
+from director_fast.stream.deadlines import DEFAULT_DEADLINE_S, DEFAULT_IDLE_TIMEOUT_S
 from director_fast.stream.stream_guard import ScorerExecutor, astream_guard
 
 logger = logging.getLogger("director_fast.integrations.fastapi")
 
-__all__ = ["DirectorGuard", "SSEResponse"]
+__all__ = ["DirectorGuard", "SSEResponse", "error_payload"]
 
 _STATE_KEY = "director_fast"
 
@@ -99,8 +117,9 @@ class DirectorGuard:
         default_tenant_id: tenant of a request without the tenant header.
         paths: URL paths (exact) the middleware handles; None: every HTTP request.
         keepalive_s: seconds of silence before a keep-alive comment (> 0) or None.
-        release, config, scorer_timeout_s, executor: passed to :func:`astream_guard` (default
-            release: ``"sentence"`` for an incremental scorer).
+        release, config, scorer_timeout_s, executor, idle_timeout_s, deadline_s: passed to
+            :func:`astream_guard` (default release: ``"sentence"`` for an incremental scorer;
+            default limits on the upstream: 60 s between tokens, 600 s per stream).
 
     Raises:
         ConfigError / InputTypeError: invalid arguments (the message names the field).
@@ -114,7 +133,9 @@ class DirectorGuard:
                  request_id_header: str = "x-request-id", default_tenant_id: str = "",
                  paths: Iterable[str] | None = None, keepalive_s: float | None = 10.0,
                  release: str | None = None, config: HaltConfig | None = None,
-                 scorer_timeout_s: float | None = None, executor: ScorerExecutor | str | None = None) -> None:
+                 scorer_timeout_s: float | None = None, executor: ScorerExecutor | str | None = None,
+                 idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+                 deadline_s: float | None = DEFAULT_DEADLINE_S) -> None:
         if scorer is not None:
             if facts is not None or store is not None or use_nli is not None or nli_model is not None:
                 raise ConfigError("a prebuilt scorer carries its own knowledge and NLI: do not also pass "
@@ -139,7 +160,7 @@ class DirectorGuard:
             raise ConfigError("keepalive_s must be a positive number of seconds or None", field="keepalive_s")
         self.keepalive_s = keepalive_s
         self._guard_kw = {"release": release, "config": config, "scorer_timeout_s": scorer_timeout_s,
-                          "executor": executor}
+                          "executor": executor, "idle_timeout_s": idle_timeout_s, "deadline_s": deadline_s}
         # validate the stream options now, not on the first request (tenants are per request)
         try:
             astream_guard((), scorer, **self._guard_kw)
@@ -204,7 +225,9 @@ class DirectorGuard:
         """SSE frames of ``tokens`` guarded by this guard's scorer (framework-free).
 
         Args:
-            tokens: async (or sync) iterable of ``str`` text deltas; closed on every way out.
+            tokens: async (or sync) iterable of ``str`` text deltas, or an awaitable that returns
+                one (it is awaited inside the stream, so its failure or stall is an
+                ``upstream_error`` halt, not an exception); closed on every way out.
             prompt, context, system, messages: the call's prompt and evidence (see
                 :func:`astream_guard`).
             tenant_id, request_id: copied into the SafetyEvent and the verdict.
@@ -213,6 +236,8 @@ class DirectorGuard:
             UnknownTenantError: the scorer holds nothing for ``tenant_id`` (``tokens`` closed).
             ConfigError / InputTypeError: invalid arguments (``tokens`` closed).
         """
+        if inspect.isawaitable(tokens):
+            tokens = _Deferred(tokens)
         try:
             guard = astream_guard(tokens, self.scorer, prompt=prompt, tenant_id=tenant_id,
                                   request_id=request_id, context=context, system=system,
@@ -229,8 +254,8 @@ class DirectorGuard:
 
         Args:
             request: the Starlette/FastAPI request (its ids: :meth:`ids`).
-            tokens: async iterable of ``str`` text deltas from the model (closed on halt,
-                disconnect and every other way out).
+            tokens: async iterable of ``str`` text deltas from the model, or an awaitable that
+                opens it (see :meth:`events`); closed on halt, disconnect and every other way out.
             prompt, context, system, messages: as for :meth:`events`.
             headers: extra response headers.
 
@@ -279,13 +304,117 @@ class DirectorGuard:
         state[_STATE_KEY] = {"tenant_id": tenant_id, "request_id": request_id}
         rid_header = (self.request_id_header.encode("latin-1"), request_id.encode("utf-8"))
 
+        started = False
+
         async def send_with_id(message: Any) -> None:
+            nonlocal started
             if message.get("type") == "http.response.start":
+                started = True
                 hdrs = [h for h in message.get("headers", ()) if h[0].lower() != rid_header[0]]
                 message = {**message, "headers": hdrs + [rid_header]}
             await send(message)
 
-        await app(scope, receive, send_with_id)
+        try:
+            await app(scope, receive, send_with_id)
+        except Exception as exc:
+            if started:
+                raise  # part of a response is out: the server closes the connection
+            await _send_error(send, exc, request_id, rid_header)
+
+
+def _is_upstream_failure(exc: BaseException) -> bool:
+    """An exception from the model's client: an SDK or HTTP-client error, a timeout, a refused
+    connection, or a guard's UpstreamError."""
+    if isinstance(exc, (UpstreamError, TimeoutError, ConnectionError)):
+        return True
+    root = (type(exc).__module__ or "").split(".", 1)[0]
+    return root in _UPSTREAM_MODULES
+
+
+#: top-level modules whose exceptions are the model client's (matched by name: none is imported)
+_UPSTREAM_MODULES = frozenset({"openai", "anthropic", "httpx", "httpcore", "aiohttp", "litellm", "h11"})
+
+
+def error_payload(exc: BaseException, request_id: str) -> tuple[int, dict[str, Any]]:
+    """``(status, body)`` of the JSON answer to an exception raised before a response started:
+    502 ``upstream_error`` for a failure of the model's client (its ``status_code`` as
+    ``upstream_status``), else 500 ``internal_error``. Only the exception's class name and
+    status leave the server, never its message."""
+    status = getattr(exc, "status_code", None)
+    upstream = _is_upstream_failure(exc)
+    return (502 if upstream else 500), {
+        "error": "upstream_error" if upstream else "internal_error",
+        "exception": type(exc).__name__,
+        "upstream_status": status if isinstance(status, int) and not isinstance(status, bool) else None,
+        "request_id": request_id,
+    }
+
+
+async def _send_error(send: Any, exc: BaseException, request_id: str, rid_header: tuple[bytes, bytes]) -> None:
+    status, payload = error_payload(exc, request_id)
+    if status == 502:
+        warn_limited(logger, "pre_stream_upstream", "the model failed before the first token (%s, status %s); "
+                     "answered 502 (request_id=%s)", payload["exception"], payload["upstream_status"], request_id)
+    else:
+        logger.error("the route raised before its response started; answered 500 (request_id=%s)",
+                     request_id, exc_info=exc)
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()), rid_header]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Deferred:
+    """An async token source opened on its first read: ``awaitable`` returns the source (an
+    async or sync iterable of text deltas). A failure or stall while opening happens inside the
+    guard's read, so it is an upstream failure of the stream (and under its idle timeout)."""
+
+    def __init__(self, awaitable: Any) -> None:
+        self._awaitable = awaitable
+        self._it: Any = None
+        self._source: Any = None
+
+    def __aiter__(self) -> "_Deferred":
+        return self
+
+    async def __anext__(self) -> str:
+        if self._it is None:
+            aw, self._awaitable = self._awaitable, None
+            if aw is None:
+                raise StopAsyncIteration  # closed before it was opened
+            src = self._source = await aw
+            if hasattr(src, "__aiter__"):
+                self._it = src.__aiter__()
+            elif hasattr(src, "__iter__") and not isinstance(src, (str, bytes)):
+                self._it = _AsyncOverSync(iter(src))
+            else:
+                raise InputTypeError(f"the awaitable passed as tokens returned a {type(src).__name__}, "
+                                     "not an (async) iterable of str text deltas")
+        return await self._it.__anext__()
+
+    async def aclose(self) -> None:
+        aw, self._awaitable = self._awaitable, None
+        close = getattr(aw, "close", None)
+        if close is not None:  # a coroutine never awaited: no "never awaited" warning
+            close()
+        for obj in (self._it, self._source):
+            fn = getattr(obj, "aclose", None) or getattr(obj, "close", None)
+            if fn is not None:
+                res = fn()
+                if inspect.isawaitable(res):
+                    await res
+
+
+class _AsyncOverSync:
+    def __init__(self, it: Any) -> None:
+        self._it = it
+
+    async def __anext__(self) -> Any:
+        try:
+            return next(self._it)
+        except StopIteration:
+            raise StopAsyncIteration from None
 
 
 _PENDING: set[Any] = set()

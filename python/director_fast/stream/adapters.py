@@ -29,11 +29,16 @@ a stream without its final event.
 halting guard stops the model); the adapter closes them itself before raising ``UpstreamError``.
 Pass ``on_event=callback`` to observe the skipped items.
 
-An item of the wrong shape -- a plain ``str`` or ``bytes``, an OpenAI item without ``choices``,
-an event without ``type`` or with a type outside the stream's set (e.g. the other provider's
-stream, or raw text) -- raises :class:`~director_fast.errors.InputTypeError` naming the adapter
-instead of being skipped: a guard fed the wrong adapter would otherwise see an empty response and
-approve it.
+An item of the wrong shape -- a plain ``str`` or ``bytes``, an OpenAI item without ``choices``
+(missing, or ``None`` as in an SDK object built from a malformed chunk), a choice with neither
+``delta``, ``text`` nor ``finish_reason``, a text-delta event without its ``delta``, an event
+without ``type`` or with a type outside the stream's set (e.g. the other provider's stream, or raw
+text) -- raises :class:`~director_fast.errors.InputTypeError` naming the adapter instead of being
+skipped: a guard fed the wrong adapter would otherwise see an empty response and approve it. A
+guard reading the adapter records it as an ``upstream_error`` halt (``error_type`` =
+``InputTypeError``) and re-raises it; the SSE integration ends the stream with a ``halt`` event and
+a verdict whose ``error`` names it. A usage-only chunk (``choices`` an empty list) is not
+malformed.
 
 Thread-safety: an adapter belongs to the one consumer of its stream.
 """
@@ -154,14 +159,23 @@ class _OpenAIChatReader(_Reader):
 
     def extract(self, chunk: Any) -> str | None:
         choices: Any = _MISSING if isinstance(chunk, (str, bytes)) else _get(chunk, "choices", _MISSING)
-        if choices is _MISSING:
+        if choices is _MISSING or choices is None:
+            # an SDK object built from a malformed chunk has choices=None: as malformed as a dict
+            # without the key (a usage-only chunk has an empty list)
             raise _shape_error(chunk, "an OpenAI chat-completion chunk (no 'choices')", self.adapter)
-        for choice in choices or ():
+        if isinstance(choices, (str, bytes, Mapping)) or not hasattr(choices, "__iter__"):
+            raise _shape_error(chunk, "an OpenAI chat-completion chunk ('choices' is not a list)", self.adapter)
+        for choice in choices:
+            if choice is None:
+                raise _shape_error(chunk, "an OpenAI chat-completion chunk (a choice is null)", self.adapter)
             if (_get(choice, "index", 0) or 0) != self.index:
                 continue
             delta = _get(choice, "delta", None)
             text = _get(choice, "text", None) if delta is None else _get(delta, "content", None)
             fr = _get(choice, "finish_reason", None)
+            if delta is None and text is None and fr is None:
+                raise _shape_error(chunk, "an OpenAI chat-completion chunk (a choice without 'delta', "
+                                   "'text' or 'finish_reason')", self.adapter)
             if fr is not None:
                 self.finished = True
                 fr = getattr(fr, "value", fr)
@@ -186,7 +200,9 @@ class _AnthropicReader(_Reader):
                 f"has {sorted(_ANTHROPIC_EVENT_TYPES)}); use the adapter that matches the client's stream")
         if kind == "content_block_delta":
             delta = _get(event, "delta", None)
-            if delta is None or _get(delta, "type", None) != "text_delta":
+            if delta is None:
+                raise _shape_error(event, "an Anthropic content_block_delta (no 'delta')", self.adapter)
+            if _get(delta, "type", None) != "text_delta":
                 return None
             text = _get(delta, "text", None)
             return text if isinstance(text, str) and text else None
@@ -221,6 +237,8 @@ class _ResponsesReader(_Reader):
             if self.output_index is not None and _get(event, "output_index", 0) != self.output_index:
                 return None
             text = _get(event, "delta", None)
+            if text is None:
+                raise _shape_error(event, "a response.output_text.delta event (no 'delta')", self.adapter)
             return text if isinstance(text, str) and text else None
         if kind == "error":
             self.fail("error_event", _get(event, "code", None),

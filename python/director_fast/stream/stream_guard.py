@@ -29,12 +29,15 @@ Release policy (``release=``):
   check that stops it. Extra latency: up to one sentence of tokens plus one scorer call.
 
 Failure handling (fail closed): a scorer raising ``TimeoutError``/``OSError``, missing the
-``scorer_timeout_s`` deadline (a real deadline: sync scorers then run on a bounded
-:class:`ScorerExecutor`), or finding that executor saturated, halts with ``callback_timeout`` and a
-SafetyEvent. Any other exception, or a score that is not a finite number in [0, 1] (``ScoreError``
-naming the token), propagates to the caller after the session records the halt as
-``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
-``length`` finish, a stream without its final chunk) halts with ``upstream_error``; any other
+``scorer_timeout_s`` deadline (a real deadline counted from the start of the call: sync scorers
+then run on a bounded :class:`ScorerExecutor`), or finding that executor stalled (or saturated
+with ``on_saturated="fail"``), halts with ``callback_timeout`` and a SafetyEvent. A merely busy
+executor delays the stream instead (backpressure: the guard reads nothing more from the upstream
+until the held-back sentence is scored). Any other exception, or a score that is not a finite
+number in [0, 1] (``ScoreError`` naming the token), propagates to the caller after the session
+records the halt as ``scorer_error``. A failed model stream (an adapter's ``UpstreamError``: an error event, a
+``length`` finish, a stream without its final chunk) and an upstream that passes the guard's
+``idle_timeout_s`` / ``deadline_s`` halt with ``upstream_error``; any other
 exception from the token source is recorded as ``upstream_error`` and then propagates.
 
 The upstream is closed (``close()`` / ``aclose()``) on every way out: halt, ``close()`` /
@@ -50,7 +53,6 @@ scorers of ``astream_guard`` and of timed guards run on executor threads).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import inspect
 import logging
@@ -61,7 +63,13 @@ from typing import Any, AsyncGenerator, AsyncIterable, AsyncIterator, Callable, 
 from director_fast.stream.halt import HaltConfig
 from director_fast.stream.session import _F_HALTED, _F_SCORED, _F_WARNING, StreamSession
 from director_fast.errors import InputTypeError, ScoreError, UpstreamError
-from director_fast.stream.executor import ScorerExecutor
+from director_fast.stream.executor import DeadlineMissed, ExecutorStalled, ScorerExecutor
+from director_fast.stream.deadlines import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_IDLE_TIMEOUT_S,
+    atimed_source,
+    timed_source,
+)
 from director_fast.stream.stream_state import (
     SentenceResult,
     _ACT_HALT,
@@ -275,17 +283,15 @@ class StreamGuard:
                     st.missed_deadline()  # executor="inline": checked after the call returned
                     return "callback_timeout", None
             else:
-                # a real deadline: the call runs on the scorer's bounded executor; a call that
-                # misses it keeps its worker until it returns (counted against the bound)
+                # a real deadline, counted from when a worker starts the call (a busy executor
+                # delays the stream, it does not halt it)
                 fut = st.submit(arg)
                 if fut is None:
-                    return "callback_timeout", None  # saturated: fail closed at once
+                    return "callback_timeout", None  # refused: stalled, or on_saturated="fail"
                 try:
-                    raw = fut.result(timeout=st.timeout)
-                except concurrent.futures.TimeoutError:
-                    if not fut.done():
-                        fut.cancel()
-                        st.missed_deadline()
+                    raw = st.ex.result(fut, st.timeout)
+                except (DeadlineMissed, ExecutorStalled) as exc:
+                    st.executor_failed(exc)
                     return "callback_timeout", None
         except (TimeoutError, OSError):
             return "callback_timeout", None
@@ -312,6 +318,8 @@ class StreamGuard:
     def _run(self) -> Iterator[str]:
         st = self._state
         src = self._src_it = iter(self._source)
+        if not isinstance(self._source, (list, tuple)):  # an in-memory text has no upstream to wait for
+            src = timed_source(src, st.idle_timeout, st.deadline, st.session.start_time)
         try:
             if st.incremental:
                 yield from self._run_incremental(src)
@@ -502,6 +510,8 @@ def stream_guard(
     conversation: Any = None,
     structured: str | None = None,
     on_halt_text: str | None = None,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> StreamGuard:
     """Guard a token stream; iterate the result to receive the tokens that are safe to forward.
 
@@ -525,9 +535,11 @@ def stream_guard(
             the last safe token instead of just stopping.
         release: ``"token"`` or ``"sentence"`` (default: ``"sentence"`` for incremental scorers,
             ``"token"`` for plain callables).
-        scorer_timeout_s: per-call deadline in seconds (> 0); a missed deadline halts with
-            ``callback_timeout`` at the deadline, not when the call returns. With it set, sync
-            scorers run on the scorer's bounded :class:`ScorerExecutor` (a call that misses the
+        scorer_timeout_s: per-call deadline in seconds (> 0), counted from when the call starts
+            running (time waiting for a busy executor's worker is backpressure, not lateness); a
+            missed deadline halts with ``callback_timeout`` at the deadline, not when the call
+            returns. With it set, sync scorers run on the scorer's bounded
+            :class:`ScorerExecutor` (a call that misses the
             deadline keeps its worker until it returns; no thread is ever added beyond
             ``max_workers``); without it they run on the calling thread.
         keep_events: keep per-token records (scores, timestamps, flags: ~17 bytes/token plus the
@@ -543,8 +555,10 @@ def stream_guard(
             :class:`ScorerExecutor` shared by every guard of this scorer
             (``ScorerExecutor.for_scorer(scorer)``), a given ``ScorerExecutor``, or ``"inline"``
             (call on the caller's thread / the event loop; the deadline is then only checked
-            after the call returns). A saturated executor halts the stream at once with
-            ``callback_timeout`` and the SafetyEvent attribute ``executor_saturated="true"``.
+            after the call returns). A busy executor delays the stream (backpressure); it halts
+            it with ``callback_timeout`` only when it is stalled (every worker held by a call
+            past its deadline: SafetyEvent attribute ``executor_stalled="true"``) or saturated
+            with ``on_saturated="fail"`` (``executor_saturated="true"``).
         structured: ``"json"`` when the stream produces a JSON document (default ``None``). On a
             halt, ``session.structured_recovery`` then holds a
             :class:`~director_fast.types.verification.StructuredRecoveryResult` whose
@@ -552,6 +566,15 @@ def stream_guard(
             kept, the member in progress dropped, open containers closed
             (:func:`director_fast.stream.structured.recover_json`); ``None`` when the stream did not
             halt.
+        idle_timeout_s: the longest wait in seconds for the next token from ``tokens`` (> 0,
+            default 60; None: no limit). Time spent scoring or in the consumer does not count.
+        deadline_s: the longest run of the stream in seconds from the guard's creation (> 0,
+            default 600; None: no limit), checked at every read. Either limit ends the stream
+            with an ``upstream_error`` halt and its SafetyEvent (attribute ``upstream`` =
+            ``idle_timeout`` / ``deadline``), independent of the client's own timeouts; the async
+            guard cancels the pending read at the limit, the sync guard checks when the read
+            returns (:mod:`director_fast.stream.deadlines`). Not applied to a ``list`` or
+            ``tuple`` of tokens (nothing to wait for).
 
         on_halt_text: a fallback message yielded once, as a last token, after a halt (after the
             last safe token, before ``StreamHalted`` with ``raise_on_halt``); default None: a
@@ -583,7 +606,8 @@ def stream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured, on_halt_text=on_halt_text)
+        structured=structured, on_halt_text=on_halt_text, idle_timeout_s=idle_timeout_s,
+        deadline_s=deadline_s)
 
 
 class AsyncStreamGuard:
@@ -664,24 +688,22 @@ class AsyncStreamGuard:
         timeout = st.timeout
         t0 = time.monotonic()
         try:
-            if st.is_async or st.executor_opt == "inline":
+            inline = st.is_async or st.executor_opt == "inline"
+            if inline:
                 if st.incremental:
                     raw = st.fn(arg, previous=st.prev_sentence, **st.call_kwargs)
                 else:
                     raw = st.fn(arg)
             else:
                 # a sync scorer never runs on the event loop: bounded executor, real deadline
+                # counted from when a worker starts the call (waiting for one is backpressure)
                 fut = st.submit(arg)
                 if fut is None:
-                    return "callback_timeout", None  # saturated: fail closed at once
+                    return "callback_timeout", None  # refused: stalled, or on_saturated="fail"
                 try:
-                    if timeout is None:
-                        raw = await asyncio.wrap_future(fut)
-                    else:
-                        raw = await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
-                except asyncio.TimeoutError:
-                    if not fut.done() or fut.cancelled():
-                        st.missed_deadline()
+                    raw = await st.ex.aresult(fut, timeout)
+                except (DeadlineMissed, ExecutorStalled) as exc:
+                    st.executor_failed(exc)
                     return "callback_timeout", None
             if inspect.isawaitable(raw):
                 if timeout is None:
@@ -699,7 +721,7 @@ class AsyncStreamGuard:
                         if time.monotonic() - t0 >= timeout:
                             st.missed_deadline()
                         return "callback_timeout", None
-            elif timeout is not None and time.monotonic() - t0 > timeout:
+            elif inline and timeout is not None and time.monotonic() - t0 > timeout:
                 st.missed_deadline()  # executor="inline": checked after the call returned
                 return "callback_timeout", None
         except asyncio.CancelledError:
@@ -750,6 +772,8 @@ class AsyncStreamGuard:
         else:
             it = _SyncSource(iter(src))
         self._src_it = it
+        if not isinstance(it, _SyncSource):  # a blocking sync read cannot be interrupted anyway
+            it = atimed_source(it, st.idle_timeout, st.deadline, st.session.start_time)
         inner = self._run_incremental(it) if st.incremental else self._run_plain(it)
         current_task = asyncio.current_task
         try:
@@ -903,6 +927,8 @@ def astream_guard(
     conversation: Any = None,
     structured: str | None = None,
     on_halt_text: str | None = None,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
 ) -> AsyncStreamGuard:
     """Async twin of :func:`stream_guard` (same arguments and decisions).
 
@@ -918,4 +944,5 @@ def astream_guard(
         raise_on_halt=raise_on_halt, release=release, scorer_timeout_s=scorer_timeout_s,
         keep_events=keep_events, evidence_callback=evidence_callback, kernel_active=kernel_active,
         context=context, system=system, messages=messages, executor=executor, conversation=conversation,
-        structured=structured, on_halt_text=on_halt_text)
+        structured=structured, on_halt_text=on_halt_text, idle_timeout_s=idle_timeout_s,
+        deadline_s=deadline_s)

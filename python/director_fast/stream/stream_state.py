@@ -31,7 +31,8 @@ from director_fast.safety.halt_evidence import EvidenceChunk, HaltEvidence, Halt
 from director_fast.types.results import ClaimAttribution
 from director_fast.safety.tenant import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
-from director_fast.stream.executor import ScorerExecutor
+from director_fast.stream.executor import ExecutorStalled, ScorerExecutor
+from director_fast.stream.deadlines import check_limit
 from director_fast._log import warn_limited
 from director_fast import telemetry as _telemetry
 from director_fast.stream.structured import STRUCTURED_KINDS, recover_structured
@@ -184,7 +185,8 @@ class _GuardState:
                  kernel_active: Callable[[], bool] | None, context: Any = None,
                  system: str | None = None, messages: Any = None,
                  executor: ScorerExecutor | str | None = None, conversation: Any = None,
-                 structured: str | None = None) -> None:
+                 structured: str | None = None, idle_timeout_s: float | None = None,
+                 deadline_s: float | None = None) -> None:
         if structured is not None and structured not in STRUCTURED_KINDS:
             raise ConfigError(f"structured must be one of {STRUCTURED_KINDS} or None, got {structured!r}",
                               field="structured")
@@ -234,6 +236,7 @@ class _GuardState:
         self.fn = scorer.score_sentence if self.incremental else scorer
         self.is_async = _is_async_callable(self.fn)
         self.executor_opt = executor
+        self.ex: ScorerExecutor | None = None  # the executor this stream's calls run on (first use)
         # the halt's extra SafetyEvent attributes (executor_saturated, deadline_ms)
         self.halt_attrs: dict[str, str] = {}
         self.call_kwargs = {"prompt": prompt, "tenant_id": tenant_id}
@@ -250,6 +253,8 @@ class _GuardState:
         self.raise_on_halt = raise_on_halt
         self.release = release
         self.timeout = float(scorer_timeout_s) if scorer_timeout_s is not None else None
+        self.idle_timeout = check_limit("idle_timeout_s", idle_timeout_s)  # the upstream's limits
+        self.deadline = check_limit("deadline_s", deadline_s)
         self.evidence_callback = evidence_callback
         self.kernel_active = kernel_active
         self.kernel = config.new_kernel()
@@ -387,6 +392,7 @@ class _GuardState:
                          if ("upstream_code" in attrs or "error_type" in attrs) else "")
         elif reason in (HaltReason.CALLBACK_TIMEOUT, HaltReason.SCORER_ERROR):
             what = ("the executor is saturated" if "executor_saturated" in attrs else
+                    "the executor is stalled (every worker past its deadline)" if "executor_stalled" in attrs else
                     "missed its deadline" if "deadline_ms" in attrs else
                     "timed out / failed with OSError" if reason is HaltReason.CALLBACK_TIMEOUT else
                     "raised or returned an invalid score")
@@ -509,17 +515,29 @@ class _GuardState:
         return ScorerExecutor.for_scorer(self.scorer)
 
     def submit(self, arg: Any) -> concurrent.futures.Future | None:
-        """Start a sync scorer call on the executor; None (and the halt attributes set) when the
-        executor is saturated."""
-        ex = self.executor()
+        """Start a sync scorer call on the executor (kept in :attr:`ex`); None (and the halt
+        attributes set) when the executor refuses it: stalled, or saturated with
+        ``on_saturated="fail"``."""
+        ex = self.ex
+        if ex is None:
+            ex = self.ex = self.executor()
         if self.incremental:
             fut = ex.try_submit(self.fn, arg, previous=self.prev_sentence, **self.call_kwargs)
         else:
             fut = ex.try_submit(self.fn, arg)
         if fut is None:
-            self.halt_attrs["executor_saturated"] = "true"
+            self.halt_attrs["executor_stalled" if ex.stalled else "executor_saturated"] = "true"
             self.halt_attrs["executor_max_workers"] = str(ex.max_workers)
         return fut
+
+    def executor_failed(self, exc: BaseException) -> None:
+        """A call on the executor missed its deadline (``DeadlineMissed``) or could not start
+        (``ExecutorStalled``): the halt's attributes."""
+        if isinstance(exc, ExecutorStalled):
+            self.halt_attrs["executor_stalled"] = "true"
+            self.halt_attrs["executor_max_workers"] = str(self.ex.max_workers if self.ex else 0)
+        else:
+            self.missed_deadline()
 
     def upstream_failed(self, exc: BaseException) -> None:
         """Record an ``upstream_error`` halt for a failed token source: an adapter's
