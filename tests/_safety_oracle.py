@@ -43,11 +43,11 @@ def fold(text: str) -> str:
 
 
 # ---- V1..V5 shapes --------------------------------------------------------------------------
-_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.", re.I | re.A)
-_PEM = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY", re.I | re.A)
+_JWT = re.compile(r"(?=eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.)", re.I | re.A)
+_PEM = re.compile(r"-----BEGIN[A-Z ]{0,41}?PRIVATE ?KEY", re.I | re.A)
 _DER = re.compile(r"(?<![A-Za-z0-9+/])MII[A-Za-z0-9+/]{20}", re.A)
 _DATA = re.compile(r"(?<![A-Za-z])data:[^,;\s]{0,100};base64,", re.I | re.A)
-_B64_200 = re.compile(r"[A-Za-z0-9+/]{200}", re.A)
+_B64_200 = re.compile(r"[A-Za-z0-9+/]{200,}", re.A)
 
 _U, _L, _D = "U", "L", "D"
 _ALNUM_S, _B64URL_S = "".join(sorted(ALNUM)), "".join(sorted(B64URL))
@@ -85,10 +85,14 @@ def _has_classes(s: str, need: str) -> bool:
             and ("D" not in need or any("0" <= c <= "9" for c in s)))
 
 
-def _vendor(t: str) -> str | None:
+def _word_start(t: str, i: int, brk: frozenset[int]) -> bool:
+    return i == 0 or t[i - 1] not in B64URL or i in brk
+
+
+def _vendor(t: str, brk: frozenset[int]) -> str | None:
     low = t.lower()
     for i in range(len(t)):
-        if i and t[i - 1] in B64URL:
+        if not _word_start(t, i, brk):
             continue
         for prefix, tail_set, min_tail, need in VENDOR:
             if not low.startswith(prefix, i):
@@ -138,10 +142,36 @@ def _entropy_ok(run: str) -> bool:
     return n * math.log2(n) - s >= 4.0 * n
 
 
-def _high_entropy(run: str) -> bool:
-    segs = _SEG.split(run)
-    digest = sum(len(s) for s in segs if len(s) in _DIGEST_LENS and set(s) <= _HEX)
-    if len(run) - digest < 32:
+def _digest_mask(run: str, start: int, brk: frozenset[int]) -> str:
+    """``run`` (at ``start`` in the text) with its digest pieces -- lower-case hex of 32/40/64/128
+    digits between symbols or the places a separator was removed -- replaced by ``-``."""
+    out, seg = [], 0
+    for k in range(len(run) + 1):
+        if k == len(run) or run[k] in "+/=_-" or (start + k in brk and k > seg):
+            piece = run[seg:k]
+            out.append("-" * len(piece) if len(piece) in _DIGEST_LENS and set(piece) <= _HEX else piece)
+            if k < len(run) and run[k] in "+/=_-":
+                out.append(run[k])
+                seg = k + 1
+            else:
+                seg = k
+    return "".join(out)
+
+
+def _made_of_words(masked: str) -> bool:
+    """>= 3/4 of the letters in alphabetic tokens of >= 4 letters (paths, identifiers, prose)."""
+    total = long = 0
+    for s in _SEG.split(masked):
+        for tok in _ALPHA_TOK.findall(s):
+            total += len(tok)
+            if len(tok) >= 4:
+                long += len(tok)
+    return total > 0 and 4 * long >= 3 * total
+
+
+def _high_entropy(run: str, start: int = 0, brk: frozenset[int] = frozenset()) -> bool:
+    masked = _digest_mask(run, start, brk)
+    if len(run) - masked.count("-") + run.count("-") < 32:
         return False
     if not any(c.isalpha() and c.lower() > "f" for c in run):
         return False  # hex alphabet (digests, UUIDs)
@@ -149,33 +179,83 @@ def _high_entropy(run: str) -> bool:
                + any(c.isdigit() for c in run) + any(c in "+/=_-" for c in run))
     if classes < 3 or not _entropy_ok(run):
         return False
-    total = long = 0
-    for s in segs:
-        if len(s) in _DIGEST_LENS and set(s) <= _HEX:
-            continue
-        for tok in _ALPHA_TOK.findall(s):
-            total += len(tok)
-            if len(tok) >= 4:
-                long += len(tok)
-    return not (total > 0 and 4 * long >= 3 * total)  # made of words (paths, identifiers)
+    return not _made_of_words(masked)
 
 
-def _value_shape(t: str) -> str | None:
-    if _JWT.search(t):
+# ---- V7 chat-service webhooks ---------------------------------------------------------------
+# (marker matched ASCII case-insensitively anywhere): the URL carries its token in the path
+WEBHOOKS = (
+    "hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+    "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
+    "outlook.office.com/webhook/", "outlook.office365.com/webhook/", "logic.azure.com:443/workflows/",
+    "chat.googleapis.com/v1/spaces/", "api.telegram.org/bot", "hooks.zapier.com/hooks/catch/",
+    "maker.ifttt.com/trigger/", "api.flock.com/hooks/sendmessage/",
+)
+_HOOK_TAIL = ALNUM | frozenset("_-./@:")
+
+
+def _webhook(t: str) -> bool:
+    low = t.lower()
+    for marker in WEBHOOKS:
+        i = low.find(marker)
+        while i >= 0:
+            j = i + len(marker)
+            k = j
+            alnum = 0
+            while k < len(t) and k - j < 256 and t[k] in _HOOK_TAIL:
+                alnum += t[k] in ALNUM
+                k += 1
+            if alnum >= 8:
+                return True
+            i = low.find(marker, i + 1)
+    return False
+
+
+def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
+    if any(_word_start(t, m.start(), brk) for m in _JWT.finditer(t)):
         return "JWT (V1)"
     if _PEM.search(t) or _DER.search(t):
         return "PEM private key (V2)"
-    v = _vendor(t)
+    v = _vendor(t, brk)
     if v is not None:
         return f"vendor token format {v!r} (V3)"
     if _url_password(t):
         return "password in a URL (V4)"
+    if _webhook(t):  # (anywhere in the text)
+        return "chat webhook URL (V7)"
     if _DATA.search(t):
         return "data: base64 URI (V5)"
-    if _B64_200.search(t):
+    if any(not _made_of_words(m.group()) or not any(c.islower() for c in m.group())
+           for m in _B64_200.finditer(t)):
         return "base64 run of 200+ characters (V5)"
-    if any(_high_entropy(m.group()) for m in _RUN.finditer(t)):
+    if any(_high_entropy(m.group(), m.start(), brk) for m in _RUN.finditer(t)):
         return "high-entropy run (V6)"
+    return None
+
+
+_TEMPLATE_START = frozenset("<${%")
+
+
+def _views(t: str):
+    """(separator, text without it, positions where it was removed) for each character that can
+    split a secret: every character that is not a letter or digit (after the fold)."""
+    for sep in sorted({c for c in t if c not in ALNUM}):
+        out, brk = [], set()
+        for c in t:
+            if c == sep:
+                brk.add(len(out))
+            else:
+                out.append(c)
+        yield sep, "".join(out), frozenset(brk)
+
+
+def _split_secret(t: str) -> str | None:
+    """A value shape, or an assignment when the separator is not a space, once the pieces of a
+    split secret are joined again ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2")."""
+    for sep, view, brk in _views(t):
+        why = _value_shape(view, brk) or _assignment(view, brk, sep)
+        if why is not None:
+            return f"{why[:-1]}, split)"
     return None
 
 
@@ -292,14 +372,17 @@ def _credential_value(v: str, strong: bool, stem: str) -> bool:
     return len(v) >= 3
 
 
-def _cred_run(t: str, j: int) -> str:
+def _cred_run(t: str, j: int, stop_at: frozenset[int] = frozenset()) -> str:
     k = j
-    while k < len(t) and k - j < 128 and t[k] not in WS and t[k] not in STOP:
+    while k < len(t) and k - j < 128 and t[k] not in WS and t[k] not in STOP and (k == j or k not in stop_at):
         k += 1
     return t[j:k]
 
 
-def _assignment_at(t: str, p: int) -> str | None:
+def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
+    """The assignment whose ':' / '=' is at p. In a view (``sep`` removed at ``brk``): after
+    spaces were removed, a value that followed ': ' is weak and ends where a space was; a
+    template character removed just before the value marks a template."""
     n = len(t)
     c = t[p]
     if c == "=" and ((p and t[p - 1] in ":=!<>") or (p + 1 < n and t[p + 1] == "=")):
@@ -334,6 +417,9 @@ def _assignment_at(t: str, p: int) -> str | None:
     while v < n and t[v] in WS and ws < 8:
         v += 1
         ws += 1
+    if sep in _TEMPLATE_START and v in brk:
+        return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
+    gap = sep == " " and v in brk and c != "="  # a space was removed between ':' and the value
     quote = t[v] if v < n and t[v] in QUOTES else None
     if quote is not None:
         v += 1
@@ -342,15 +428,16 @@ def _assignment_at(t: str, p: int) -> str | None:
             j += 1
         value = t[v:j]
     else:
-        value = _cred_run(t, v)
-    strong = c == "=" or quote is not None or ws == 0
+        value = _cred_run(t, v, brk if gap else frozenset())
+    strong = c == "=" or quote is not None or (ws == 0 and not gap)
     if kind == "S1" and stem in ("authorization", "auth") and value.lower() in SCHEMES:
         j = v + len(value)
         w = 0
         while j < n and t[j] in WS and w < 8:
             j += 1
             w += 1
-        cred = _cred_run(t, j) if w else ""
+        spaced = w > 0 or (sep == " " and j in brk)
+        cred = _cred_run(t, j, brk if sep == " " else frozenset()) if spaced else ""
         ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred)
     else:
         ok = _credential_value(value, strong, stem)
@@ -361,27 +448,29 @@ def _assignment_at(t: str, p: int) -> str | None:
     return f"prompt or message content assigned to {stem!r} (S2)"
 
 
-def _bearer_at(t: str, i: int) -> bool:
-    if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM):
+def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset()) -> bool:
+    """``Bearer <credential>`` at i; in the view without spaces (``brk``: where they were), the
+    removed spaces delimit the word and the credential."""
+    if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM and i not in brk):
         return False
     j = i + 6
     w = 0
     while j < len(t) and t[j] in WS and w < 8:
         j += 1
         w += 1
-    if w == 0:
+    if w == 0 and j not in brk:
         return False
-    cred = _cred_run(t, j)
+    cred = _cred_run(t, j, brk)
     return len(cred) >= 16 and _classes(cred) >= 2
 
 
-def _assignment(t: str) -> str | None:
+def _assignment(t: str, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
     for p, c in enumerate(t):
         if c in ":=":
-            why = _assignment_at(t, p)
+            why = _assignment_at(t, p, brk, sep)
             if why is not None:
                 return why
-        elif c in "bB" and _bearer_at(t, p):
+        elif c in "bB" and _bearer_at(t, p, brk if sep == " " else frozenset()):
             return "bearer credential (S1)"
     return None
 
@@ -414,7 +503,7 @@ def _key_name(key: str) -> str | None:
 def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
     """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe)."""
     t = fold(text)
-    why = _value_shape(t) or _assignment(t)
+    why = _value_shape(t) or _assignment(t) or _split_secret(t)
     if why is None and role == "key":
         why = _key_name(t)
     return why
