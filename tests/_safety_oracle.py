@@ -142,14 +142,22 @@ def _entropy_ok(run: str) -> bool:
     return n * math.log2(n) - s >= 4.0 * n
 
 
+_TIME_PIECE = re.compile(r"[0-9]{2,}[TZ][0-9]*", re.A)  # "01T10", "00Z" of an ISO time in a name
+
+
 def _digest_mask(run: str, start: int, brk: frozenset[int]) -> str:
     """``run`` (at ``start`` in the text) with its digest pieces -- lower-case hex of 32/40/64/128
-    digits between symbols or the places a separator was removed -- replaced by ``-``."""
+    digits between symbols or the places a separator was removed -- replaced by ``-`` and its other
+    hex ids (>= 8 lower-case hex digits with a digit) and times ("01T10", "00Z") by ``+``."""
     out, seg = [], 0
     for k in range(len(run) + 1):
         if k == len(run) or run[k] in "+/=_-" or (start + k in brk and k > seg):
             piece = run[seg:k]
-            out.append("-" * len(piece) if len(piece) in _DIGEST_LENS and set(piece) <= _HEX else piece)
+            if len(piece) in _DIGEST_LENS and set(piece) <= _HEX:
+                piece = "-" * len(piece)  # a digest: set aside
+            elif (len(piece) >= 8 and set(piece) <= _HEX and not piece.isalpha()) or _TIME_PIECE.fullmatch(piece):
+                piece = "+" * len(piece)  # a hex id (a short commit or build hash) or a time: not letters
+            out.append(piece)
             if k < len(run) and run[k] in "+/=_-":
                 out.append(run[k])
                 seg = k + 1
@@ -158,26 +166,43 @@ def _digest_mask(run: str, start: int, brk: frozenset[int]) -> str:
     return "".join(out)
 
 
+# short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
+SHORT_WORDS = frozenset(
+    'of to in on at by is it as an or be we no up us id ok io db eu the and for not are was all any per via new old out run log app api var lib usr bin etc opt tmp src dev srv sys doc img net web www com org pdf csv txt tsv yml cfg ini png jpg gif svg zip tgz tar gz xz md py js ts rs go cc cpp hpp so dll exe dat sql xml htm xls ppt crt ico sh whl jar war apk iso bak env pid mp ops ml gs ai qa ci cd'.split()
+)
+
+
 def _made_of_words(masked: str) -> bool:
-    """>= 3/4 of the letters in alphabetic tokens of >= 4 letters (paths, identifiers, prose)."""
+    """>= 3/4 of the letters in words -- alphabetic tokens of >= 4 letters or SHORT_WORDS (paths,
+    identifiers, prose)."""
     total = long = 0
     for s in _SEG.split(masked):
         for tok in _ALPHA_TOK.findall(s):
             total += len(tok)
-            if len(tok) >= 4:
+            if len(tok) >= 4 or tok.lower() in SHORT_WORDS:
                 long += len(tok)
     return total > 0 and 4 * long >= 3 * total
 
 
+def _base64_run(run: str, start: int, brk: frozenset[int]) -> bool:
+    """V5 on a run of >= 200 of [A-Za-z0-9+/]: >= 200 characters besides digests and hex ids, not
+    made of words or without lower-case letters (joined prose is made of words)."""
+    masked = _digest_mask(run, start, brk)
+    if sum(c == m for c, m in zip(run, masked)) < 200:
+        return False
+    return not _made_of_words(masked) or not any(c.islower() for c in run)
+
+
 def _high_entropy(run: str, start: int = 0, brk: frozenset[int] = frozenset()) -> bool:
     masked = _digest_mask(run, start, brk)
-    if len(run) - masked.count("-") + run.count("-") < 32:
+    kept = "".join(c for c, m in zip(run, masked) if c == m)  # digests and hex ids set aside
+    if len(kept) < 32:
         return False
     if not any(c.isalpha() and c.lower() > "f" for c in run):
         return False  # hex alphabet (digests, UUIDs)
-    classes = (any(c.isupper() for c in run) + any(c.islower() for c in run)
-               + any(c.isdigit() for c in run) + any(c in "+/=_-" for c in run))
-    if classes < 3 or not _entropy_ok(run):
+    classes = (any(c.isupper() for c in kept) + any(c.islower() for c in kept)
+               + any(c.isdigit() for c in kept) + any(c in "+/=_-" for c in kept))
+    if classes < 3 or not _entropy_ok(kept):
         return False
     return not _made_of_words(masked)
 
@@ -225,8 +250,7 @@ def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
         return "chat webhook URL (V7)"
     if _DATA.search(t):
         return "data: base64 URI (V5)"
-    if any(not _made_of_words(m.group()) or not any(c.islower() for c in m.group())
-           for m in _B64_200.finditer(t)):
+    if any(_base64_run(m.group(), m.start(), brk) for m in _B64_200.finditer(t)):
         return "base64 run of 200+ characters (V5)"
     if any(_high_entropy(m.group(), m.start(), brk) for m in _RUN.finditer(t)):
         return "high-entropy run (V6)"

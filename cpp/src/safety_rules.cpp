@@ -334,8 +334,21 @@ inline std::size_t alpha_token_end(const unsigned char* s, std::size_t len, std:
   return j;
 }
 
-// letters in alphabetic tokens ([A-Z]+(?![a-z]) | [A-Z]?[a-z]+) of s[0..len): total and in tokens
-// of >= 4 letters
+// short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
+constexpr std::string_view kShortWords[] = {
+    "of", "to", "in", "on", "at", "by", "is", "it", "as", "an", "or", "be", "we", "no", "up", "us", "id", "ok", "io", "db", "eu", "the", "and", "for", "not", "are", "was", "all", "any", "per", "via", "new", "old", "out", "run", "log", "app", "api", "var", "lib", "usr", "bin", "etc", "opt", "tmp", "src", "dev", "srv", "sys", "doc", "img", "net", "web", "www", "com", "org", "pdf", "csv", "txt", "tsv", "yml", "cfg", "ini", "png", "jpg", "gif", "svg", "zip", "tgz", "tar", "gz", "xz", "md", "py", "js", "ts", "rs", "go", "cc", "cpp", "hpp", "so", "dll", "exe", "dat", "sql", "xml", "htm", "xls", "ppt", "crt", "ico", "sh", "whl", "jar", "war", "apk", "iso", "bak", "env", "pid", "mp", "ops", "ml", "gs", "ai", "qa", "ci", "cd"};
+
+bool short_word(const unsigned char* s, std::size_t len) noexcept {
+  if (len < 2 || len > 3) return false;
+  char low[3];
+  for (std::size_t i = 0; i < len; ++i) low[i] = static_cast<char>(Text::lower(s[i]));
+  for (std::string_view w : kShortWords)
+    if (w.size() == len && std::memcmp(w.data(), low, len) == 0) return true;
+  return false;
+}
+
+// letters in alphabetic tokens ([A-Z]+(?![a-z]) | [A-Z]?[a-z]+) of s[0..len): total and in words
+// (tokens of >= 4 letters or short words)
 void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, std::size_t& longl) noexcept {
   std::size_t i = 0;
   while (i < len) {
@@ -346,13 +359,34 @@ void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, s
     }
     const std::size_t end = alpha_token_end(s, len, i);
     total += end - i;
-    if (end - i >= 4) longl += end - i;
+    if (end - i >= 4 || short_word(s + i, end - i)) longl += end - i;
     i = end;
   }
 }
 
-// >= 3/4 of the letters of r[0..n) in alphabetic tokens of >= 4 letters, the tokens taken per
-// segment between symbols: made of words (a path, an identifier, joined prose)
+// >= 3/4 of the letters of r[0..n) in words (alphabetic tokens of >= 4 letters or short words),
+// the tokens taken per segment between symbols: made of words (a path, an identifier, joined prose)
+bool hex_id(const unsigned char* s, std::size_t len) noexcept {  // >= 8 of [0-9a-f] with a digit
+  if (len < 8) return false;
+  bool digit = false;
+  for (std::size_t i = 0; i < len; ++i) {
+    const std::uint16_t b = kCls.bits[s[i]];
+    if (!(b & C_HEX)) return false;
+    digit |= (b & C_DIGIT) != 0;
+  }
+  return digit;
+}
+
+// [0-9]{2,}[TZ][0-9]*: "01T10", "00Z" of an ISO time written into a name
+bool time_piece(const unsigned char* s, std::size_t len) noexcept {
+  std::size_t i = 0;
+  while (i < len && (kCls.bits[s[i]] & C_DIGIT)) ++i;
+  if (i < 2 || i >= len || (s[i] != 'T' && s[i] != 'Z')) return false;
+  for (++i; i < len; ++i)
+    if (!(kCls.bits[s[i]] & C_DIGIT)) return false;
+  return true;
+}
+
 bool made_of_words(const unsigned char* r, std::size_t n) noexcept {
   std::size_t total = 0, longl = 0;
   for (std::size_t i = 0, seg = 0; i <= n; ++i) {
@@ -372,38 +406,54 @@ bool has_lower(const unsigned char* r, std::size_t n) noexcept {
 
 // r[0..n) is a run of [A-Za-z0-9+/=_-]; brk (null or n + 1 entries, aligned with r) marks where
 // a separator was removed. Digest pieces -- lower-case hex of 32/40/64/128 between symbols or
-// removed separators -- are set aside.
-bool high_entropy_run(const unsigned char* r, std::size_t n, const unsigned char* brk) {
-  std::size_t digest = 0;
-  std::uint16_t acc = 0;
-  bool beyond_hex = false;
-  thread_local std::string masked;  // r with digest pieces replaced by '-'
+// removed separators -- are set aside; other hex ids (>= 8 hex digits with a digit) are left out
+// of the word count.
+// r[0..n) with its digest pieces replaced by '-' and its hex ids by '+' (pieces end at symbols and
+// where a separator was removed); `digest` receives the number of digest characters
+const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigned char* brk, std::size_t& digest) {
+  thread_local std::string masked;
   masked.assign(reinterpret_cast<const char*>(r), n);
+  digest = 0;
   for (std::size_t i = 0, seg = 0; i <= n; ++i) {
     const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
     if (i == n || sym || (brk != nullptr && brk[i] && i > seg)) {
       if (is_digest_seg(r + seg, i - seg)) {
         digest += i - seg;
         std::memset(&masked[seg], '-', i - seg);
+      } else if (hex_id(r + seg, i - seg) || time_piece(r + seg, i - seg)) {  // a build hash or a time
+        std::memset(&masked[seg], '+', i - seg);
       }
       seg = sym ? i + 1 : i;
     }
-    if (i < n) {
-      const std::uint16_t b = kCls.bits[r[i]];
-      acc |= b;
-      if ((b & C_ALPHA) && Text::lower(r[i]) > 'f') beyond_hex = true;
-    }
   }
-  if (n - digest < 32 || !beyond_hex) return false;
+  return masked;
+}
+
+// The V6 test of r[0..n), a run of [A-Za-z0-9+/=_-] (brk: see mask_hex). Digests and hex ids are
+// set aside: the length, classes and entropy are those of the other characters.
+bool high_entropy_run(const unsigned char* r, std::size_t n, const unsigned char* brk) {
+  std::size_t digest = 0;
+  const std::string& masked = mask_hex(r, n, brk, digest);
+  std::uint16_t acc = 0;
+  bool beyond_hex = false;
+  std::size_t kept = 0;
+  std::uint32_t counts[128] = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t b = kCls.bits[r[i]];
+    if ((b & C_ALPHA) && Text::lower(r[i]) > 'f') beyond_hex = true;
+    if (static_cast<unsigned char>(masked[i]) != r[i]) continue;  // in a digest or a hex id
+    acc |= b;
+    ++kept;
+    ++counts[r[i] & 127];
+  }
+  if (kept < 32 || !beyond_hex) return false;
   const int classes = ((acc & C_UPPER) != 0) + ((acc & C_LOWER) != 0) + ((acc & C_DIGIT) != 0) +
                       ((acc & C_SYM) != 0);
   if (classes < 3) return false;
-  std::uint32_t counts[128] = {};
-  for (std::size_t i = 0; i < n; ++i) ++counts[r[i] & 127];
   double s = 0.0;
   for (std::uint32_t c : counts)
     if (c) s += static_cast<double>(c) * std::log2(static_cast<double>(c));
-  const double dn = static_cast<double>(n);
+  const double dn = static_cast<double>(kept);
   if (!(dn * std::log2(dn) - s >= 4.0 * dn)) return false;
   return !made_of_words(reinterpret_cast<const unsigned char*>(masked.data()), n);
 }
@@ -733,7 +783,14 @@ std::string scan(const Text& t) {
   std::size_t std_start = kNone;  // current run of [A-Za-z0-9+/] (V5)
   auto end_std_run = [&](std::size_t end) {
     // (joined prose is made of words and has lower-case letters; a run of capitals is not prose)
-    if (!b64_200 && end - std_start >= 200) b64_200 = !made_of_words(p + std_start, end - std_start) || !has_lower(p + std_start, end - std_start);
+    if (!b64_200 && end - std_start >= 200) {
+      std::size_t digest = 0;
+      const std::string& m = mask_hex(p + std_start, end - std_start, t.brk ? t.brk + std_start : nullptr, digest);
+      std::size_t kept = 0;  // characters besides digests and hex ids
+      for (std::size_t k = 0; k < m.size(); ++k) kept += static_cast<unsigned char>(m[k]) == p[std_start + k];
+      b64_200 = kept >= 200 && (!made_of_words(reinterpret_cast<const unsigned char*>(m.data()), m.size()) ||
+                                !has_lower(p + std_start, end - std_start));
+    }
   };
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint16_t b = t.cls(i);

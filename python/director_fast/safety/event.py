@@ -323,6 +323,7 @@ class SafetyEvent:
                 raise _type_err(name, "a str", getattr(self, name))
         if not _EVENT_ID.fullmatch(self.event_id):
             raise _err("event_id", "must be 'sevt_' + 1..123 of [A-Za-z0-9_-]")
+        check_text(self.event_id[5:], "SafetyEvent.event_id")  # an id carries no secret
         if not _TIMESTAMP.fullmatch(self.timestamp):
             raise _err("timestamp", "must be RFC-3339 UTC 'YYYY-MM-DDTHH:MM:SS[.fraction]Z'")
         if len(self.request_id) > MAX_ID_LEN:

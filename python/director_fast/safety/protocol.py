@@ -209,6 +209,7 @@ class DirectorSafetySignal:
             raise _type_err("signal_id", "a str", self.signal_id)
         if not _SIGNAL_ID.fullmatch(self.signal_id):
             raise _err("signal_id", "must be 'dsp_' + 1..124 of [A-Za-z0-9_-]")
+        check_text(self.signal_id[4:], "DirectorSafetySignal.signal_id")  # an id carries no secret
         if type(self.emitted_at) is not str:
             raise _type_err("emitted_at", "a str", self.emitted_at)
         if not _TIMESTAMP.fullmatch(self.emitted_at):
