@@ -365,3 +365,13 @@ def test_events_stored_by_the_previous_version_still_load():
         assert se.validate_safety_event_payload(payload).to_dict() == payload
     for payload in stored["signals"]:
         assert sp.validate_director_safety_signal(payload).to_transport_dict() == payload
+
+
+def test_generated_ids_always_pass():
+    # hex tails (the generated form) are never read as secrets, even when one starts like a
+    # vendor prefix ("acca" + 16 characters with a digit is an AWS account-key shape)
+    for tail in ("acca" + "0123456789abcdef0123456789ab", "ab" * 16, "0" * 32, "dead" * 8):
+        ev = se.SafetyEvent.from_policy_decision(**BASE, event_id="sevt_" + tail)
+        assert se.validate_safety_event_payload(ev.to_dict()) == ev
+        sig = sp.director_safety_signal_from_event(ev, producer_id="p", signal_id="dsp_" + tail)
+        assert sp.validate_director_safety_signal(sig.to_transport_dict()).to_json() == sig.to_json()

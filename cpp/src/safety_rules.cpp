@@ -281,6 +281,7 @@ constexpr std::string_view kWebhooks[] = {
 // read up to 256 characters)
 bool webhook_at(const Text& t, std::size_t i) noexcept;
 bool webhook_in(const Text& t) noexcept {
+  if (t.n < 20 || std::memchr(t.p, '/', t.n) == nullptr) return false;  // every marker has a '/'
   for (std::size_t i = 0; i < t.n; ++i) {
     const unsigned char c = Text::lower(t.p[i]);
     if (c != 'h' && c != 'd' && c != 'w' && c != 'o' && c != 'l' && c != 'c' && c != 'a' && c != 'm') continue;
@@ -432,6 +433,10 @@ const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigne
 // The V6 test of r[0..n), a run of [A-Za-z0-9+/=_-] (brk: see mask_hex). Digests and hex ids are
 // set aside: the length, classes and entropy are those of the other characters.
 bool high_entropy_run(const unsigned char* r, std::size_t n, const unsigned char* brk) {
+  bool letter_beyond_f = false;  // cheap exits first: hex-only runs (digests, UUIDs, ids) are common
+  for (std::size_t i = 0; i < n && !letter_beyond_f; ++i)
+    letter_beyond_f = (kCls.bits[r[i]] & C_ALPHA) && Text::lower(r[i]) > 'f';
+  if (n < 32 || !letter_beyond_f) return false;
   std::size_t digest = 0;
   const std::string& masked = mask_hex(r, n, brk, digest);
   std::uint16_t acc = 0;
@@ -450,12 +455,13 @@ bool high_entropy_run(const unsigned char* r, std::size_t n, const unsigned char
   const int classes = ((acc & C_UPPER) != 0) + ((acc & C_LOWER) != 0) + ((acc & C_DIGIT) != 0) +
                       ((acc & C_SYM) != 0);
   if (classes < 3) return false;
+  // (the word test before the entropy: joined prose is made of words, and it is cheaper)
+  if (made_of_words(reinterpret_cast<const unsigned char*>(masked.data()), n)) return false;
   double s = 0.0;
   for (std::uint32_t c : counts)
     if (c) s += static_cast<double>(c) * std::log2(static_cast<double>(c));
   const double dn = static_cast<double>(kept);
-  if (!(dn * std::log2(dn) - s >= 4.0 * dn)) return false;
-  return !made_of_words(reinterpret_cast<const unsigned char*>(masked.data()), n);
+  return dn * std::log2(dn) - s >= 4.0 * dn;
 }
 
 // ---- key names ---------------------------------------------------------------------------------
