@@ -7,10 +7,12 @@ rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
 
 1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
    generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
-2. value detectors on the folded text, in priority order V1..V6;
+2. value detectors on the folded text, in priority order V1..V4, V7 (chat webhook URLs), V5, V6;
 3. assignments ``key = value`` / ``key: value`` with a secret-like key (S1) or a prompt / message
    key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
-4. key role only: sensitive key names (K1..K5).
+4. split secrets: 2 and 3 again on each view of the text without one of its non-alphanumeric
+   characters (in code-point order), word starts and digest boundaries counted where it was removed;
+5. key role only: sensitive key names (K1..K5).
 """
 
 from __future__ import annotations
