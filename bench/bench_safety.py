@@ -18,6 +18,12 @@ Rows:
   signal (+ json.loads)      ... -> .to_json() -> validate_director_safety_signal(json.loads(wire));
                              json.loads is the same stdlib call on both sides and bounds the ratio
   json.loads alone           that shared fixed cost, for reference
+  event, Python path         the seed event cycle through the Python implementations kept beside the
+                             C++ fast paths (``_from_policy_decision_py``, ``_to_dict_py``,
+                             ``_validate_payload_py``; construction by the frozen dataclass) with every
+                             check still made in ONE C++ call per event: a lower bound on the cost of
+                             replacing bind_safety.cpp's CPython-slot fast path by plain pybind11
+                             bindings (pybind11's dispatch and per-field calls can only add to it)
 
 Run:  python bench/bench_safety.py [--quick]
 """
@@ -32,6 +38,7 @@ import sys
 import time
 
 from director_fast.core import safety_event as F_ev
+from director_fast.safety import event as F_ev_impl
 from director_fast.core import safety_protocol as F_pr
 
 try:
@@ -92,6 +99,15 @@ def signal_cycle_wire(ev_mod, pr_mod):
     return run
 
 
+def event_cycle_python_path(mod):
+    build = mod.SafetyEvent._from_policy_decision_py.__func__
+
+    def run(i):
+        ev = build(mod.SafetyEvent, **SEED)
+        return mod._validate_payload_py(ev._to_dict_py())
+    return run
+
+
 def loads_only(ev_mod, pr_mod):
     ev = ev_mod.SafetyEvent.from_policy_decision(**SEED)
     wire = pr_mod.director_safety_signal_from_event(ev, **SIGNAL_KW).to_json()
@@ -138,6 +154,7 @@ def main() -> None:
         ("signal build+to_json+validate (dict form)", signal_cycle_dict(F_ev, F_pr), signal_cycle_dict(D_ev, D_pr)),
         ("signal build+to_json+json.loads+validate", signal_cycle_wire(F_ev, F_pr), signal_cycle_wire(D_ev, D_pr)),
         ("  of which json.loads(wire) (stdlib, both)", loads_only(F_ev, F_pr), loads_only(D_ev, D_pr)),
+        ("event, Python path (plain-pybind11 bound)", event_cycle_python_path(F_ev_impl), event_cycle(D_ev)),
     ]
     load = os.getloadavg()
     print(f"python {platform.python_version()}, director-ai {director_ai.__version__}, "

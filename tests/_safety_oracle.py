@@ -7,10 +7,12 @@ rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
 
 1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
    generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
-2. value detectors on the folded text, in priority order V1..V6;
+2. value detectors on the folded text, in priority order V1..V4, V7 (chat webhook URLs), V5, V6;
 3. assignments ``key = value`` / ``key: value`` with a secret-like key (S1) or a prompt / message
    key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
-4. key role only: sensitive key names (K1..K5).
+4. split secrets: 2 and 3 again on each view of the text without one of its non-alphanumeric
+   characters (in code-point order), word starts and digest boundaries counted where it was removed;
+5. key role only: sensitive key names (K1..K5).
 """
 
 from __future__ import annotations
@@ -43,11 +45,11 @@ def fold(text: str) -> str:
 
 
 # ---- V1..V5 shapes --------------------------------------------------------------------------
-_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.", re.I | re.A)
-_PEM = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY", re.I | re.A)
+_JWT = re.compile(r"(?=eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.)", re.I | re.A)
+_PEM = re.compile(r"-----BEGIN[A-Z ]{0,41}?PRIVATE ?KEY", re.I | re.A)
 _DER = re.compile(r"(?<![A-Za-z0-9+/])MII[A-Za-z0-9+/]{20}", re.A)
 _DATA = re.compile(r"(?<![A-Za-z])data:[^,;\s]{0,100};base64,", re.I | re.A)
-_B64_200 = re.compile(r"[A-Za-z0-9+/]{200}", re.A)
+_B64_200 = re.compile(r"[A-Za-z0-9+/]{200,}", re.A)
 
 _U, _L, _D = "U", "L", "D"
 _ALNUM_S, _B64URL_S = "".join(sorted(ALNUM)), "".join(sorted(B64URL))
@@ -85,10 +87,14 @@ def _has_classes(s: str, need: str) -> bool:
             and ("D" not in need or any("0" <= c <= "9" for c in s)))
 
 
-def _vendor(t: str) -> str | None:
+def _word_start(t: str, i: int, brk: frozenset[int]) -> bool:
+    return i == 0 or t[i - 1] not in B64URL or i in brk
+
+
+def _vendor(t: str, brk: frozenset[int]) -> str | None:
     low = t.lower()
     for i in range(len(t)):
-        if i and t[i - 1] in B64URL:
+        if not _word_start(t, i, brk):
             continue
         for prefix, tail_set, min_tail, need in VENDOR:
             if not low.startswith(prefix, i):
@@ -138,44 +144,144 @@ def _entropy_ok(run: str) -> bool:
     return n * math.log2(n) - s >= 4.0 * n
 
 
-def _high_entropy(run: str) -> bool:
-    segs = _SEG.split(run)
-    digest = sum(len(s) for s in segs if len(s) in _DIGEST_LENS and set(s) <= _HEX)
-    if len(run) - digest < 32:
+_TIME_PIECE = re.compile(r"[0-9]{2,}[TZ][0-9]*", re.A)  # "01T10", "00Z" of an ISO time in a name
+
+
+def _digest_mask(run: str, start: int, brk: frozenset[int]) -> str:
+    """``run`` (at ``start`` in the text) with its digest pieces -- lower-case hex of 32/40/64/128
+    digits between symbols or the places a separator was removed -- replaced by ``-`` and its other
+    hex ids (>= 8 lower-case hex digits with a digit) and times ("01T10", "00Z") by ``+``."""
+    out, seg = [], 0
+    for k in range(len(run) + 1):
+        if k == len(run) or run[k] in "+/=_-" or (start + k in brk and k > seg):
+            piece = run[seg:k]
+            if len(piece) in _DIGEST_LENS and set(piece) <= _HEX:
+                piece = "-" * len(piece)  # a digest: set aside
+            elif (len(piece) >= 8 and set(piece) <= _HEX and not piece.isalpha()) or _TIME_PIECE.fullmatch(piece):
+                piece = "+" * len(piece)  # a hex id (a short commit or build hash) or a time: not letters
+            out.append(piece)
+            if k < len(run) and run[k] in "+/=_-":
+                out.append(run[k])
+                seg = k + 1
+            else:
+                seg = k
+    return "".join(out)
+
+
+# short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
+SHORT_WORDS = frozenset(
+    'of to in on at by is it as an or be we no up us id ok io db eu the and for not are was all any per via new old out run log app api var lib usr bin etc opt tmp src dev srv sys doc img net web www com org pdf csv txt tsv yml cfg ini png jpg gif svg zip tgz tar gz xz md py js ts rs go cc cpp hpp so dll exe dat sql xml htm xls ppt crt ico sh whl jar war apk iso bak env pid mp ops ml gs ai qa ci cd'.split()
+)
+
+
+def _made_of_words(masked: str) -> bool:
+    """>= 3/4 of the letters in words -- alphabetic tokens of >= 4 letters or SHORT_WORDS (paths,
+    identifiers, prose)."""
+    total = long = 0
+    for s in _SEG.split(masked):
+        for tok in _ALPHA_TOK.findall(s):
+            total += len(tok)
+            if len(tok) >= 4 or tok.lower() in SHORT_WORDS:
+                long += len(tok)
+    return total > 0 and 4 * long >= 3 * total
+
+
+def _base64_run(run: str, start: int, brk: frozenset[int]) -> bool:
+    """V5 on a run of >= 200 of [A-Za-z0-9+/]: >= 200 characters besides digests and hex ids, not
+    made of words or without lower-case letters (joined prose is made of words)."""
+    masked = _digest_mask(run, start, brk)
+    if sum(c == m for c, m in zip(run, masked)) < 200:
+        return False
+    return not _made_of_words(masked) or not any(c.islower() for c in run)
+
+
+def _high_entropy(run: str, start: int = 0, brk: frozenset[int] = frozenset()) -> bool:
+    masked = _digest_mask(run, start, brk)
+    kept = "".join(c for c, m in zip(run, masked) if c == m)  # digests and hex ids set aside
+    if len(kept) < 32:
         return False
     if not any(c.isalpha() and c.lower() > "f" for c in run):
         return False  # hex alphabet (digests, UUIDs)
-    classes = (any(c.isupper() for c in run) + any(c.islower() for c in run)
-               + any(c.isdigit() for c in run) + any(c in "+/=_-" for c in run))
-    if classes < 3 or not _entropy_ok(run):
+    classes = (any(c.isupper() for c in kept) + any(c.islower() for c in kept)
+               + any(c.isdigit() for c in kept) + any(c in "+/=_-" for c in kept))
+    if classes < 3 or not _entropy_ok(kept):
         return False
-    total = long = 0
-    for s in segs:
-        if len(s) in _DIGEST_LENS and set(s) <= _HEX:
-            continue
-        for tok in _ALPHA_TOK.findall(s):
-            total += len(tok)
-            if len(tok) >= 4:
-                long += len(tok)
-    return not (total > 0 and 4 * long >= 3 * total)  # made of words (paths, identifiers)
+    return not _made_of_words(masked)
 
 
-def _value_shape(t: str) -> str | None:
-    if _JWT.search(t):
+# ---- V7 chat-service webhooks ---------------------------------------------------------------
+# (marker matched ASCII case-insensitively anywhere): the URL carries its token in the path
+WEBHOOKS = (
+    "hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+    "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
+    "outlook.office.com/webhook/", "outlook.office365.com/webhook/", "logic.azure.com:443/workflows/",
+    "chat.googleapis.com/v1/spaces/", "api.telegram.org/bot", "hooks.zapier.com/hooks/catch/",
+    "maker.ifttt.com/trigger/", "api.flock.com/hooks/sendmessage/",
+)
+_HOOK_TAIL = ALNUM | frozenset("_-./@:")
+
+
+def _webhook(t: str) -> bool:
+    low = t.lower()
+    for marker in WEBHOOKS:
+        i = low.find(marker)
+        while i >= 0:
+            j = i + len(marker)
+            k = j
+            alnum = 0
+            while k < len(t) and k - j < 256 and t[k] in _HOOK_TAIL:
+                alnum += t[k] in ALNUM
+                k += 1
+            if alnum >= 8:
+                return True
+            i = low.find(marker, i + 1)
+    return False
+
+
+def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
+    if any(_word_start(t, m.start(), brk) for m in _JWT.finditer(t)):
         return "JWT (V1)"
     if _PEM.search(t) or _DER.search(t):
         return "PEM private key (V2)"
-    v = _vendor(t)
+    v = _vendor(t, brk)
     if v is not None:
         return f"vendor token format {v!r} (V3)"
     if _url_password(t):
         return "password in a URL (V4)"
+    if _webhook(t):  # (anywhere in the text)
+        return "chat webhook URL (V7)"
     if _DATA.search(t):
         return "data: base64 URI (V5)"
-    if _B64_200.search(t):
+    if any(_base64_run(m.group(), m.start(), brk) for m in _B64_200.finditer(t)):
         return "base64 run of 200+ characters (V5)"
-    if any(_high_entropy(m.group()) for m in _RUN.finditer(t)):
+    if any(_high_entropy(m.group(), m.start(), brk) for m in _RUN.finditer(t)):
         return "high-entropy run (V6)"
+    return None
+
+
+_TEMPLATE_START = frozenset("<${%")
+
+
+def _views(t: str):
+    """(separator, text without it, positions where it was removed) for each character that can
+    split a secret: every character that is not a letter or digit (after the fold)."""
+    for sep in sorted({c for c in t if c not in ALNUM}):
+        out, brk = [], set()
+        for c in t:
+            if c == sep:
+                brk.add(len(out))
+            else:
+                out.append(c)
+        yield sep, "".join(out), frozenset(brk)
+
+
+def _split_secret(t: str) -> str | None:
+    """A value shape, or an assignment when the separator is not a space, once the pieces of a
+    split secret are joined again ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2")."""
+    for sep, view, brk in _views(t):
+        why = _value_shape(view, brk) or _assignment(view, brk, sep)
+        if why is not None:
+            return f"{why[:-1]}, split)"
     return None
 
 
@@ -292,14 +398,17 @@ def _credential_value(v: str, strong: bool, stem: str) -> bool:
     return len(v) >= 3
 
 
-def _cred_run(t: str, j: int) -> str:
+def _cred_run(t: str, j: int, stop_at: frozenset[int] = frozenset()) -> str:
     k = j
-    while k < len(t) and k - j < 128 and t[k] not in WS and t[k] not in STOP:
+    while k < len(t) and k - j < 128 and t[k] not in WS and t[k] not in STOP and (k == j or k not in stop_at):
         k += 1
     return t[j:k]
 
 
-def _assignment_at(t: str, p: int) -> str | None:
+def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
+    """The assignment whose ':' / '=' is at p. In a view (``sep`` removed at ``brk``): after
+    spaces were removed, a value that followed ': ' is weak and ends where a space was; a
+    template character removed just before the value marks a template."""
     n = len(t)
     c = t[p]
     if c == "=" and ((p and t[p - 1] in ":=!<>") or (p + 1 < n and t[p + 1] == "=")):
@@ -334,6 +443,9 @@ def _assignment_at(t: str, p: int) -> str | None:
     while v < n and t[v] in WS and ws < 8:
         v += 1
         ws += 1
+    if sep in _TEMPLATE_START and v in brk:
+        return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
+    gap = sep == " " and v in brk and c != "="  # a space was removed between ':' and the value
     quote = t[v] if v < n and t[v] in QUOTES else None
     if quote is not None:
         v += 1
@@ -342,15 +454,16 @@ def _assignment_at(t: str, p: int) -> str | None:
             j += 1
         value = t[v:j]
     else:
-        value = _cred_run(t, v)
-    strong = c == "=" or quote is not None or ws == 0
+        value = _cred_run(t, v, brk if gap else frozenset())
+    strong = c == "=" or quote is not None or (ws == 0 and not gap)
     if kind == "S1" and stem in ("authorization", "auth") and value.lower() in SCHEMES:
         j = v + len(value)
         w = 0
         while j < n and t[j] in WS and w < 8:
             j += 1
             w += 1
-        cred = _cred_run(t, j) if w else ""
+        spaced = w > 0 or (sep == " " and j in brk)
+        cred = _cred_run(t, j, brk if sep == " " else frozenset()) if spaced else ""
         ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred)
     else:
         ok = _credential_value(value, strong, stem)
@@ -361,27 +474,29 @@ def _assignment_at(t: str, p: int) -> str | None:
     return f"prompt or message content assigned to {stem!r} (S2)"
 
 
-def _bearer_at(t: str, i: int) -> bool:
-    if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM):
+def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset()) -> bool:
+    """``Bearer <credential>`` at i; in the view without spaces (``brk``: where they were), the
+    removed spaces delimit the word and the credential."""
+    if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM and i not in brk):
         return False
     j = i + 6
     w = 0
     while j < len(t) and t[j] in WS and w < 8:
         j += 1
         w += 1
-    if w == 0:
+    if w == 0 and j not in brk:
         return False
-    cred = _cred_run(t, j)
+    cred = _cred_run(t, j, brk)
     return len(cred) >= 16 and _classes(cred) >= 2
 
 
-def _assignment(t: str) -> str | None:
+def _assignment(t: str, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
     for p, c in enumerate(t):
         if c in ":=":
-            why = _assignment_at(t, p)
+            why = _assignment_at(t, p, brk, sep)
             if why is not None:
                 return why
-        elif c in "bB" and _bearer_at(t, p):
+        elif c in "bB" and _bearer_at(t, p, brk if sep == " " else frozenset()):
             return "bearer credential (S1)"
     return None
 
@@ -414,7 +529,7 @@ def _key_name(key: str) -> str | None:
 def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
     """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe)."""
     t = fold(text)
-    why = _value_shape(t) or _assignment(t)
+    why = _value_shape(t) or _assignment(t) or _split_secret(t)
     if why is None and role == "key":
         why = _key_name(t)
     return why

@@ -164,6 +164,8 @@ def test_violation_is_total_and_deterministic(text, role):
 @pytest.mark.parametrize("unit", [
     "password=", "a=", "x:", "://", "bearer ", "MII", "eyJa.", "-----BEGIN ", "Zx9_Qm2-", "\u0430=", "\u200b",
     "pwd: ", "{\"api_key\": ", "sk-A1b2", "k=v;", "ab:cd@", "data:x",
+    # split secrets: every removed separator is a word start in the joined view
+    "eyJ.", "AKIA ", "B earer ", "hooks.slack.com/services/A", "a-b.c d/e_f:g=", "pass word: x ", "Zx9 ",
 ])
 def test_detectors_stay_linear(unit):
     # every scan is capped or starts where no earlier scan of its kind went: doubling the input

@@ -145,10 +145,20 @@ inline bool text_ok(PyObject* s, bool key) {
   inline bool fn(PyObject* s) { \
     return visit_str(s, [](auto* p, std::size_t n) { return sr::fn(p, n); }); \
   }
-DF_FORMAT(is_event_id)
-DF_FORMAT(is_signal_id)
 DF_FORMAT(is_timestamp)
 #undef DF_FORMAT
+// ids: the format, and the part after the prefix is tenant-safe (an id can carry no secret)
+inline bool id_ok(PyObject* s, std::size_t prefix, bool (*format)(const std::uint8_t*, std::size_t)) {
+  if (PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND) return false;  // both formats are ASCII
+  const auto* p = static_cast<const std::uint8_t*>(PyUnicode_DATA(s));
+  const auto n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(s));
+  if (!format(p, n)) return false;
+  bool hex = true;  // hex digits (the generated ids) carry nothing the rules look for
+  for (std::size_t i = prefix; i < n && hex; ++i) hex = (p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f');
+  return hex || sr::tenant_safety_violation(p + prefix, n - prefix, false).empty();
+}
+inline bool is_event_id(PyObject* s) { return id_ok(s, 5, sr::is_event_id<std::uint8_t>); }
+inline bool is_signal_id(PyObject* s) { return id_ok(s, 4, sr::is_signal_id<std::uint8_t>); }
 inline bool is_hook_id(PyObject* s) {
   return vc_check(s, V_HOOK_ID, [s] {
     return visit_str(s, [](auto* p, std::size_t n) { return sr::is_hook_id(p, n); });

@@ -87,6 +87,13 @@ constexpr Classes kCls = make_classes();
 struct Text {
   const unsigned char* p;
   std::size_t n;
+  // In a view (the text with every `sep` removed, see split_views): brk[i] != 0 when a separator
+  // was removed just before position i (brk has n + 1 entries). Null for the text itself.
+  const unsigned char* brk = nullptr;
+  unsigned char sep = 0;
+  bool at_brk(std::size_t i) const noexcept { return brk != nullptr && brk[i] != 0; }
+  // a removed space before i (the space view only)
+  bool at_space_brk(std::size_t i) const noexcept { return sep == ' ' && at_brk(i); }
   std::uint16_t cls(std::size_t i) const noexcept { return kCls.bits[p[i]]; }
   bool is(std::size_t i, std::uint16_t bit) const noexcept { return i < n && (kCls.bits[p[i]] & bit) != 0; }
   static unsigned char lower(unsigned char c) noexcept {
@@ -107,10 +114,11 @@ struct Text {
   }
   // up to `cap` whitespace characters from i
   std::size_t ws(std::size_t i, std::size_t cap) const noexcept { return run(i, C_WS, cap); }
-  // an unquoted value from j: up to whitespace or a C_STOP character, at most 128
-  std::size_t cred_run(std::size_t j) const noexcept {
+  // an unquoted value from j: up to whitespace or a C_STOP character, at most 128; with
+  // `stop_brk`, also up to the next place a separator was removed
+  std::size_t cred_run(std::size_t j, bool stop_brk = false) const noexcept {
     std::size_t k = j;
-    while (k < n && k - j < 128 && !(kCls.bits[p[k]] & C_STOP)) ++k;
+    while (k < n && k - j < 128 && !(kCls.bits[p[k]] & C_STOP) && (k == j || !(stop_brk && at_brk(k)))) ++k;
     return k - j;
   }
 };
@@ -123,22 +131,27 @@ int class_count3(const unsigned char* v, std::size_t len) noexcept {  // upper, 
 
 // ---- V1 JWT, V2 PEM, V5 data: URI ------------------------------------------------------------
 // (?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.  (case-insensitive); i: word start
-bool jwt_at(const Text& t, std::size_t i) noexcept {
+// `done`: the end of the first run an earlier failed call read; a start whose first run lies
+// inside it ends at the same place and fails the same way (keeps the scan linear in a view,
+// where every removed separator is a word start)
+bool jwt_at(const Text& t, std::size_t i, std::size_t& done) noexcept {
   if (!t.ieq(i, "eyj")) return false;
   std::size_t j = i + 3;
+  if (j < done) return false;
   const std::size_t r1 = t.run(j, C_B64URL);
+  done = j + r1;
   if (r1 < 6 || j + r1 >= t.n || t.p[j + r1] != '.') return false;
   j += r1 + 1;
   const std::size_t r2 = t.run(j, C_B64URL);
   return r2 >= 6 && j + r2 < t.n && t.p[j + r2] == '.';
 }
 
-// -----BEGIN [A-Z ]{0,40}PRIVATE KEY at i (case-insensitive)
+// -----BEGIN[A-Z ]{0,41}?PRIVATE ?KEY at i (case-insensitive; a header split by spaces reads the same)
 bool pem_at(const Text& t, std::size_t i) noexcept {
-  if (!t.ieq(i, "-----begin ")) return false;
-  const std::size_t q = i + 11;
-  for (std::size_t k = 0; k <= 40; ++k) {
-    if (t.ieq(q + k, "private key")) return true;
+  if (!t.ieq(i, "-----begin")) return false;
+  const std::size_t q = i + 10;
+  for (std::size_t k = 0; k <= 41; ++k) {
+    if (t.ieq(q + k, "private key") || t.ieq(q + k, "privatekey")) return true;
     if (q + k >= t.n || !(t.cls(q + k) & C_ALPHA || t.p[q + k] == ' ')) break;
   }
   return false;
@@ -255,6 +268,46 @@ bool url_password_at(const Text& t, std::size_t i) noexcept {
   return j < t.n && t.p[j] == '@' && colon != static_cast<std::size_t>(-1) && colon + 1 < j;
 }
 
+// ---- V7 chat-service webhook URLs (the token is in the path) -----------------------------------
+constexpr std::string_view kWebhooks[] = {
+    "hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+    "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
+    "outlook.office.com/webhook/", "outlook.office365.com/webhook/", "logic.azure.com:443/workflows/",
+    "chat.googleapis.com/v1/spaces/", "api.telegram.org/bot", "hooks.zapier.com/hooks/catch/",
+    "maker.ifttt.com/trigger/", "api.flock.com/hooks/sendmessage/",
+};
+
+// a webhook marker anywhere, followed by a path of >= 8 letters or digits ([A-Za-z0-9_./@:-],
+// read up to 256 characters)
+bool webhook_at(const Text& t, std::size_t i) noexcept;
+bool webhook_in(const Text& t) noexcept {
+  if (t.n < 20 || std::memchr(t.p, '/', t.n) == nullptr) return false;  // every marker has a '/'
+  for (std::size_t i = 0; i < t.n; ++i) {
+    const unsigned char c = Text::lower(t.p[i]);
+    if (c != 'h' && c != 'd' && c != 'w' && c != 'o' && c != 'l' && c != 'c' && c != 'a' && c != 'm') continue;
+    if (webhook_at(t, i)) return true;
+  }
+  return false;
+}
+
+bool webhook_at(const Text& t, std::size_t i) noexcept {
+  const unsigned char c = Text::lower(t.p[i]);
+  for (std::string_view m : kWebhooks) {
+    if (static_cast<unsigned char>(m[0]) != c || !t.ieq(i, m)) continue;
+    const std::size_t j = i + m.size();
+    std::size_t k = j, alnum = 0;
+    while (k < t.n && k - j < 256) {
+      const unsigned char x = t.p[k];
+      const bool an = (t.cls(k) & C_ALNUM) != 0;
+      if (!(an || x == '_' || x == '-' || x == '.' || x == '/' || x == '@' || x == ':')) break;
+      alnum += an;
+      ++k;
+    }
+    if (alnum >= 8) return true;
+  }
+  return false;
+}
+
 // ---- V6 high-entropy runs ---------------------------------------------------------------------
 inline bool is_digest_seg(const unsigned char* s, std::size_t len) noexcept {
   if (len != 32 && len != 40 && len != 64 && len != 128) return false;
@@ -282,8 +335,21 @@ inline std::size_t alpha_token_end(const unsigned char* s, std::size_t len, std:
   return j;
 }
 
-// letters in alphabetic tokens ([A-Z]+(?![a-z]) | [A-Z]?[a-z]+) of s[0..len): total and in tokens
-// of >= 4 letters
+// short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
+constexpr std::string_view kShortWords[] = {
+    "of", "to", "in", "on", "at", "by", "is", "it", "as", "an", "or", "be", "we", "no", "up", "us", "id", "ok", "io", "db", "eu", "the", "and", "for", "not", "are", "was", "all", "any", "per", "via", "new", "old", "out", "run", "log", "app", "api", "var", "lib", "usr", "bin", "etc", "opt", "tmp", "src", "dev", "srv", "sys", "doc", "img", "net", "web", "www", "com", "org", "pdf", "csv", "txt", "tsv", "yml", "cfg", "ini", "png", "jpg", "gif", "svg", "zip", "tgz", "tar", "gz", "xz", "md", "py", "js", "ts", "rs", "go", "cc", "cpp", "hpp", "so", "dll", "exe", "dat", "sql", "xml", "htm", "xls", "ppt", "crt", "ico", "sh", "whl", "jar", "war", "apk", "iso", "bak", "env", "pid", "mp", "ops", "ml", "gs", "ai", "qa", "ci", "cd"};
+
+bool short_word(const unsigned char* s, std::size_t len) noexcept {
+  if (len < 2 || len > 3) return false;
+  char low[3];
+  for (std::size_t i = 0; i < len; ++i) low[i] = static_cast<char>(Text::lower(s[i]));
+  for (std::string_view w : kShortWords)
+    if (w.size() == len && std::memcmp(w.data(), low, len) == 0) return true;
+  return false;
+}
+
+// letters in alphabetic tokens ([A-Z]+(?![a-z]) | [A-Z]?[a-z]+) of s[0..len): total and in words
+// (tokens of >= 4 letters or short words)
 void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, std::size_t& longl) noexcept {
   std::size_t i = 0;
   while (i < len) {
@@ -294,46 +360,108 @@ void alpha_tokens(const unsigned char* s, std::size_t len, std::size_t& total, s
     }
     const std::size_t end = alpha_token_end(s, len, i);
     total += end - i;
-    if (end - i >= 4) longl += end - i;
+    if (end - i >= 4 || short_word(s + i, end - i)) longl += end - i;
     i = end;
   }
 }
 
-bool high_entropy_run(const unsigned char* r, std::size_t n) noexcept {
-  // digest segments (lower-case hex of 32/40/64/128 between symbols) do not count
-  std::size_t digest = 0;
-  std::uint16_t acc = 0;
-  bool beyond_hex = false;
-  for (std::size_t i = 0, seg = 0; i <= n; ++i) {
-    if (i == n || (kCls.bits[r[i]] & C_SYM)) {
-      if (is_digest_seg(r + seg, i - seg)) digest += i - seg;
-      seg = i + 1;
-    }
-    if (i < n) {
-      const std::uint16_t b = kCls.bits[r[i]];
-      acc |= b;
-      if ((b & C_ALPHA) && Text::lower(r[i]) > 'f') beyond_hex = true;
-    }
+// >= 3/4 of the letters of r[0..n) in words (alphabetic tokens of >= 4 letters or short words),
+// the tokens taken per segment between symbols: made of words (a path, an identifier, joined prose)
+bool hex_id(const unsigned char* s, std::size_t len) noexcept {  // >= 8 of [0-9a-f] with a digit
+  if (len < 8) return false;
+  bool digit = false;
+  for (std::size_t i = 0; i < len; ++i) {
+    const std::uint16_t b = kCls.bits[s[i]];
+    if (!(b & C_HEX)) return false;
+    digit |= (b & C_DIGIT) != 0;
   }
-  if (n - digest < 32 || !beyond_hex) return false;
-  const int classes = ((acc & C_UPPER) != 0) + ((acc & C_LOWER) != 0) + ((acc & C_DIGIT) != 0) +
-                      ((acc & C_SYM) != 0);
-  if (classes < 3) return false;
-  std::uint32_t counts[128] = {};
-  for (std::size_t i = 0; i < n; ++i) ++counts[r[i] & 127];
-  double s = 0.0;
-  for (std::uint32_t c : counts)
-    if (c) s += static_cast<double>(c) * std::log2(static_cast<double>(c));
-  const double dn = static_cast<double>(n);
-  if (!(dn * std::log2(dn) - s >= 4.0 * dn)) return false;
+  return digit;
+}
+
+// [0-9]{2,}[TZ][0-9]*: "01T10", "00Z" of an ISO time written into a name
+bool time_piece(const unsigned char* s, std::size_t len) noexcept {
+  std::size_t i = 0;
+  while (i < len && (kCls.bits[s[i]] & C_DIGIT)) ++i;
+  if (i < 2 || i >= len || (s[i] != 'T' && s[i] != 'Z')) return false;
+  for (++i; i < len; ++i)
+    if (!(kCls.bits[s[i]] & C_DIGIT)) return false;
+  return true;
+}
+
+bool made_of_words(const unsigned char* r, std::size_t n) noexcept {
   std::size_t total = 0, longl = 0;
   for (std::size_t i = 0, seg = 0; i <= n; ++i) {
     if (i == n || (kCls.bits[r[i]] & C_SYM)) {
-      if (!is_digest_seg(r + seg, i - seg)) alpha_tokens(r + seg, i - seg, total, longl);
+      alpha_tokens(r + seg, i - seg, total, longl);
       seg = i + 1;
     }
   }
-  return !(total > 0 && 4 * longl >= 3 * total);  // made of words: a path or an identifier
+  return total > 0 && 4 * longl >= 3 * total;
+}
+
+bool has_lower(const unsigned char* r, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i)
+    if (kCls.bits[r[i]] & C_LOWER) return true;
+  return false;
+}
+
+// r[0..n) is a run of [A-Za-z0-9+/=_-]; brk (null or n + 1 entries, aligned with r) marks where
+// a separator was removed. Digest pieces -- lower-case hex of 32/40/64/128 between symbols or
+// removed separators -- are set aside; other hex ids (>= 8 hex digits with a digit) are left out
+// of the word count.
+// r[0..n) with its digest pieces replaced by '-' and its hex ids by '+' (pieces end at symbols and
+// where a separator was removed); `digest` receives the number of digest characters
+const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigned char* brk, std::size_t& digest) {
+  thread_local std::string masked;
+  masked.assign(reinterpret_cast<const char*>(r), n);
+  digest = 0;
+  for (std::size_t i = 0, seg = 0; i <= n; ++i) {
+    const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
+    if (i == n || sym || (brk != nullptr && brk[i] && i > seg)) {
+      if (is_digest_seg(r + seg, i - seg)) {
+        digest += i - seg;
+        std::memset(&masked[seg], '-', i - seg);
+      } else if (hex_id(r + seg, i - seg) || time_piece(r + seg, i - seg)) {  // a build hash or a time
+        std::memset(&masked[seg], '+', i - seg);
+      }
+      seg = sym ? i + 1 : i;
+    }
+  }
+  return masked;
+}
+
+// The V6 test of r[0..n), a run of [A-Za-z0-9+/=_-] (brk: see mask_hex). Digests and hex ids are
+// set aside: the length, classes and entropy are those of the other characters.
+bool high_entropy_run(const unsigned char* r, std::size_t n, const unsigned char* brk) {
+  bool letter_beyond_f = false;  // cheap exits first: hex-only runs (digests, UUIDs, ids) are common
+  for (std::size_t i = 0; i < n && !letter_beyond_f; ++i)
+    letter_beyond_f = (kCls.bits[r[i]] & C_ALPHA) && Text::lower(r[i]) > 'f';
+  if (n < 32 || !letter_beyond_f) return false;
+  std::size_t digest = 0;
+  const std::string& masked = mask_hex(r, n, brk, digest);
+  std::uint16_t acc = 0;
+  bool beyond_hex = false;
+  std::size_t kept = 0;
+  std::uint32_t counts[128] = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t b = kCls.bits[r[i]];
+    if ((b & C_ALPHA) && Text::lower(r[i]) > 'f') beyond_hex = true;
+    if (static_cast<unsigned char>(masked[i]) != r[i]) continue;  // in a digest or a hex id
+    acc |= b;
+    ++kept;
+    ++counts[r[i] & 127];
+  }
+  if (kept < 32 || !beyond_hex) return false;
+  const int classes = ((acc & C_UPPER) != 0) + ((acc & C_LOWER) != 0) + ((acc & C_DIGIT) != 0) +
+                      ((acc & C_SYM) != 0);
+  if (classes < 3) return false;
+  // (the word test before the entropy: joined prose is made of words, and it is cheaper)
+  if (made_of_words(reinterpret_cast<const unsigned char*>(masked.data()), n)) return false;
+  double s = 0.0;
+  for (std::uint32_t c : counts)
+    if (c) s += static_cast<double>(c) * std::log2(static_cast<double>(c));
+  const double dn = static_cast<double>(kept);
+  return dn * std::log2(dn) - s >= 4.0 * dn;
 }
 
 // ---- key names ---------------------------------------------------------------------------------
@@ -572,6 +700,10 @@ std::string assignment_at(const Text& t, std::size_t p) {
     ++v;
     ++w;
   }
+  // in a view: a template character removed just before the value marks a template ("${X}");
+  // a space removed between ':' and the value makes it weak, and it ends where a space was
+  if ((t.sep == '<' || t.sep == '$' || t.sep == '{' || t.sep == '%') && t.at_brk(v)) return {};
+  const bool gap = c != '=' && t.at_space_brk(v);
   unsigned char quote = 0;
   std::size_t vlen;
   if (v < n && (t.p[v] == '"' || t.p[v] == '\'' || t.p[v] == '`')) {
@@ -580,9 +712,9 @@ std::string assignment_at(const Text& t, std::size_t p) {
     while (j < n && j - v < 128 && t.p[j] != quote) ++j;
     vlen = j - v;
   } else {
-    vlen = t.cred_run(v);
+    vlen = t.cred_run(v, gap);
   }
-  const bool strong = c == '=' || quote != 0 || w == 0;
+  const bool strong = c == '=' || quote != 0 || (w == 0 && !gap);
   bool ok;
   if (secret && (stem == "authorization" || stem == "auth") && vlen <= 9 && vlen > 0) {
     char low[9];
@@ -591,7 +723,7 @@ std::string assignment_at(const Text& t, std::size_t p) {
       std::size_t j = v + vlen;
       const std::size_t sp = t.ws(j, 8);
       j += sp;
-      const std::size_t cl = sp ? t.cred_run(j) : 0;
+      const std::size_t cl = (sp || t.at_space_brk(j)) ? t.cred_run(j, t.sep == ' ') : 0;
       bool all_lower = true;
       for (std::size_t i = 0; i < cl; ++i) all_lower &= (t.cls(j + i) & C_LOWER) != 0;
       ok = cl >= 8 && !all_lower;
@@ -608,14 +740,15 @@ std::string assignment_at(const Text& t, std::size_t p) {
   return why;
 }
 
-// "Bearer <credential>" at i ('b' or 'B' not after an alphanumeric)
+// "Bearer <credential>" at i ('b' or 'B' not after an alphanumeric); in the view without spaces
+// the removed spaces delimit the word and the credential
 bool bearer_at(const Text& t, std::size_t i) noexcept {
-  if (!t.ieq(i, "bearer") || (i > 0 && (t.cls(i - 1) & C_ALNUM))) return false;
+  if (!t.ieq(i, "bearer") || (i > 0 && (t.cls(i - 1) & C_ALNUM) && !t.at_space_brk(i))) return false;
   std::size_t j = i + 6;
   const std::size_t sp = t.ws(j, 8);
-  if (sp == 0) return false;
+  if (sp == 0 && !t.at_space_brk(j)) return false;
   j += sp;
-  const std::size_t cl = t.cred_run(j);
+  const std::size_t cl = t.cred_run(j, t.sep == ' ');
   return cl >= 16 && class_count3(t.p + j, cl) >= 2;
 }
 
@@ -643,23 +776,39 @@ std::string key_name(const unsigned char* s, std::size_t len) {
 }
 
 // ---- the whole check on folded text ------------------------------------------------------------
-std::string violation(const unsigned char* p, std::size_t n, bool key) {
-  const Text t{p, n};
+// The value shapes (V1..V7), else the leftmost assignment (S1 / S2) of t: "" or the reason.
+std::string scan(const Text& t) {
+  const unsigned char* p = t.p;
+  const std::size_t n = t.n;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  bool pem = false, url = false, data = false, b64_200 = false, entropy = false;
+  bool pem = false, url = false, hook = false, data = false, b64_200 = false, entropy = false;
   int vendor = -1;
+  std::size_t jwt_done = 0;
   std::string assign;  // the leftmost S1 / S2 reason
   std::size_t run_start = kNone;  // current run of [A-Za-z0-9+/=_-] (V6)
   std::size_t std_start = kNone;  // current run of [A-Za-z0-9+/] (V5)
+  auto end_std_run = [&](std::size_t end) {
+    // (joined prose is made of words and has lower-case letters; a run of capitals is not prose)
+    if (!b64_200 && end - std_start >= 200) {
+      std::size_t digest = 0;
+      const std::string& m = mask_hex(p + std_start, end - std_start, t.brk ? t.brk + std_start : nullptr, digest);
+      std::size_t kept = 0;  // characters besides digests and hex ids
+      for (std::size_t k = 0; k < m.size(); ++k) kept += static_cast<unsigned char>(m[k]) == p[std_start + k];
+      b64_200 = kept >= 200 && (!made_of_words(reinterpret_cast<const unsigned char*>(m.data()), m.size()) ||
+                                !has_lower(p + std_start, end - std_start));
+    }
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint16_t b = t.cls(i);
     if (b & C_B64) {
       if (run_start == kNone) run_start = i;
     } else if (run_start != kNone) {
-      if (!entropy && i - run_start >= 32) entropy = high_entropy_run(p + run_start, i - run_start);
+      if (!entropy && i - run_start >= 32)
+        entropy = high_entropy_run(p + run_start, i - run_start, t.brk ? t.brk + run_start : nullptr);
       run_start = kNone;
     }
     if (!(b & C_B64STD)) {
+      if (std_start != kNone) end_std_run(i);
       std_start = kNone;
     } else if (std_start == kNone) {
       std_start = i;
@@ -667,8 +816,8 @@ std::string violation(const unsigned char* p, std::size_t n, bool key) {
     const unsigned char c = p[i];
     if (b & C_ALNUM) {
       if (b & C_ALPHA) {
-        if (i == 0 || !(t.cls(i - 1) & C_B64URL)) {  // a word start
-          if (jwt_at(t, i)) return "JWT (V1)";
+        if (i == 0 || !(t.cls(i - 1) & C_B64URL) || t.at_brk(i)) {  // a word start
+          if (jwt_at(t, i, jwt_done)) return "JWT (V1)";
           if (vendor < 0) vendor = vendor_at(t, i);
         }
         const bool after_alpha = i > 0 && (t.cls(i - 1) & C_ALPHA);
@@ -677,12 +826,11 @@ std::string violation(const unsigned char* p, std::size_t n, bool key) {
         if ((c == 'b' || c == 'B') && assign.empty() && bearer_at(t, i)) assign = "bearer credential (S1)";
       }
       // The rest of an alphanumeric run cannot start a shape (every shape needs a character that
-      // is not alphanumeric before it, except "data:", which only needs a non-letter: stop at a
-      // 'd' after a digit) and stays inside both base64 runs.
+      // is not alphanumeric before it, or a removed separator, except "data:", which only needs a
+      // non-letter: stop at a 'd' after a digit) and stays inside both base64 runs.
       std::size_t j = i + 1;
-      while (j < n && (t.cls(j) & C_ALNUM) && !((p[j] | 32) == 'd' && (t.cls(j - 1) & C_DIGIT))) ++j;
+      while (j < n && (t.cls(j) & C_ALNUM) && !((p[j] | 32) == 'd' && (t.cls(j - 1) & C_DIGIT)) && !t.at_brk(j)) ++j;
       i = j - 1;
-      if (std_start != kNone && j - std_start >= 200) b64_200 = true;
       continue;
     }
     if (c == '-') {
@@ -691,18 +839,55 @@ std::string violation(const unsigned char* p, std::size_t n, bool key) {
       if (c == ':' && !url && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/') url = url_password_at(t, i);
       if (assign.empty()) assign = assignment_at(t, i);
     }
-    if (std_start != kNone && i + 1 - std_start >= 200) b64_200 = true;
   }
-  if (run_start != kNone && !entropy && n - run_start >= 32) entropy = high_entropy_run(p + run_start, n - run_start);
+  if (run_start != kNone && !entropy && n - run_start >= 32)
+    entropy = high_entropy_run(p + run_start, n - run_start, t.brk ? t.brk + run_start : nullptr);
+  if (std_start != kNone) end_std_run(n);
+  if (!pem && vendor < 0 && !url) hook = webhook_in(t);
   if (pem) return "PEM private key (V2)";
   if (vendor >= 0) return "vendor token format '" + std::string(kVendors[vendor].prefix) + "' (V3)";
   if (url) return "password in a URL (V4)";
+  if (hook) return "chat webhook URL (V7)";
   if (data) return "data: base64 URI (V5)";
   if (b64_200) return "base64 run of 200+ characters (V5)";
   if (entropy) return "high-entropy run (V6)";
-  if (!assign.empty()) return assign;
-  if (key) return key_name(p, n);
+  return assign;
+}
+
+// A secret split by one separator ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2"): for
+// each character of t that is not a letter or digit, in byte order, scan the view without it.
+std::string split_views(const unsigned char* p, std::size_t n) {
+  bool present[256] = {};
+  for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+  thread_local std::string view;
+  thread_local std::vector<unsigned char> brk;
+  for (unsigned sep = 0; sep < 256; ++sep) {
+    if (!present[sep] || (kCls.bits[sep] & C_ALNUM)) continue;
+    view.clear();
+    brk.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (p[i] == sep)
+        brk[view.size()] = 1;
+      else
+        view.push_back(static_cast<char>(p[i]));
+    }
+    Text v{reinterpret_cast<const unsigned char*>(view.data()), view.size()};
+    v.brk = brk.data();
+    v.sep = static_cast<unsigned char>(sep);
+    std::string why = scan(v);
+    if (!why.empty()) {
+      why.insert(why.size() - 1, ", split");
+      return why;
+    }
+  }
   return {};
+}
+
+std::string violation(const unsigned char* p, std::size_t n, bool key) {
+  std::string why = scan(Text{p, n});
+  if (why.empty()) why = split_views(p, n);
+  if (why.empty() && key) why = key_name(p, n);
+  return why;
 }
 
 template <typename CharT>

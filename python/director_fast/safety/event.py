@@ -97,6 +97,7 @@ _TIMESTAMP_PAT = (
 _HOOK_ID_PAT = "[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}"
 _ATTR_KEY_PAT = "[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,63}"
 _EVENT_ID = re.compile(_EVENT_ID_PAT)
+_HEX_ID = re.compile("[0-9a-f]+")  # the tail of a generated id
 _TIMESTAMP = re.compile(_TIMESTAMP_PAT)
 _HOOK_ID = re.compile(_HOOK_ID_PAT)
 _ATTR_KEY = re.compile(_ATTR_KEY_PAT)
@@ -323,6 +324,8 @@ class SafetyEvent:
                 raise _type_err(name, "a str", getattr(self, name))
         if not _EVENT_ID.fullmatch(self.event_id):
             raise _err("event_id", "must be 'sevt_' + 1..123 of [A-Za-z0-9_-]")
+        if not _HEX_ID.fullmatch(self.event_id, 5):  # hex (generated ids) carries no secret
+            check_text(self.event_id[5:], "SafetyEvent.event_id")
         if not _TIMESTAMP.fullmatch(self.timestamp):
             raise _err("timestamp", "must be RFC-3339 UTC 'YYYY-MM-DDTHH:MM:SS[.fraction]Z'")
         if len(self.request_id) > MAX_ID_LEN:

@@ -87,6 +87,7 @@ MAX_SCHEMA_REF_LEN = 256
 
 _SIGNAL_ID_PAT = "dsp_[A-Za-z0-9_-]{1,124}"
 _SIGNAL_ID = re.compile(_SIGNAL_ID_PAT)
+_HEX_ID = re.compile("[0-9a-f]+")  # the tail of a generated id
 _TOP_KEYS = frozenset(
     {"protocol_version", "schema_ref", "signal_id", "emitted_at", "producer_id", "framework",
      "event_schema_version", "event", "interoperability", "privacy", "extensions"}
@@ -209,6 +210,8 @@ class DirectorSafetySignal:
             raise _type_err("signal_id", "a str", self.signal_id)
         if not _SIGNAL_ID.fullmatch(self.signal_id):
             raise _err("signal_id", "must be 'dsp_' + 1..124 of [A-Za-z0-9_-]")
+        if not _HEX_ID.fullmatch(self.signal_id, 4):  # hex (generated ids) carries no secret
+            check_text(self.signal_id[4:], "DirectorSafetySignal.signal_id")
         if type(self.emitted_at) is not str:
             raise _type_err("emitted_at", "a str", self.emitted_at)
         if not _TIMESTAMP.fullmatch(self.emitted_at):

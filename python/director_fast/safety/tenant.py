@@ -8,7 +8,8 @@ their disguise. Two roles exist:
 
 * ``"text"``: every string value (attribute and extension values, ``halt_reason``,
   ``tenant_safe_explanation``, evidence refs, trace strings, ``hook_id``, ``request_id``,
-  ``tenant_id``, ``producer_id``, ``framework``);
+  ``tenant_id``, ``producer_id``, ``framework``, and the part of ``event_id`` / ``signal_id``
+  after its ``sevt_`` / ``dsp_`` prefix);
 * ``"key"``: attribute / extension keys -- the text checks plus the key-name rules K1..K5.
 
 **Fold (detection only).** The string is first folded to ASCII: NFKD compatibility forms
@@ -23,14 +24,22 @@ skip the fold.
 **Value detectors** (any role, in this priority):
 
 V1 JWTs (``eyJ...`` ``.`` ``...`` ``.``).
-V2 PEM private-key headers (``-----BEGIN ... PRIVATE KEY``) and base64 DER bodies without the
-   header (``MII`` + 20 base64 characters).
+V2 PEM private-key headers (``-----BEGIN ... PRIVATE KEY``, spaces optional) and base64 DER
+   bodies without the header (``MII`` + 20 base64 characters).
 V3 vendor token formats (GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``,
    OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, AWS ``AKIA``/``ASIA``, Google ``AIza``/``ya29.``,
    Hugging Face ``hf_``, npm, PyPI, SendGrid, Shopify, Databricks, DigitalOcean, Grafana, Vault and
    more): the prefix after a non-token character and a tail of the vendor's length and alphabet.
 V4 passwords in URLs (``scheme://user:password@host``).
-V5 ``data:...;base64,`` URIs and standard base64 runs of >= 200 characters.
+V5 ``data:...;base64,`` URIs and standard base64 runs of >= 200 characters (unless made of
+   words, as defined for V6, with lower-case letters: joined prose).
+V7 chat-service webhook URLs, which carry their token in the path: Slack
+   (``hooks.slack.com/services/``, ``/workflows/``, ``/triggers/``), Discord
+   (``discord.com/api/webhooks/``, ``discordapp.com``), Microsoft Teams / Office 365
+   (``*.webhook.office.com/webhookb2/``, ``outlook.office.com/webhook/``), Power Automate
+   (``logic.azure.com:443/workflows/``), Google Chat (``chat.googleapis.com/v1/spaces/``),
+   Telegram (``api.telegram.org/bot``), Zapier, IFTTT and Flock hooks -- followed by a path with
+   >= 8 letters or digits (a mention such as ``hooks.slack.com/services/...`` passes).
 V6 high-entropy runs: >= 32 characters of ``[A-Za-z0-9+/=_-]`` with at least 3 of the classes
    upper / lower / digit / symbol, a letter beyond ``f`` (hex digests and UUIDs are not secrets)
    and Shannon entropy >= 4.0 bits per character -- unless made of words (>= 3/4 of the letters in
@@ -56,6 +65,19 @@ S1 a secret-like key followed by ``=``, ``:``, ``:=`` or ``=>`` and a credential
 S2 a prompt or message key (``prompt(s)``, ``messages``, ``instructions``, ``user_input``,
    ``completion(s)``, ``transcript(s)``) assigned a value by the same value rules, or a JSON
    array / object (``messages=[{...}]``).
+
+**Split secrets** (any role). A secret broken up by one kind of separator -- ``AKIA IOSF ODNN
+7EXA MPLE``, ``eyJhbGciOi.JIUzI1...``, a long base64 run broken by dots or spaces,
+``p.a.s.s.w.o.r.d=hunter2`` -- is read as a whole: when the string itself passes, the value
+detectors (V1..V7) and the assignments (S1, S2) run again on each *view* of it without one of
+its characters that are not letters or digits (each such character in turn). Word starts and
+digest boundaries also count where a separator was removed, so the joined pieces read as the
+secret did. Joined prose stays prose: its letters join into long alphabetic tokens ("made of
+words" for V5 / V6). In the view without spaces an assignment's value after ``:`` or ``Bearer``
+ends where a space was (``Password: required for admins`` is prose; the value of ``key: value``
+split by spaces cannot be told from prose and is not joined), and a removed ``$``, ``<``, ``{``
+or ``%`` before a value reads as a template. Reasons end in ``, split)``, e.g.
+``"vendor token format 'akia' (V3, split)"``.
 
 **Key names** (key role only):
 
