@@ -263,3 +263,21 @@ def test_the_default_model_runs_on_the_gpu_build_after_the_documented_swap(monke
     monkeypatch.setattr(nli, "_SHIPPED", {})
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CPUExecutionProvider"])
     assert df.CoherenceScorer(use_nli=True).model_backed and asked[-1] == ["CPUExecutionProvider"]
+
+
+def test_a_fact_stated_word_for_word_among_near_identical_facts_is_supported():
+    # a catalogue: a premise of several near-identical facts reads to a small model as
+    # contradicting the one the claim copies; the model reads the fact the rules found
+    facts = [f"Product {i} costs {10 + (i * 37) % 490} euros and ships from warehouse {'ABCDEFG'[i % 7]} "
+             f"within {1 + i % 9} days." for i in range(1000)]
+    kb = df.KnowledgeBase()
+    for f in facts:
+        kb.add(f, tenant="t")
+    s = df.CoherenceScorer(use_nli=True, knowledge=kb)
+    for fact in (facts[919], facts[7], facts[501]):
+        ok, score = s.review("Tell me about these products.", fact, tenant_id="t")
+        a = score.attributions[0]
+        assert ok and a.source_sentence == fact, (fact, a)
+        assert a.entailment > 0.25, a  # read against its own fact (0.30-0.56); against the near-duplicates 0.04-0.13
+    ok, _ = s.review("Tell me about these products.", facts[919].replace(" costs ", " costs 1"), tenant_id="t")
+    assert not ok

@@ -723,8 +723,9 @@ class CoherenceScorer:
         verifier's (claims without evidence units keep the rules'; support from a superseded or
         expired source scores in the warning band, as with the rules). Rule-contradicted claims
         are not asked and keep the rules' score."""
-        todo = [(i, text, units, _unit_texts(units)) for i, text, units in asked
-                if units and _model_decides(claims[i].decision)]  # (a misapplied rule may have contradicted it since)
+        todo = [(i, text, ev, _unit_texts(ev)) for i, text, units in asked
+                if units and _model_decides(claims[i].decision)  # (a misapplied rule may have contradicted it since)
+                for ev in [_model_evidence(claims[i], units)]]
         checks = self._verifier.check([(text, texts, _coverage(claims[i].decision),
                                         claims[i].decision.verdict == "supported",
                                         claims[i].decision.signal == "no_evidence")
@@ -735,7 +736,8 @@ class CoherenceScorer:
                 (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
             u_index = next(k for k, u in enumerate(units) if (u.sentence or u.text) == best)
             strength = check.contradiction if check.verdict == "contradicted" else check.probability
-            decision = ClaimDecision(check.verdict, strength, check.signal, u_index, c.decision.comparisons + 1)
+            index = c.decision.unit_index if len(units) == 1 and units[0] is c.unit else u_index
+            decision = ClaimDecision(check.verdict, strength, check.signal, index, c.decision.comparisons + 1)
             score = check.probability
             if self.unsupported == "warn" and check.verdict == "not_found":
                 score = claim_score(decision, *self.score_scale, "warn")
@@ -1061,6 +1063,16 @@ def _coverage(d: ClaimDecision) -> float:
     """The rules' graded support of a claim in [0, 1]: the deciding unit's strength when it
     supports the claim or covers it without a mismatch, else 0."""
     return float(d.strength) if d.verdict == "supported" or (d.verdict == "not_found" and d.signal == "coverage") else 0.0
+
+
+def _model_evidence(c: _ClaimResult, units: list[EvidenceUnit]) -> list[EvidenceUnit]:
+    """The units the model reads for a claim: the one the rules found supporting it, when they
+    did (a premise of several near-identical facts -- a price list -- reads to a small model as
+    contradicting a claim that one of them states word for word), else all of its units (the
+    premise composes them)."""
+    if c.decision.verdict == "supported" and c.unit is not None:
+        return [c.unit]
+    return units
 
 
 def _unit_texts(units: Sequence[EvidenceUnit]) -> list[str]:
