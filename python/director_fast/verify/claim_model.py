@@ -7,7 +7,9 @@ contradicted whatever the model says and keeps the rules' score (below the thres
 claim with evidence goes to the model: its premise is the claim's evidence units ranked by
 content-word overlap with the claim, the best kept up to :data:`PREMISE_WORDS` words and the
 model's token length, in evidence order (:func:`premise_for`, the selection the training mix uses
-too, so a passage's sentences compose and a contradiction inside a passage is seen by the model).
+too, so a passage's sentences compose and a contradiction inside a passage is seen by the model);
+a claim the rules found supported is read against that one supporting fact instead (a premise of
+near-identical facts, such as a price list, reads to a small model as a contradiction).
 A claim that shares no word with any unit of the call's context (a reply such as "He started
 it.") is judged against the context's first sentences, and says so (``unrelated``); without a
 context such a claim has no evidence and is not sent. Its probability of being supported is
