@@ -342,15 +342,21 @@ def review() -> Any:
     return _Review(hook, tracer)
 
 
-def record_halt(reason: str, token_offset: int, event_id: str) -> None:
-    """Report one stream halt: the halts counter and a ``director_fast.halt`` event on the
-    current span (internal; called by the stream guard)."""
+def _to_hook(method: str, *args: Any) -> None:
+    """Call the installed metrics hook's ``method`` (``inc`` / ``observe``) with ``args``; a hook
+    that raises is reported by :func:`_hook_failed`, never to the caller. Nothing without a hook."""
     hook = _hook
     if hook is not None:
         try:
-            hook.inc(HALTS_TOTAL, {"reason": reason})
+            getattr(hook, method)(*args)
         except Exception as exc:
             _hook_failed(exc)
+
+
+def record_halt(reason: str, token_offset: int, event_id: str) -> None:
+    """Report one stream halt: the halts counter and a ``director_fast.halt`` event on the
+    current span (internal; called by the stream guard)."""
+    _to_hook("inc", HALTS_TOTAL, {"reason": reason})
     if _get_tracer() is None:
         return
     span = _trace_module().get_current_span()
@@ -363,20 +369,10 @@ def record_halt(reason: str, token_offset: int, event_id: str) -> None:
 def record_queue_wait(seconds: float) -> None:
     """Report how long one scorer call waited for an executor worker (internal; called by
     :class:`~director_fast.stream.executor.ScorerExecutor` on the worker thread)."""
-    hook = _hook
-    if hook is not None:
-        try:
-            hook.observe(SCORER_QUEUE_SECONDS, seconds, {})
-        except Exception as exc:
-            _hook_failed(exc)
+    _to_hook("observe", SCORER_QUEUE_SECONDS, seconds, {})
 
 
 def record_saturation(outcome: str) -> None:
     """Report one call made while an executor was saturated or stalled (``outcome``: ``wait``,
     ``fail``, ``stalled``; internal)."""
-    hook = _hook
-    if hook is not None:
-        try:
-            hook.inc(EXECUTOR_SATURATED_TOTAL, {"outcome": outcome})
-        except Exception as exc:
-            _hook_failed(exc)
+    _to_hook("inc", EXECUTOR_SATURATED_TOTAL, {"outcome": outcome})

@@ -383,8 +383,13 @@ def _explain_arg(p: argparse.ArgumentParser) -> None:
                         "supported claims) or none")
 
 
-def _one_input_args(p: argparse.ArgumentParser) -> None:
-    """Options shared by ``stream`` and ``review`` after their input files."""
+def _one_input_args(p: argparse.ArgumentParser, verb: str) -> None:
+    """Options shared by ``stream`` and ``review``: one response (``verb``: what is done with it),
+    its question and evidence."""
+    p.add_argument("--context", metavar="FILE", help="file with the source text (evidence); needs --response")
+    p.add_argument("--response", metavar="FILE",
+                   help=f"file with the response to {verb} (default: a bundled sample record)")
+    p.add_argument("--question", help="the prompt / question (text); needs --response")
     p.add_argument("--knowledge", metavar="DIR",
                    help="directory of .txt/.md documents used as evidence, in addition to --context")
     p.add_argument("--backend", default="lexical", help="lexical (default), model (the shipped claim verifier) or onnx:DIR")
@@ -454,11 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stream", help="replay one response and show where and why it halts",
                        description="Replay one response token by token; print the coherence of each "
                                    "sentence and where (character) and why the stream halts.")
-    s.add_argument("--context", metavar="FILE", help="file with the source text (evidence); needs --response")
-    s.add_argument("--response", metavar="FILE",
-                   help="file with the response to stream (default: a bundled sample record)")
-    s.add_argument("--question", help="the prompt / question (text); needs --response")
-    _one_input_args(s)
+    _one_input_args(s, "stream")
     s.add_argument("--on-halt-text", metavar="TEXT", default=None,
                    help="a fallback message shown after a halt, after the last safe text (default: none)")
     s.set_defaults(fn=_cmd_stream)
@@ -467,11 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Judge one response claim by claim; print the verdict, each failing "
                                    "claim with its verdict, signal and deciding evidence sentence, and "
                                    "a suggestion.")
-    r.add_argument("--context", metavar="FILE", help="file with the source text (evidence); needs --response")
-    r.add_argument("--response", metavar="FILE",
-                   help="file with the response to judge (default: a bundled sample record)")
-    r.add_argument("--question", help="the prompt / question (text); needs --response")
-    _one_input_args(r)
+    _one_input_args(r, "judge")
     r.set_defaults(fn=_cmd_review)
 
     t = sub.add_parser("tune", help="calibrate the scorer threshold on labelled records",
