@@ -9,8 +9,9 @@ the rules give a verdict per claim, ``supported``, ``contradicted`` or ``not_fou
 (:mod:`director_fast.verify.claim_verdict`). With the claim verifier that ships with the package
 (``use_nli=True``; :mod:`director_fast.verify.claim_model`), every claim the rules do not
 contradict on a precise check (number, unit, name, role, negation, antonym, dropped exception) is
-then judged by the model against a premise composed of its evidence sentences (a claim sharing
-no word with the call's context, against the context's first sentences), and gets a calibrated
+then judged by the model against a premise composed of its evidence sentences (a claim the rules
+found supported, against that one supporting fact; a claim sharing no word with the call's
+context, against the context's first sentences), and gets a calibrated
 probability of being supported as its score; a rule-contradicted claim keeps the rules' score.
 With the lexical backend (the default) claim scores map the rules' verdicts:
 
@@ -767,8 +768,7 @@ class CoherenceScorer:
         if self._verifier is None:
             raise ConfigError("claim_features needs a scorer with the claim verifier (an NLI model)", "nli")
         roles = self._roles(prompt, response, tenant_id, context, system, messages)
-        return [_features(c, self.score_scale, self.unsupported)
-                for c in self._judge_text(str.__str__(response), roles, tenant_id).claims]
+        return [_features(c) for c in self._judge_text(str.__str__(response), roles, tenant_id).claims]
 
     # ---- assembling results ----
 
@@ -1045,7 +1045,7 @@ def _model_decides(d: ClaimDecision) -> bool:
     return d.signal not in ("unknown_tenant", "no_content", "arithmetic", "not_english")
 
 
-def _features(c: _ClaimResult, scale: tuple[float, float], unsupported: str) -> dict:
+def _features(c: _ClaimResult) -> dict:
     """One claim's :meth:`CoherenceScorer.claim_features` dict."""
     if c.check is not None:
         return {"kind": "model", "entailment": c.check.entailment, "neutral": c.check.neutral,
@@ -1053,8 +1053,7 @@ def _features(c: _ClaimResult, scale: tuple[float, float], unsupported: str) -> 
                 "supported": c.lexical.verdict == "supported", "unrelated": c.lexical.signal == "no_evidence",
                 "prompt_contradiction": c.contradiction}
     if c.decision.verdict == "contradicted" and c.decision.signal in RULE_SIGNALS:
-        return {"kind": "rule", "score": claim_score(c.decision, *scale, unsupported),
-                "prompt_contradiction": c.contradiction}
+        return {"kind": "rule", "score": c.score, "prompt_contradiction": c.contradiction}
     return {"kind": "fixed", "score": c.score, "supported": c.decision.verdict == "supported",
             "prompt_contradiction": c.contradiction}
 
