@@ -280,11 +280,11 @@ def test_finish_reason_in_the_text_chunk_and_sdk_enum_values():
             got.append(t)
     assert got == ["Paris ", "is big"] and ei.value.code == "length"
     # another choice's finish_reason does not end choice 0
-    two = [{"choices": [{"index": 1, "delta": {"content": "x"}, "finish_reason": "length"},
+    two = [{"choices": [{"index": 1, "delta": {"content": None}, "finish_reason": "length"},
                         {"index": 0, "delta": {"content": "ok"}, "finish_reason": None}]},
            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
     assert list(openai_text_deltas(two)) == ["ok"]
-    with pytest.raises(UpstreamError):
+    with pytest.raises(InputTypeError):  # choice 0's text would reach the user unchecked
         list(openai_text_deltas(two, index=1))
 
 

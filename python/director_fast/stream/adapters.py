@@ -165,24 +165,35 @@ class _OpenAIChatReader(_Reader):
             raise _shape_error(chunk, "an OpenAI chat-completion chunk (no 'choices')", self.adapter)
         if isinstance(choices, (str, bytes, Mapping)) or not hasattr(choices, "__iter__"):
             raise _shape_error(chunk, "an OpenAI chat-completion chunk ('choices' is not a list)", self.adapter)
+        mine = None
         for choice in choices:
             if choice is None:
                 raise _shape_error(chunk, "an OpenAI chat-completion chunk (a choice is null)", self.adapter)
-            if (_get(choice, "index", 0) or 0) != self.index:
-                continue
             delta = _get(choice, "delta", None)
             text = _get(choice, "text", None) if delta is None else _get(delta, "content", None)
-            fr = _get(choice, "finish_reason", None)
-            if delta is None and text is None and fr is None:
-                raise _shape_error(chunk, "an OpenAI chat-completion chunk (a choice without 'delta', "
-                                   "'text' or 'finish_reason')", self.adapter)
-            if fr is not None:
-                self.finished = True
-                fr = getattr(fr, "value", fr)
-                if fr in self.halt_on:
-                    self.fail("finish_reason", fr, f"finish_reason {str(fr)[:40]!r}: the answer was cut off")
-            return text if isinstance(text, str) and text else None
-        return None
+            if text is not None and not isinstance(text, str):
+                raise _shape_error(chunk, "an OpenAI chat-completion chunk (text that is not a string)",
+                                   self.adapter)
+            if (_get(choice, "index", 0) or 0) != self.index:
+                if text:  # another choice's text would reach the user unchecked (n > 1)
+                    raise InputTypeError(
+                        f"{self.adapter}: choice {_get(choice, 'index', 0)!r} carries text, but the guard "
+                        f"checks choice {self.index} only: request one choice (n=1)")
+            elif mine is None:
+                mine = (choice, delta, text)
+        if mine is None:
+            return None
+        choice, delta, text = mine
+        fr = _get(choice, "finish_reason", None)
+        if delta is None and text is None and fr is None:
+            raise _shape_error(chunk, "an OpenAI chat-completion chunk (a choice without 'delta', "
+                               "'text' or 'finish_reason')", self.adapter)
+        if fr is not None:
+            self.finished = True
+            fr = getattr(fr, "value", fr)
+            if fr in self.halt_on:
+                self.fail("finish_reason", fr, f"finish_reason {str(fr)[:40]!r}: the answer was cut off")
+        return text or None
 
 
 class _AnthropicReader(_Reader):
@@ -198,14 +209,21 @@ class _AnthropicReader(_Reader):
             raise InputTypeError(
                 f"{self.adapter}: unknown event type {str(kind)[:60]!r} (an Anthropic message stream "
                 f"has {sorted(_ANTHROPIC_EVENT_TYPES)}); use the adapter that matches the client's stream")
-        if kind == "content_block_delta":
-            delta = _get(event, "delta", None)
-            if delta is None:
+        if kind in ("content_block_delta", "content_block_start"):
+            part = _get(event, "delta" if kind == "content_block_delta" else "content_block", None)
+            if part is None:
+                if kind == "content_block_start":
+                    return None
                 raise _shape_error(event, "an Anthropic content_block_delta (no 'delta')", self.adapter)
-            if _get(delta, "type", None) != "text_delta":
+            text = _get(part, "text", None)
+            if _get(part, "type", None) not in ("text_delta", "text"):
+                if isinstance(text, str) and text:  # text in a part the guard does not know
+                    raise _shape_error(event, "an Anthropic event with text in an unknown part type",
+                                       self.adapter)
                 return None
-            text = _get(delta, "text", None)
-            return text if isinstance(text, str) and text else None
+            if not isinstance(text, str) and (text is not None or kind == "content_block_delta"):
+                raise _shape_error(event, "an Anthropic text part whose text is not a string", self.adapter)
+            return text or None
         if kind == "error":
             err = _get(event, "error", None)
             code = _get(err, "type", None) if err is not None else None
@@ -430,7 +448,9 @@ def openai_text_deltas(stream: Iterable[Any], *, index: int = 0,
 
     Raises (while iterating):
         UpstreamError: see above (a guard turns it into an ``upstream_error`` halt);
-        InputTypeError: an item that is not a chat-completion chunk.
+        InputTypeError: an item that is not a chat-completion chunk, text that is not a string,
+            or text for another choice than ``index`` (it would reach the user unchecked:
+            request ``n=1``).
     """
     return _SyncAdapter(stream, _chat_reader(index, halt_on, require_end), on_event)
 

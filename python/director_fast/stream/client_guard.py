@@ -642,6 +642,9 @@ class _GuardedCreate(_Proxy):
 
 def _openai_review(policy: _Policy, kw: dict[str, Any], response: Any) -> Any:
     choices = _get(response, "choices") or ()
+    if len(choices) > 1:  # the others would reach the user unchecked
+        raise InputTypeError(f"the response has {len(choices)} choices; the guard checks one: request n=1",
+                             "choices")
     msg = _get(choices[0], "message") if choices else None
     text = _text_of(_get(msg, "content")) if msg is not None else ""
     calls = []
