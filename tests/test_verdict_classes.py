@@ -571,3 +571,16 @@ def test_a_claim_not_in_english_is_reported_not_judged(use_nli, answer):
     # an English sentence beside it is judged as usual
     ok, score = scorer.review("", "The store opens at 9:00. " + answer, context=["The store opens at 9:00."])
     assert [a.signal for a in score.attributions][1] == "not_english" and score.attributions[0].verdict == "supported"
+
+
+# ---- digits of other scripts are numbers too -------------------------------------------------------
+
+@pytest.mark.parametrize("digit, ok", [("９", False), ("٩", False), ("९", False), ("𝟗", False), ("⁹", False),
+                                       ("⑨", False), ("４", True), ("٤", True), ("४", True)])
+def test_a_number_in_non_ascii_digits_is_checked_like_ascii(digit, ok):
+    answer = f"Our hire tents sleep {digit} people."
+    got, score = df.CoherenceScorer().review("", answer, context=["Our hire tents sleep 4 people."])
+    assert got is ok and score.attributions[0].claim == answer  # the claim keeps the user's text
+    guard = df.stream_guard([answer], df.CoherenceScorer(), context=["Our hire tents sleep 4 people."])
+    list(guard)
+    assert guard.session.halted is (not ok)

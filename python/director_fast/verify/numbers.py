@@ -91,12 +91,29 @@ unit is its own base (:data:`BASE_UNITS`).
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass
 
 from director_fast import _core
 from director_fast.errors import InputTypeError
 
-__all__ = ["NumberMention", "find_numbers", "UNITS", "BASE_UNITS", "CURRENCY_UNITS"]
+__all__ = ["NumberMention", "find_numbers", "ascii_digits", "UNITS", "BASE_UNITS", "CURRENCY_UNITS"]
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with every non-ASCII digit (full-width "９", Arabic-Indic "٩", Devanagari "९",
+    mathematical "𝟗", superscript "⁹", circled "⑨": ``str.isdigit``) replaced by its ASCII digit,
+    one code point for one, so offsets into ``text`` stay valid. The number rules read ASCII
+    digits; an answer typed with a Japanese input method writes "９"."""
+    if text.isascii():
+        return text
+    return "".join(_ascii_digit(c) if not c.isascii() and c.isdigit() else c for c in text)
+
+
+def _ascii_digit(c: str) -> str:
+    d = unicodedata.digit(c, None)
+    return c if d is None else str(d)
+
 
 #: The unit keys of money (ISO codes, lower-cased), as :func:`find_numbers` reports them.
 CURRENCY_UNITS: frozenset[str] = frozenset(

@@ -80,7 +80,7 @@ from director_fast.verify.claim_model import (
 from director_fast.verify.citation_status import StatusView, warned_score
 from director_fast.verify.applied_rules import applied_rule
 from director_fast.verify.derived_numbers import strip_derived
-from director_fast.verify.numbers import without_numbers
+from director_fast.verify.numbers import ascii_digits, without_numbers
 from director_fast.verify.text import split_sentences
 from director_fast.types.verification import CitationStatusVerdict
 from director_fast.types.results import (
@@ -656,9 +656,9 @@ class CoherenceScorer:
             elif not content_words(u.text):  # "It is." without a question: nothing to check
                 decision, unit, chunks = ClaimDecision("not_found", 0.0, "no_content"), None, ()
             else:
-                judged = u.text
+                judged = ascii_digits(u.text)  # "９ people" is checked as "9 people"
                 if sentences is not None:
-                    judged = strip_derived(u.text, sentences.around(u.start, u.end))
+                    judged = strip_derived(judged, sentences.around(u.start, u.end))
                 applied = applied_rule(judged, roles.prompt) if judged is not None else None
                 if applied is not None and applied.consistent:  # "I'm 70" -> "at 70 you pay the 65+ rate"
                     judged = applied.text
