@@ -258,9 +258,17 @@ def test_middleware_ids_and_errors():
             fresh = await sse_request(srv.port, "/chat", {"sentences": 1})
             too_long = await sse_request(srv.port, "/chat", {"sentences": 1}, headers={"x-tenant-id": "a" * 129})
             ping = await sse_request(srv.port, "/ping", {}, headers={"x-tenant-id": "a" * 129})
-            return ok, fresh, too_long, ping
+            # ids that look like secrets: a tenant is refused (400), a request id replaced
+            secret_tenant = await sse_request(srv.port, "/chat", {"sentences": 1},
+                                              headers={"x-tenant-id": "AKIAIOSFODNN7EXAMPLE"})
+            secret_rid = await sse_request(srv.port, "/chat", {"sentences": 1},
+                                           headers={"x-request-id": "AKIAIOSFODNN7EXAMPLE", "x-tenant-id": "acme"})
+            return ok, fresh, too_long, ping, secret_tenant, secret_rid
 
-        ok, fresh, too_long, ping = asyncio.run(run())
+        ok, fresh, too_long, ping, secret_tenant, secret_rid = asyncio.run(run())
+    assert secret_tenant[0] == 400 and secret_tenant[2][-1][1]["field"] == "x-tenant-id"
+    assert secret_rid[0] == 200 and secret_rid[1]["x-request-id"] != "AKIAIOSFODNN7EXAMPLE"
+    assert secret_rid[2][-1][1]["request_id"] == secret_rid[1]["x-request-id"]
     assert ok[1]["x-request-id"] == "abc" and ok[2][-1][1]["tenant_id"] == "acme"
     rid = fresh[1]["x-request-id"]
     assert len(rid) == 32 and fresh[2][-1][1]["request_id"] == rid and fresh[2][-1][1]["tenant_id"] == ""

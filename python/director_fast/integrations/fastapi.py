@@ -62,7 +62,7 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
 from director_fast.stream.client_guard import make_scorer
 from director_fast.stream.halt import HaltConfig
 from director_fast.safety.event import MAX_ID_LEN
-from director_fast.safety.tenant import _CTRL
+from director_fast.safety.tenant import _CTRL, tenant_safety_violation
 from director_fast._log import warn_limited
 from director_fast.errors import ConfigError, InputTypeError, UnknownTenantError, UpstreamError
 from director_fast.integrations.sse import sse_events
@@ -181,9 +181,13 @@ class DirectorGuard:
     def ids_from_headers(self, headers: Iterable[tuple[bytes, bytes]]) -> tuple[str, str]:
         """``(tenant_id, request_id)`` from raw ASGI headers (``scope["headers"]``).
 
+        A request id that a SafetyEvent could not carry (it looks like a secret to the
+        tenant-safety rules, e.g. a long random base64 id) is replaced by a fresh one, with a
+        warning in the log.
+
         Raises:
             ConfigError: an id longer than 128 characters, with a control character, or not
-                UTF-8 (``field`` names the header).
+                UTF-8, or a tenant id that is not tenant-safe (``field`` names the header).
         """
         tenant = request_id = None
         th, rh = self.tenant_header.encode("latin-1"), self.request_id_header.encode("latin-1")
@@ -195,8 +199,14 @@ class DirectorGuard:
                     text = self._check_id(v.decode("utf-8").strip(), field)
                 except UnicodeDecodeError:
                     raise ConfigError(f"{field} is not UTF-8", field=field) from None
+                reason = tenant_safety_violation(text) if text else None
                 if k == th:
+                    if reason is not None:  # it would go into every SafetyEvent of the request
+                        raise ConfigError(f"{field} is not tenant-safe: {reason}", field=field)
                     tenant = text
+                elif reason is not None:  # a gateway's opaque id: the request goes on under a fresh one
+                    warn_limited(logger, "unsafe_request_id", "%s is not tenant-safe (%s); a fresh request id "
+                                 "is used (returned in the response header)", field, reason)
                 else:
                     request_id = text
         return (tenant if tenant else self.default_tenant_id,
