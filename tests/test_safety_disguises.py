@@ -4,6 +4,7 @@ Invariance: whatever a field's validator rejects in plain form it also rejects, 
 field of a SafetyEvent and a DirectorSafetySignal (ids included), after each disguise:
 
 * ``zero_width``  -- zero-width / format characters inserted anywhere;
+* ``tags``        -- invisible tag characters (U+E0000..U+E007F) between the secret's characters;
 * ``compat``      -- characters replaced by full-width or other compatibility forms (any code point
                      whose NFKC form is the character);
 * ``split``       -- the secret split by spaces, dots or one other character (one separator kind
@@ -48,7 +49,7 @@ from director_fast.types.results import HaltTraceAttribution
 from test_safety_validators import SECRETS
 
 HERE = Path(__file__).resolve().parent
-#: fraction of the fuzz budget for each disguise property (5 properties; 1.2 s each by default)
+#: fraction of the fuzz budget for each disguise property (6 properties; 1.2 s each by default)
 DISGUISE_SHARE = 0.04
 
 BASE = dict(hook_id="agent.tool", hook_scope="agent", policy_decision="warn", halt_reason="r",
@@ -239,7 +240,13 @@ def split(draw, text: str) -> str:
     return _insert(draw, text, st.just(sep), gaps)
 
 
-DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split}
+def tags(draw, text: str) -> str:
+    """Invisible tag characters (U+E0000..U+E007F) between the secret's characters (a new user's
+    bypass: they fold to the letters they encode)."""
+    return _insert(draw, text, st.integers(0xE0000, 0xE007F).map(chr), list(range(1, len(text))))
+
+
+DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split, "tags": tags}
 
 
 def _run(prop, name: str) -> None:

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -907,7 +908,21 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   thread_local std::string folded;  // per-thread scratch, capacity kept between calls
   folded.clear();
   fold_into(s, n, folded);
-  return violation(reinterpret_cast<const unsigned char*>(folded.data()), folded.size(), key);
+  std::string why = violation(reinterpret_cast<const unsigned char*>(folded.data()), folded.size(), key);
+  if constexpr (sizeof(CharT) == 4) {
+    // tag characters fold to the ASCII they encode (invisible tag text); a secret with tag
+    // characters between its letters is read again without them ("A<tag>K<tag>I<tag>A...")
+    auto is_tag = [](std::uint32_t c) { return c >= 0xE0000u && c <= 0xE007Fu; };
+    if (why.empty() && std::any_of(s, s + n, [&](CharT c) { return is_tag(static_cast<std::uint32_t>(c)); })) {
+      std::vector<CharT> plain;
+      plain.reserve(n);
+      for (std::size_t i = 0; i < n; ++i)
+        if (!is_tag(static_cast<std::uint32_t>(s[i]))) plain.push_back(s[i]);
+      why = tenant_safety_violation(plain.data(), plain.size(), key);
+      if (!why.empty()) why.insert(why.size() - 1, ", tags removed");
+    }
+  }
+  return why;
 }
 
 template <typename CharT>
