@@ -224,6 +224,19 @@ def test_sync_guard_refuses_a_token_that_came_after_the_idle_timeout():
     assert g.session.safety_events[-1].attributes["upstream"] == "idle_timeout"
 
 
+def test_sync_guard_halts_when_the_stream_stalls_before_its_end():
+    # the held-back last sentence waits on the end of the stream: a stall there is a stall too
+    def stalls_at_the_end():
+        yield "All is well here. "
+        yield "Last one."
+        time.sleep(0.25)
+
+    g = df.stream_guard(stalls_at_the_end(), Sleepy(0.0), idle_timeout_s=0.1)
+    assert list(g) == ["All is well here. "]
+    assert g.session.halt_reason == "upstream_error"
+    assert g.session.safety_events[-1].attributes["upstream"] == "idle_timeout"
+
+
 def test_deadline_arguments_are_validated():
     for bad in (0, -1, float("nan"), float("inf"), True, "5"):
         with pytest.raises(ConfigError, match="idle_timeout_s"):

@@ -75,13 +75,21 @@ class _TimedSync:
 
     def __next__(self) -> str:
         t0 = time.monotonic()
-        tok = next(self._it)
+        try:
+            tok = next(self._it)
+        except StopIteration:  # a stall before the end is a stall too (the last sentence waits on it)
+            self._check(t0)
+            raise
+        self._check(t0)
+        return tok
+
+    def _check(self, t0: float) -> None:
+        """Raise when the read that began at ``t0`` ended past the deadline or the idle limit."""
         now = time.monotonic()
         if self._end is not None and now > self._end:
             raise _expired("deadline", self._deadline or 0.0)
         if self._idle is not None and now - t0 > self._idle:
             raise _expired("idle_timeout", self._idle)
-        return tok
 
 
 class _TimedAsync:
