@@ -27,7 +27,8 @@ Units
   comma before) split only where that is safe: the left side (since the previous split) has a
   finite verb from the closed list below or a ``n't`` form, and no subordinator or relative word
   (``if unless whether provided because although though whenever which who whom whose that when
-  where while``) unless the conjunction is ``, but`` (which ends a subordinate clause); the split is not inside brackets or quotes; and the right side begins with a
+  where while``) unless the conjunction is ``, but`` (which ends a subordinate clause); the split
+  is not inside brackets or quotes; and the right side begins with a
   subject -- a pronoun, ``there``, a determiner plus a noun, a bare noun phrase or a name, at
   most five words, adverbs such as ``also`` allowed -- followed by a finite verb from a closed
   list (``is are was were has have had can cannot will won't must may might should would could
