@@ -31,6 +31,9 @@ entailed pair (every claim of a fully attributable answer is supported). Rows la
 Uncooperative (faithful by the label, but not entailed by the evidence) are dropped. 60 % of the
 faithful responses also give one minimal edit (``perturb``: a changed number or negation is a
 contradiction, a swapped name is not entailed), the classic synthetic-error augmentation.
+Half of them are joined ("..., and ...") to a sentence of another passage (the invented extra
+clause: not entailed) and half to a sentence of their own premise (entailed, so the join
+itself teaches nothing): ``joined_pairs``.
 
 Evaluation hygiene: ``grounded/begin_wow_test`` and ``grounded/dialfact_testsmall_test`` are
 never trained on, and every training row (grounded or NLI) whose evidence passage, or any
@@ -55,7 +58,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fetch_data  # noqa: E402
 import paths  # noqa: E402
 import snli  # noqa: E402
-from edits import change_number, entities, negate, swap_entity  # noqa: E402
+from edits import change_number, entities, join_clause, negate, swap_entity  # noqa: E402
 
 SEED = 20261206
 LABEL = {"entailment": 0, "neutral": 1, "contradiction": 2}
@@ -183,6 +186,35 @@ EDITS = (
     (lambda h, c, rng: swap_entity(h, entities(c + " " + h), rng), 1, True),
 )
 EDIT_SHARE = 0.6
+JOIN_SHARE = 0.5  # of faithful responses: one joined pair of each kind (see ``joined_pairs``)
+
+
+def _content(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text) if len(w) > 3}
+
+
+def joined_pairs(hyp: str, premise: str, foreign: list[str], rng: random.Random) -> list[tuple[str, int, bool]]:
+    """The invented-extra-clause augmentation for a supported hypothesis: ``hyp`` joined to a
+    sentence of another passage that shares at most one content word with the premise (not
+    entailed, binary), and ``hyp`` joined to a premise sentence it does not already state
+    (entailed), each drawn for :data:`JOIN_SHARE` of the faithful responses."""
+    out: list[tuple[str, int, bool]] = []
+    if rng.random() < JOIN_SHARE and foreign:
+        words = _content(premise)
+        for cand in rng.sample(foreign, min(8, len(foreign))):
+            if len(_content(cand) & words) <= 1:
+                joined = join_clause(hyp, cand)
+                if joined:
+                    out.append((joined, 1, True))
+                break
+    if rng.random() < JOIN_SHARE:
+        stated = _content(hyp)
+        fresh = [s for s in sentences(premise) if 6 <= len(s.split()) <= 30 and len(_content(s) - stated) >= 2]
+        if fresh:
+            joined = join_clause(hyp, rng.choice(fresh))
+            if joined:
+                out.append((joined, 0, False))
+    return out
 
 
 def grounded_pairs(grounded_dir: str, overlap: EvalOverlap, premise_words: int, report: dict,
@@ -192,6 +224,7 @@ def grounded_pairs(grounded_dir: str, overlap: EvalOverlap, premise_words: int, 
     pairs, calib = [], []
     for name in GROUNDED_TRAIN:
         stats = Counter()
+        foreign: list[str] = []  # sentences of the file's earlier training passages
         for r in read_jsonl(os.path.join(grounded_dir, name)):
             stats["rows"] += 1
             if overlap.hits(r["context"]):
@@ -225,6 +258,12 @@ def grounded_pairs(grounded_dir: str, overlap: EvalOverlap, premise_words: int, 
                     pairs.append({"premise": rows[0][0], "hypothesis": edit[0], "label": edit[1],
                                   "binary": edit[2], "source": f"edit/{name}"})
                     stats["edited_pairs"] += 1
+                for text, jl, jb in joined_pairs(hyp, rows[0][0], foreign, rng):
+                    pairs.append({"premise": rows[0][0], "hypothesis": text, "label": jl, "binary": jb,
+                                  "source": f"join/{name}"})
+                    stats["joined_pairs"] += 1
+            foreign.extend(s for s in sentences(r["context"])[:3] if 6 <= len(s.split()) <= 30)
+            del foreign[:-2000]
             stats["train_rows"] += 1
         report["grounded"][name] = dict(stats)
     return pairs, calib

@@ -104,3 +104,22 @@ def negate(s: str, rng: random.Random) -> str | None:
         return None
     p, r = rng.choice(opts)
     return re.sub(p, r, s, count=1)
+
+
+_LOWER_FIRST = {"The", "A", "An", "It", "Its", "He", "She", "They", "Their", "His", "Her", "This", "That", "These",
+                "Those", "There", "In", "On", "At", "For", "Some", "Many", "Most", "One", "Each", "Every"}
+
+
+def join_clause(hyp: str, extra: str) -> str | None:
+    """``hyp`` and ``extra`` joined into one sentence ("hyp, and extra."): with ``extra`` taken
+    from another passage, the invented extra clause of a hallucinated answer (not entailed); with
+    ``extra`` from the premise itself, the same shape entailed (so the join is not a shortcut).
+    None when ``hyp`` is a question or either part is empty."""
+    h = hyp.strip().rstrip(".!").rstrip()
+    e = extra.strip().rstrip(".!?").rstrip()
+    if not h or not e or h.endswith("?") or "?" in h[-3:]:
+        return None
+    first, _, rest = e.partition(" ")
+    if first in _LOWER_FIRST:
+        first = first.lower()
+    return f"{h}, and {first} {rest}".rstrip() + "."
