@@ -101,7 +101,7 @@ def test_stream_command_shows_halt(capsys, tmp_path):
     resp = tmp_path / "resp.txt"
     ctx.write_text("The company was founded in 1998 in Oslo. It employs 2,500 people.")
     resp.write_text("The company was founded in 1998 in Oslo. It employs 9,000 people. It is profitable.")
-    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp)]) == 0
+    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp)]) == cli.VERDICT_FAILED
     out = capsys.readouterr().out
     assert "coherence per sentence" in out
     assert "The company was founded in 1998 in Oslo." in out

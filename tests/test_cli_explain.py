@@ -100,14 +100,14 @@ def test_stream_prints_the_deciding_sentence_not_the_start_of_the_context(tmp_pa
     resp.write_text("The shop is open on Sundays from 10:00 to 16:00. Club members save 15% on full-price items.",
                     encoding="utf-8")
     fallback = "Sorry, please check with our staff."
-    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp), "--on-halt-text", fallback]) == 0
+    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp), "--on-halt-text", fallback]) == 1
     out = capsys.readouterr().out
     assert "HALTED" in out and "claim 1: 'Club members save 15% on full-price items.'" in out
     assert "evidence [context:0]: 'Club members save 10% on full-price items.'" in out
     assert "Our hire tents" not in out  # the context's first characters are not shown as evidence
     assert SUGGESTIONS["contradicted_number"] in out and fallback in out
     assert "Reduce generation temperature" not in out
-    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp), "--json"]) == 0
+    assert cli.main(["stream", "--context", str(ctx), "--response", str(resp), "--json"]) == 1
     rec = json.loads(capsys.readouterr().out)
     assert rec["halted"] and rec["delivered"] == "The shop is open on Sundays from 10:00 to 16:00. "
     assert rec["halt_explanation"]["failing"][0]["evidence"] == "Club members save 10% on full-price items."
@@ -119,10 +119,10 @@ def test_review_command_text_json_and_knowledge(tmp_path, capsys):
     (kdir / "shop.md").write_text(SHOP, encoding="utf-8")
     resp = tmp_path / "resp.txt"
     resp.write_text("Our hire tents sleep six people.", encoding="utf-8")
-    assert cli.main(["review", "--response", str(resp), "--knowledge", str(kdir)]) == 0
+    assert cli.main(["review", "--response", str(resp), "--knowledge", str(kdir)]) == 1  # rejected: status 1
     out = capsys.readouterr().out
     assert out.startswith("rejected") and "Our hire tents sleep four people." in out and "[shop.md]" in out
-    assert cli.main(["review", "--response", str(resp), "--knowledge", str(kdir), "--json"]) == 0
+    assert cli.main(["review", "--response", str(resp), "--knowledge", str(kdir), "--json"]) == 1
     rec = json.loads(capsys.readouterr().out)
     assert rec["cause"] == "contradicted_number" and rec["explanation"]["failing"][0]["source"] == "shop.md"
     resp.write_text("Our hire tents sleep four people.", encoding="utf-8")

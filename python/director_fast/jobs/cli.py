@@ -24,8 +24,9 @@
 * ``export-nli SOURCE OUT_DIR``: export a Hugging Face NLI checkpoint to the ONNX directory format
   (optional ``export`` extra).
 
-Exit status: 0 success, 1 a bench section failed, 2 bad input or a file error, 130 interrupted
-(Ctrl-C; ``guard`` then says how to resume).
+Exit status: 0 success, 1 ``review`` rejected the response / ``stream`` halted it / a bench
+section failed, 2 bad input or a file error, 130 interrupted (Ctrl-C; ``guard`` then says how to
+resume). ``guard`` and ``demo`` exit 0 whatever their records' verdicts (they are in the output).
 """
 
 from __future__ import annotations
@@ -40,7 +41,11 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     from director_fast.jobs.guard_job import GuardOptions, GuardSummary
 
-__all__ = ["build_parser", "main"]
+__all__ = ["VERDICT_FAILED", "build_parser", "main"]
+
+#: exit status of ``review`` when the response is rejected and of ``stream`` when it halted, so a
+#: shell script or CI step can gate on the verdict (``director-fast review ... || handle``)
+VERDICT_FAILED = 1
 
 
 _DESCRIPTION = """\
@@ -261,7 +266,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
             "sentences": [{"sentence": t, "score": round(v, 6)} for t, v in sentences],
             "halt_explanation": exp.render(a.explain) if exp is not None else None,
         }, ensure_ascii=False))
-        return 0
+        return VERDICT_FAILED if s.halted else 0
     print("coherence per sentence:")
     for sent, sc in sentences:
         short = sent if len(sent) <= 100 else sent[:97] + "..."
@@ -276,7 +281,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
             print(f"shown to the user: {shown[:300]!r}")
     else:
         print(f"not halted; {len(toks)} tokens delivered")
-    return 0
+    return VERDICT_FAILED if s.halted else 0
 
 
 def _cmd_review(a: argparse.Namespace) -> int:
@@ -291,7 +296,7 @@ def _cmd_review(a: argparse.Namespace) -> int:
         print(json.dumps({"approved": bool(approved), "score": round(float(cs.score), 6),
                           "threshold": getattr(scorer, "threshold", None), "cause": exp.cause,
                           "explanation": exp.render(a.explain)}, ensure_ascii=False))
-        return 0
+        return 0 if approved else VERDICT_FAILED
     print(exp.summary)
     if exp.failing:
         _print_explanation(exp)
@@ -300,7 +305,7 @@ def _cmd_review(a: argparse.Namespace) -> int:
     if a.explain == "all":
         for c in exp.supported:
             print(f"  supported: claim {c.claim_index}: {c.claim!r} (evidence: {c.evidence!r})")
-    return 0
+    return 0 if approved else VERDICT_FAILED
 
 
 def _cmd_bench(a: argparse.Namespace) -> int:
@@ -530,8 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 success, 1 a bench section failed, 2 bad input or a file error,
-        130 interrupted (Ctrl-C). ``--help``/``--version``/bad usage exit through ``SystemExit``.
+        The exit status: 0 success, 1 ``review`` rejected the response, ``stream`` halted it or
+        a bench section failed (:data:`VERDICT_FAILED`), 2 bad input or a file error, 130
+        interrupted (Ctrl-C). ``--help``/``--version``/bad usage exit through ``SystemExit``.
     """
     a = build_parser().parse_args(argv)
     from director_fast.errors import DirectorFastError
