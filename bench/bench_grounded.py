@@ -88,10 +88,15 @@ def _auc(faithful: list[bool], scores: list[float] | None) -> float:
     return float("nan") if got is None else got
 
 
+MODEL_DIR: str | None = None  # --model-dir: a candidate model directory instead of the shipped one
+
+
 def make_scorer(kind: str, knowledge=None):
     import director_fast as df
 
     kw = {"knowledge": knowledge} if knowledge is not None else {}
+    if MODEL_DIR and kind in ("verifier", "model"):
+        kw["nli"] = df.NLIModel.from_pretrained(MODEL_DIR)
     if kind == "verifier":
         return df.CoherenceScorer(use_nli=True, **kw)
     if kind == "lexical":
@@ -168,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
     ap.add_argument("--halluc", action="store_true",
                     help="also the summary-file gate: the summary-consistency test files, verifier vs lexical")
+    ap.add_argument("--model-dir", default=None,
+                    help="judge with this model directory (with its calibration.json) instead of the shipped model")
     a = ap.parse_args(argv)
+    global MODEL_DIR
+    MODEL_DIR = a.model_dir
     grounded = sorted(p.name for p in (shared_data() / "grounded").glob("*.jsonl"))
     wanted = a.files.split(",") if a.files else grounded + list(CHAT_RAG) + (list(HALLUC) if a.halluc else [])
     scorers = a.scorers.split(",")
