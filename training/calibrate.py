@@ -11,10 +11,14 @@ evidence. The constants ``a, b, c, e, d`` of
 
     p = sigmoid(a * logit(P_entailment) + b * coverage + c * lexically_supported + e * unrelated + d)
 
-are fitted by maximum likelihood of the response label under the library's response score (the smallest claim score, each unsupported claim's
-prompt contradiction capping it as in ``review``; Adam on the class-balanced mean log-loss,
-numerical gradients, 5 parameters; a claim a rule contradicts keeps the rules' score), so the scores are probabilities under a 50 / 50 prior and the
-default threshold 0.5 balances the two errors.
+are fitted by maximum likelihood of the response label under the library's response score (the
+smallest claim score, each unsupported claim's prompt contradiction capping it as in ``review``;
+Adam on the prior-weighted mean log-loss, numerical gradients, 5 parameters; a claim a rule
+contradicts keeps the rules' score), so the scores are probabilities under a stated prior share of
+faithful answers (``prior_faithful``). The prior is chosen on the calibration rows by a stated rule
+(``--prior``; default ``equal-errors``: the smallest prior, in steps of 0.05 from 0.5, at which the
+cross-fitted scores pass at least as many faithful answers as they block hallucinated ones at the
+default threshold 0.5: the equal-error operating point).
 
 The shipped constants are fitted on every calibration row. The reported calibration (ECE, Brier
 score, a 10-bin reliability table, balanced accuracy at 0.5) is cross-fitted: the rows are split in
@@ -87,36 +91,38 @@ def response_probs(theta: np.ndarray, f: Features) -> np.ndarray:
     return p
 
 
-def balanced_weights(y: np.ndarray) -> np.ndarray:
-    """Per-row weights giving each class half the total: the fitted probabilities are those of a
-    50 / 50 prior (the calibration rows are 2:1 hallucinated; a user's traffic is not), so that
-    the default threshold 0.5 balances passed faithful and blocked hallucinated answers."""
+def balanced_weights(y: np.ndarray, prior: float = 0.5) -> np.ndarray:
+    """Per-row weights giving the faithful rows ``prior`` of the total and the hallucinated ones
+    the rest: the fitted probabilities are those of traffic in which a share ``prior`` of the
+    answers is faithful (the calibration rows are 2:1 hallucinated; a user's traffic is not).
+    0.5: the default threshold 0.5 balances passed faithful and blocked hallucinated answers."""
     pos = y.mean()
-    return np.where(y == 1, 0.5 / max(pos, 1e-9), 0.5 / max(1 - pos, 1e-9))
+    return np.where(y == 1, prior / max(pos, 1e-9), (1.0 - prior) / max(1 - pos, 1e-9))
 
 
-def log_loss(theta: np.ndarray, f: Features) -> float:
+def log_loss(theta: np.ndarray, f: Features, prior: float = 0.5) -> float:
     p = np.clip(response_probs(theta, f), 1e-6, 1 - 1e-6)
-    return float(-np.mean(balanced_weights(f.y) * (f.y * np.log(p) + (1 - f.y) * np.log(1 - p))))
+    return float(-np.mean(balanced_weights(f.y, prior) * (f.y * np.log(p) + (1 - f.y) * np.log(1 - p))))
 
 
-def fit(f: Features, steps: int = 800) -> np.ndarray:
+def fit(f: Features, steps: int = 800, prior: float = 0.5) -> np.ndarray:
     theta = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
     m, v = np.zeros(5), np.zeros(5)
     lr, eps = 0.05, 1e-4
     for t in range(1, steps + 1):
-        g = np.array([(log_loss(theta + eps * e, f) - log_loss(theta - eps * e, f)) / (2 * eps) for e in np.eye(5)])
+        g = np.array([(log_loss(theta + eps * e, f, prior) - log_loss(theta - eps * e, f, prior)) / (2 * eps)
+                      for e in np.eye(5)])
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         theta -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
     return theta
 
 
-def report(p: np.ndarray, y: np.ndarray) -> dict:
-    """ECE (10 equal-width bins), Brier score and the reliability table, all class-balanced (each
-    row weighted as in the fit, so they measure calibration to the 50 / 50 prior the scores
-    stand for), and BA, faithful passed and hallucinated blocked at 0.5 (prior-free)."""
-    w = balanced_weights(y)
+def report(p: np.ndarray, y: np.ndarray, prior: float = 0.5) -> dict:
+    """ECE (10 equal-width bins), Brier score and the reliability table, all weighted as in the
+    fit (so they measure calibration to the prior the scores stand for), and BA, faithful passed
+    and hallucinated blocked at 0.5 (prior-free)."""
+    w = balanced_weights(y, prior)
     bins = []
     ece = 0.0
     for k in range(10):
@@ -129,7 +135,7 @@ def report(p: np.ndarray, y: np.ndarray) -> dict:
                          "faithful_rate_balanced": round(acc, 3)})
     pos, neg = y == 1, y == 0
     passed, blocked = float((p[pos] >= 0.5).mean()), float((p[neg] < 0.5).mean())
-    return {"n": int(len(p)), "ece_balanced": round(ece, 4),
+    return {"n": int(len(p)), "prior_faithful": prior, "ece_balanced": round(ece, 4),
             "brier_balanced": round(float(np.average((p - y) ** 2, weights=w)), 4),
             "ba_at_0.5": round((passed + blocked) / 2, 4), "faithful_passed": round(passed, 3),
             "hallucinated_blocked": round(blocked, 3), "reliability": bins}
@@ -153,6 +159,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model_dir")
     ap.add_argument("--mix-dir", default=None)
+    ap.add_argument("--prior", default="equal-errors",
+                    help="the share of faithful answers the scores assume: a number in (0, 1), or "
+                         "'equal-errors' (default): the smallest of 0.50, 0.55, ... 0.95 whose cross-fitted "
+                         "scores pass at least as many faithful calibration answers as they block "
+                         "hallucinated ones at 0.5, or 'passed:X': the smallest that passes a share >= X of "
+                         "the faithful calibration answers")
     args = ap.parse_args()
     import director_fast as df
 
@@ -161,16 +173,27 @@ def main() -> int:
     scorer = df.CoherenceScorer(nli=df.NLIModel.from_pretrained(args.model_dir))  # features need no calibration
     judged = features(scorer, rows)
     halves = [[r for r in judged if (group_of(r["context"]) < CALIB_SHARE / 2) == first] for first in (True, False)]
-    crossed = [(Features(test), response_probs(fit(Features(train)), Features(test)))
-               for train, test in ((halves[1], halves[0]), (halves[0], halves[1]))]
     both = Features(halves[0] + halves[1])
-    p_cross = np.concatenate([p for _f, p in crossed])
-    theta = fit(Features(judged))
+    tried = []
+    fixed = args.prior not in ("equal-errors",) and not args.prior.startswith("passed:")
+    for prior in [float(args.prior)] if fixed else [round(0.5 + 0.05 * k, 2) for k in range(10)]:
+        p_cross = np.concatenate([response_probs(fit(Features(train), prior=prior), Features(test))
+                                  for train, test in ((halves[1], halves[0]), (halves[0], halves[1]))])
+        passed = float((p_cross[both.y == 1] >= 0.5).mean())
+        blocked = float((p_cross[both.y == 0] < 0.5).mean())
+        tried.append({"prior_faithful": prior, "faithful_passed": round(passed, 3),
+                      "hallucinated_blocked": round(blocked, 3)})
+        print(json.dumps(tried[-1]), file=sys.stderr)
+        if fixed or passed >= (blocked if args.prior == "equal-errors" else float(args.prior[7:])):
+            break
+    theta = fit(Features(judged), prior=prior)
     out = dict(zip(PARAMS, [float(x) for x in theta]))
+    out["prior_faithful"] = prior
     out["split"] = (f"calib.jsonl: {len(rows)} rows of the trainable grounded files held out of training "
                     f"(build_mix.group_of(context) < {CALIB_SHARE})")
     out["report"] = {"rows": "cross-fitted: each half (by passage hash) scored with constants fitted on the other",
-                     **report(p_cross, both.y), "per_file": per_file(p_cross, both)}
+                     "prior_rule": args.prior,
+                     "priors_tried": tried, **report(p_cross, both.y, prior), "per_file": per_file(p_cross, both)}
     Path(args.model_dir, "calibration.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))
     return 0
