@@ -6,12 +6,14 @@ answer (the same reason text) for arbitrary strings. This file is the readable s
 rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
 
 1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
-   generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
+   generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``;
+   LOCAL_WORDS become "password"), then normalise it (defanged URLs, SRI digests);
 2. value detectors on the folded text, in priority order V1..V4, V7 (chat webhook URLs), V5, V6;
 3. assignments ``key = value`` / ``key: value`` with a secret-like key (S1) or a prompt / message
    key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
 4. split secrets: 2 and 3 again on each view of the text without one of its non-alphanumeric
-   characters (in code-point order), word starts and digest boundaries counted where it was removed;
+   characters (in code-point order), then without each pair of those that stand somewhere between
+   two letters or digits, word starts and digest boundaries counted where one was removed;
 5. key role only: sensitive key names (K1..K5).
 """
 
