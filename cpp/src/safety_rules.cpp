@@ -1033,22 +1033,25 @@ std::string scan_view(const unsigned char* p, std::size_t n, unsigned a, unsigne
   return why;
 }
 
-std::string split_views(const unsigned char* p, std::size_t n) {
-  bool present[256] = {}, inner[256] = {};
-  for (std::size_t i = 0; i < n; ++i) {
-    present[p[i]] = true;
-    if (i > 0 && i + 1 < n && (kCls.bits[p[i - 1]] & kCls.bits[p[i + 1]] & C_ALNUM)) inner[p[i]] = true;
-  }
+// `present`: the characters p[0..n) holds
+std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {
   unsigned kinds[256];
   std::size_t nk = 0;
   for (unsigned sep = 0; sep < 256; ++sep) {
     if (!present[sep] || (kCls.bits[sep] & C_ALNUM)) continue;
     std::string why = scan_view(p, n, sep, sep);
     if (!why.empty()) return why;
-    if (inner[sep]) kinds[nk++] = sep;
+    kinds[nk++] = sep;
   }
+  if (nk < 2) return {};
+  bool inner[256] = {};  // the kinds that stand between two letters or digits somewhere
+  for (std::size_t i = 1; i + 1 < n; ++i)
+    if (kCls.bits[p[i - 1]] & kCls.bits[p[i + 1]] & C_ALNUM) inner[p[i]] = true;
+  std::size_t m = 0;
   for (std::size_t x = 0; x < nk; ++x)
-    for (std::size_t y = x + 1; y < nk; ++y) {
+    if (inner[kinds[x]]) kinds[m++] = kinds[x];
+  for (std::size_t x = 0; x < m; ++x)
+    for (std::size_t y = x + 1; y < m; ++y) {
       std::string why = scan_view(p, n, kinds[x], kinds[y]);
       if (!why.empty()) return why;
     }
@@ -1122,13 +1125,21 @@ bool normalise(const unsigned char* p, std::size_t n, std::string& out) {
 }
 
 std::string violation(const unsigned char* p, std::size_t n, bool key) {
-  thread_local std::string norm;
-  if (normalise(p, n, norm)) {
-    p = reinterpret_cast<const unsigned char*>(norm.data());
-    n = norm.size();
+  bool present[256] = {};
+  for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+  // (normalise only reads text with a bracket, an 'x' or an "s...-")
+  if (present['['] || present['('] || present['{'] || present['x'] || present['X'] ||
+      (present['-'] && (present['s'] || present['S']))) {
+    thread_local std::string norm;
+    if (normalise(p, n, norm)) {
+      p = reinterpret_cast<const unsigned char*>(norm.data());
+      n = norm.size();
+      std::fill(std::begin(present), std::end(present), false);
+      for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+    }
   }
   std::string why = scan(Text{p, n});
-  if (why.empty()) why = split_views(p, n);
+  if (why.empty()) why = split_views(p, n, present);
   if (why.empty() && key) why = key_name(p, n);
   return why;
 }
