@@ -6,12 +6,14 @@ answer (the same reason text) for arbitrary strings. This file is the readable s
 rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
 
 1. fold the text for detection (NFKC/casefold/look-alikes/dropped format characters, from the
-   generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``);
+   generated table tests/_safety_fold_table.py; code points it does not map become ``\\x80``;
+   LOCAL_WORDS become "password"), then normalise it (defanged URLs, SRI digests);
 2. value detectors on the folded text, in priority order V1..V4, V7 (chat webhook URLs), V5, V6;
 3. assignments ``key = value`` / ``key: value`` with a secret-like key (S1) or a prompt / message
    key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
 4. split secrets: 2 and 3 again on each view of the text without one of its non-alphanumeric
-   characters (in code-point order), word starts and digest boundaries counted where it was removed;
+   characters (in code-point order), then without each pair of those that stand somewhere between
+   two letters or digits, word starts and digest boundaries counted where one was removed;
 5. key role only: sensitive key names (K1..K5).
 """
 
@@ -44,6 +46,84 @@ def fold(text: str) -> str:
     return "".join(c if ord(c) < 0x80 else FOLD.get(ord(c), OTHER) for c in text)
 
 
+#: "password" in scripts the fold does not read as ASCII (NFC spellings, lower case); the
+#: validators' fold reads each as "password"
+LOCAL_WORDS = ("пароль", "парола", "hasło", "密码", "密碼", "パスワード", "비밀번호", "كلمة المرور",
+               "كلمة السر", "पासवर्ड", "סיסמה", "รหัสผ่าน")
+
+
+def _local_lower(c: str) -> str:
+    o = ord(c)
+    if 0x41 <= o <= 0x5A or 0x410 <= o <= 0x42F:
+        return chr(o + 0x20)
+    if 0x400 <= o <= 0x40F:
+        return chr(o + 0x50)
+    return "\u0142" if o == 0x141 else c
+
+
+def fold_words(text: str) -> str:
+    """The fold, with the LOCAL_WORDS (matched left to right, Cyrillic / ASCII / L-stroke capitals
+    lowered) read as "password"."""
+    if text.isascii():
+        return text
+    low = "".join(_local_lower(c) for c in text)
+    out, done, i = [], 0, 0
+    while i < len(text):
+        w = next((w for w in LOCAL_WORDS if low.startswith(w, i)), None)
+        if w is None:
+            i += 1
+            continue
+        out.append(fold(text[done:i]) + "password")
+        i += len(w)
+        done = i
+    out.append(fold(text[done:]))
+    return "".join(out)
+
+
+_DEFANG = (("[.]", "."), ("(.)", "."), ("{.}", "."), ("[dot]", "."), ("(dot)", "."), ("{dot}", "."),
+           ("[:]", ":"), ("[/]", "/"), ("[://]", "://"))
+_SRI = (("sha256-", 43, 1), ("sha384-", 64, 0), ("sha512-", 86, 2))
+
+
+def normalise(t: str) -> str:
+    """Defanged URLs read as URLs ("[.]" -> ".", "hxxp" at a word start -> "http", ...); the base64
+    of a subresource-integrity digest (sha256-/sha384-/sha512- and exactly that digest's length,
+    padded or not) becomes 64 '0's (a hex digest, set aside)."""
+    out, i, n = [], 0, len(t)
+    low = t.lower()
+    while i < n:
+        c = t[i]
+        word_start = i == 0 or t[i - 1] not in ALNUM
+        if c in "[({":
+            d = next(((a, b) for a, b in _DEFANG if low.startswith(a, i)), None)
+            if d is not None:
+                out.append(d[1])
+                i += len(d[0])
+                continue
+        elif c in "hH" and word_start and low.startswith("hxxp", i):
+            out.append("http")
+            i += 4
+            continue
+        elif c in "sS" and word_start:
+            d = next(((a, b, pd) for a, b, pd in _SRI if low.startswith(a, i)), None)
+            if d is not None:
+                j = i + len(d[0])
+                r = 0
+                while j + r < n and r <= d[1] and t[j + r] in B64STD:
+                    r += 1
+                e, pad = j + r, 0
+                while e < n and t[e] == "=" and pad <= d[2]:
+                    e += 1
+                    pad += 1
+                if r == d[1] and pad in (0, d[2]) and (e >= n or t[e] not in B64):
+                    out.append(t[i:j] + "0" * 64)
+                    i = e
+                    continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 # ---- V1..V5 shapes --------------------------------------------------------------------------
 _JWT = re.compile(r"(?=eyJ[A-Za-z0-9_-]{6,}+\.[A-Za-z0-9_-]{6,}+\.)", re.I | re.A)
 _PEM = re.compile(r"-----BEGIN[A-Z ]{0,41}?PRIVATE ?KEY", re.I | re.A)
@@ -56,7 +136,8 @@ _ALNUM_S, _B64URL_S = "".join(sorted(ALNUM)), "".join(sorted(B64URL))
 # (prefix matched ASCII case-insensitively after a character that is not [A-Za-z0-9_-], tail
 # characters, minimum tail length, classes the tail must contain); the tail is read up to 256.
 VENDOR = [
-    ("sk-", B64URL, 20, "ULD"), ("sk_live_", ALNUM, 16, ""), ("sk_test_", ALNUM, 16, ""),
+    ("sk-", B64URL, 20, "ULD"), ("sk-ant-", B64URL, 20, "D"), ("sk-proj-", B64URL, 20, "D"),
+    ("sk_live_", ALNUM, 16, ""), ("sk_test_", ALNUM, 16, ""),
     ("rk_live_", ALNUM, 16, ""), ("rk_test_", ALNUM, 16, ""), ("whsec_", ALNUM, 24, ""),
     ("ghp_", ALNUM, 30, ""), ("gho_", ALNUM, 30, ""), ("ghu_", ALNUM, 30, ""), ("ghs_", ALNUM, 30, ""),
     ("ghr_", ALNUM, 30, ""), ("github_pat_", B64URL, 40, ""), ("glpat-", B64URL, 20, ""),
@@ -108,7 +189,9 @@ def _vendor(t: str, brk: frozenset[int]) -> str | None:
     return None
 
 
-def _url_password(t: str) -> bool:
+def _url_password(t: str) -> int:
+    """The first URL whose user info is a password (1: ``user:pass@``) or a key (2: >= 16 of
+    [A-Za-z0-9_-] with a letter and a digit, e.g. a Sentry DSN); 0 when none."""
     for m in re.finditer("://", t):
         i = m.start()
         if i == 0 or t[i - 1] not in ALNUM:
@@ -119,8 +202,42 @@ def _url_password(t: str) -> bool:
             if t[j] == ":" and colon < 0:
                 colon = j
             j += 1
-        if j < len(t) and t[j] == "@" and colon >= 0 and colon + 1 < j:
-            return True
+        if j >= len(t) or t[j] != "@":
+            continue
+        if colon >= 0:
+            if colon + 1 < j:
+                return 1
+            continue
+        user = t[i + 3:j]
+        if (len(user) >= 16 and set(user) <= B64URL and any(ch.isalpha() for ch in user)
+                and any(ch.isdigit() for ch in user)):
+            return 2
+    return 0
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", re.A)
+_HEROKU_BETWEEN = IDCH | WS | frozenset(":=\"'")
+
+
+def _heroku(t: str, brk: frozenset[int]) -> bool:
+    """"heroku" (not after a letter), then within 48 characters of identifier characters, blanks,
+    ':', '=', quotes that name a key (key, token, secret, auth, pass, cred), a UUID."""
+    low = t.lower()
+    for m in re.finditer("heroku", low):
+        i = m.start()
+        if i > 0 and t[i - 1].isalpha() and t[i - 1] in ALNUM and i not in brk:
+            continue
+        named = False
+        q = i + 6
+        while q < len(t) and q - (i + 6) <= 48:
+            if named and _UUID.match(t, q) and (q == 0 or t[q - 1] not in ALNUM or q in brk):
+                e = q + 36
+                if e >= len(t) or t[e] not in ALNUM or e in brk:
+                    return True
+            if t[q] not in _HEROKU_BETWEEN:
+                break
+            named = named or any(low.startswith(w, q) for w in ("key", "token", "secret", "auth", "pass", "cred"))
+            q += 1
     return False
 
 
@@ -211,22 +328,59 @@ def _high_entropy(run: str, start: int = 0, brk: frozenset[int] = frozenset()) -
 
 # ---- V7 chat-service webhooks ---------------------------------------------------------------
 # (marker matched ASCII case-insensitively anywhere): the URL carries its token in the path
+# (host, path): the host may end in '.' and carry a port (":443"); the path may hold one version
+# segment "v<1-3 digits>/" the marker does not ("discord.com/api/v10/webhooks/")
 WEBHOOKS = (
-    "hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
-    "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
-    "outlook.office.com/webhook/", "outlook.office365.com/webhook/", "logic.azure.com:443/workflows/",
-    "chat.googleapis.com/v1/spaces/", "api.telegram.org/bot", "hooks.zapier.com/hooks/catch/",
-    "maker.ifttt.com/trigger/", "api.flock.com/hooks/sendmessage/",
+    ("hooks.slack.com", "/services/"), ("hooks.slack.com", "/workflows/"), ("hooks.slack.com", "/triggers/"),
+    ("discord.com", "/api/webhooks/"), ("discordapp.com", "/api/webhooks/"), ("webhook.office.com", "/webhookb2/"),
+    ("outlook.office.com", "/webhook/"), ("outlook.office365.com", "/webhook/"), ("logic.azure.com", "/workflows/"),
+    ("chat.googleapis.com", "/v1/spaces/"), ("api.telegram.org", "/bot"), ("hooks.zapier.com", "/hooks/catch/"),
+    ("maker.ifttt.com", "/trigger/"), ("api.flock.com", "/hooks/sendmessage/"),
 )
 _HOOK_TAIL = ALNUM | frozenset("_-./@:")
+_VERSION = re.compile(r"[vV][0-9]{1,3}/", re.A)
+
+
+def _marker_end(low: str, i: int, host: str, path: str) -> int:
+    """The end of the marker (host, path) matched at i, or -1."""
+    if not low.startswith(host, i):
+        return -1
+    j = i + len(host)
+    if low.startswith(".", j):
+        j += 1
+    if low.startswith(":", j):
+        d = 0
+        while j + 1 + d < len(low) and d <= 5 and low[j + 1 + d] in "0123456789":
+            d += 1
+        if not 1 <= d <= 5:
+            return -1
+        j += 1 + d
+    skipped = False
+    k = 0
+    while k < len(path):
+        if j < len(low) and low[j] == path[k]:
+            j += 1
+            k += 1
+            continue
+        m = _VERSION.match(low, j) if not skipped and k > 0 and path[k - 1] == "/" else None
+        if m is None:
+            return -1
+        skipped = True
+        j = m.end()
+    return j
 
 
 def _webhook(t: str) -> bool:
     low = t.lower()
-    for marker in WEBHOOKS:
-        i = low.find(marker)
+    if len(t) < 20 or "/" not in t:
+        return False
+    for host, path in WEBHOOKS:
+        i = low.find(host)
         while i >= 0:
-            j = i + len(marker)
+            j = _marker_end(low, i, host, path)
+            if j < 0:
+                i = low.find(host, i + 1)
+                continue
             k = j
             alnum = 0
             while k < len(t) and k - j < 256 and t[k] in _HOOK_TAIL:
@@ -234,7 +388,7 @@ def _webhook(t: str) -> bool:
                 k += 1
             if alnum >= 8:
                 return True
-            i = low.find(marker, i + 1)
+            i = low.find(host, i + 1)
     return False
 
 
@@ -246,8 +400,11 @@ def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
     v = _vendor(t, brk)
     if v is not None:
         return f"vendor token format {v!r} (V3)"
-    if _url_password(t):
-        return "password in a URL (V4)"
+    if _heroku(t, brk):
+        return "Heroku API key (V3)"
+    url = _url_password(t)
+    if url:
+        return "password in a URL (V4)" if url == 1 else "key in a URL (V4)"
     if _webhook(t):  # (anywhere in the text)
         return "chat webhook URL (V7)"
     if _DATA.search(t):
@@ -262,24 +419,38 @@ def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
 _TEMPLATE_START = frozenset("<${%")
 
 
+def _view(t: str, seps: frozenset[str]):
+    """(text without the ``seps``, positions where one was removed, where a space was, where a
+    template character was)."""
+    out, brk, sbrk, tbrk = [], set(), set(), set()
+    for c in t:
+        if c in seps:
+            (sbrk if c == " " else tbrk if c in _TEMPLATE_START else brk).add(len(out))
+        else:
+            out.append(c)
+    return "".join(out), frozenset(brk | sbrk | tbrk), frozenset(sbrk), frozenset(tbrk)
+
+
 def _views(t: str):
-    """(separator, text without it, positions where it was removed) for each character that can
-    split a secret: every character that is not a letter or digit (after the fold)."""
-    for sep in sorted({c for c in t if c not in ALNUM}):
-        out, brk = [], set()
-        for c in t:
-            if c == sep:
-                brk.add(len(out))
-            else:
-                out.append(c)
-        yield sep, "".join(out), frozenset(brk)
+    """The views of ``t`` without one separator kind -- every character that is not a letter or
+    digit (after the fold), in code-point order -- then without two kinds mixed: each pair (in
+    order) of the kinds that occur somewhere between two letters or digits (a kind used to split
+    a secret sits between two of its letters or digits)."""
+    kinds = sorted({c for c in t if c not in ALNUM})
+    for sep in kinds:
+        yield _view(t, frozenset(sep))
+    inner = {t[i] for i in range(1, len(t) - 1) if t[i - 1] in ALNUM and t[i + 1] in ALNUM}
+    pair_kinds = [c for c in kinds if c in inner]
+    for x, a in enumerate(pair_kinds):
+        for b in pair_kinds[x + 1:]:
+            yield _view(t, frozenset((a, b)))
 
 
 def _split_secret(t: str) -> str | None:
-    """A value shape, or an assignment when the separator is not a space, once the pieces of a
-    split secret are joined again ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2")."""
-    for sep, view, brk in _views(t):
-        why = _value_shape(view, brk) or _assignment(view, brk, sep)
+    """A value shape or an assignment once the pieces of a split secret are joined again ("AKIA
+    IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2", "sk-ab12.cd34 ef56...")."""
+    for view, brk, sbrk, tbrk in _views(t):
+        why = _value_shape(view, brk) or _assignment(view, sbrk, tbrk)
         if why is not None:
             return f"{why[:-1]}, split)"
     return None
@@ -295,8 +466,10 @@ SECRET_LONG = (
     "clientkey", "sessionid", "password", "idtokens", "apikeys", "cookies", "secrets", "connstr",
     "privkey", "session", "authkey", "passwd", "secret", "sshkey", "apikey", "cookie", "bearer",
     "sessid", "appkey", "token", "jwt",
+    # "password" in other languages (LOCAL_WORDS: the scripts the fold does not read)
+    "contrasena", "motdepasse", "wachtwoord", "passwort", "kennwort",
 )
-SECRET_SHORT = ("oauth", "pass", "auth", "pwd", "sid", "dsn", "sig", "psk", "pat", "pw")
+SECRET_SHORT = ("oauth", "pass", "auth", "pwd", "sid", "dsn", "sig", "psk", "pat", "pw", "senha", "sifre", "haslo")
 SESSION_STEMS = frozenset({"session", "sessionid", "sessid", "sid"})
 CONTENT_ASSIGN = ("instructions", "completions", "transcripts", "completion", "transcript",
                   "userinput", "messages", "prompts", "prompt")
@@ -405,10 +578,17 @@ def _cred_run(t: str, j: int, stop_at: frozenset[int] = frozenset()) -> str:
     return t[j:k]
 
 
-def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
-    """The assignment whose ':' / '=' is at p. In a view (``sep`` removed at ``brk``): after
-    spaces were removed, a value that followed ': ' is weak and ends where a space was; a
-    template character removed just before the value marks a template."""
+def _template_at(t: str, j: int, tbrk: frozenset[int]) -> bool:
+    """A template placeholder starts at j, or a template character was removed just before it."""
+    return (j < len(t) and t[j] in _TEMPLATE_START) or j in tbrk
+
+
+def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(),
+                   tbrk: frozenset[int] = frozenset()) -> str | None:
+    """The assignment whose ':' / '=' is at p. In a view (spaces removed at ``sbrk``, template
+    characters at ``tbrk``): a value that followed ': ' is weak and ends where a space was; a
+    template character removed between the separator and the value (inside its quote
+    included) marks a template."""
     n = len(t)
     c = t[p]
     if c == "=" and ((p and t[p - 1] in ":=!<>") or (p + 1 < n and t[p + 1] == "=")):
@@ -443,18 +623,19 @@ def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str =
     while v < n and t[v] in WS and ws < 8:
         v += 1
         ws += 1
-    if sep in _TEMPLATE_START and v in brk:
-        return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
-    gap = sep == " " and v in brk and c != "="  # a space was removed between ':' and the value
+    gap = v in sbrk and c != "="  # a space was removed between ':' and the value
     quote = t[v] if v < n and t[v] in QUOTES else None
     if quote is not None:
         v += 1
+    if any(q in tbrk for q in range(vstart, v + 1)):
+        return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
+    if quote is not None:
         j = v
         while j < n and j - v < 128 and t[j] != quote:
             j += 1
         value = t[v:j]
     else:
-        value = _cred_run(t, v, brk if gap else frozenset())
+        value = _cred_run(t, v, sbrk if gap else frozenset())
     strong = c == "=" or quote is not None or (ws == 0 and not gap)
     if kind == "S1" and stem in ("authorization", "auth") and value.lower() in SCHEMES:
         j = v + len(value)
@@ -462,9 +643,9 @@ def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str =
         while j < n and t[j] in WS and w < 8:
             j += 1
             w += 1
-        spaced = w > 0 or (sep == " " and j in brk)
-        cred = _cred_run(t, j, brk if sep == " " else frozenset()) if spaced else ""
-        ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred)
+        spaced = w > 0 or j in sbrk
+        cred = _cred_run(t, j, sbrk) if spaced else ""
+        ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred) and not _template_at(t, j, tbrk)
     else:
         ok = _credential_value(value, strong, stem)
     if not ok:
@@ -474,9 +655,9 @@ def _assignment_at(t: str, p: int, brk: frozenset[int] = frozenset(), sep: str =
     return f"prompt or message content assigned to {stem!r} (S2)"
 
 
-def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset()) -> bool:
-    """``Bearer <credential>`` at i; in the view without spaces (``brk``: where they were), the
-    removed spaces delimit the word and the credential."""
+def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset()) -> bool:
+    """``Bearer <credential>`` at i; in a view without spaces (``brk``: where they were), the
+    removed spaces delimit the word and the credential; a template is no credential."""
     if not t[i:i + 6].lower() == "bearer" or (i and t[i - 1] in ALNUM and i not in brk):
         return False
     j = i + 6
@@ -487,16 +668,16 @@ def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset()) -> bool:
     if w == 0 and j not in brk:
         return False
     cred = _cred_run(t, j, brk)
-    return len(cred) >= 16 and _classes(cred) >= 2
+    return len(cred) >= 16 and _classes(cred) >= 2 and not _template_at(t, j, tbrk)
 
 
-def _assignment(t: str, brk: frozenset[int] = frozenset(), sep: str = "") -> str | None:
+def _assignment(t: str, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset()) -> str | None:
     for p, c in enumerate(t):
         if c in ":=":
-            why = _assignment_at(t, p, brk, sep)
+            why = _assignment_at(t, p, sbrk, tbrk)
             if why is not None:
                 return why
-        elif c in "bB" and _bearer_at(t, p, brk if sep == " " else frozenset()):
+        elif c in "bB" and _bearer_at(t, p, sbrk, tbrk):
             return "bearer credential (S1)"
     return None
 
@@ -528,7 +709,7 @@ def _key_name(key: str) -> str | None:
 
 def tenant_safety_violation(text: str, *, role: str = "text") -> str | None:
     """Return why ``text`` breaks a tenant-safety rule (``None`` when it is safe)."""
-    t = fold(text)
+    t = normalise(fold_words(text))
     why = _value_shape(t) or _assignment(t) or _split_secret(t)
     if why is None and role == "key":
         why = _key_name(t)

@@ -246,7 +246,25 @@ def tags(draw, text: str) -> str:
     return _insert(draw, text, st.integers(0xE0000, 0xE007F).map(chr), list(range(1, len(text))))
 
 
-DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split, "tags": tags}
+def mixed(draw, text: str) -> str:
+    """The secret split by two separator kinds mixed ("sk-ab12.cd34 ef56..."): each chosen gap
+    between two letters or digits gets one of the two (both used)."""
+    pool = [" ", "."] + SPLIT_OTHERS
+    a = draw(st.sampled_from(pool))
+    b = draw(st.sampled_from([c for c in pool if c != a]))
+    assume(a not in text and b not in text)
+    limit = _space_limit(text) if " " in (a, b) else len(text)
+    gaps = [g for g in range(1, min(limit, len(text) - 1) + 1) if text[g - 1].isalnum() and text[g].isalnum()]
+    assume(len(gaps) >= 2)
+    chosen = sorted(draw(st.lists(st.sampled_from(gaps), min_size=2, max_size=len(gaps), unique=True)), reverse=True)
+    seps = [a, b] + [draw(st.sampled_from([a, b])) for _ in chosen[2:]]
+    out = text
+    for g, sep in zip(chosen, draw(st.permutations(seps))):
+        out = out[:g] + sep + out[g:]
+    return out
+
+
+DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split, "tags": tags, "mixed": mixed}
 
 
 def _run(prop, name: str) -> None:
@@ -310,6 +328,83 @@ def test_each_webhook_service_is_a_v7_value(url):
 ])
 def test_webhook_mentions_without_a_token_pass(text):
     assert tenant_safety_violation(text) is None
+
+
+# ---- disguises a breaker found accepted (ninth session) --------------------------------------------
+SLACK = "https://hooks.slack.com/services/T024BE7LD/B01234ABC/abcdEFGHijklMNOPqrstUVWX"
+UUID = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+BREAKER_FOUND = {
+    # two separator kinds mixed
+    "sk-ab12.cd34 ef56GH78ij90KL12mn34OP56": "sk-",
+    "AKIA IOSF.ODNN 7EXA.MPLE": "akia",
+    "ghp_16C7e42F.292c6912E7710c83 8a9f0Q2x8mZk": "ghp_",
+    "sk-proj-Ab12/Cd34 Ef56Gh78Ij90Kl12": "split",
+    # defanged, with a port, a versioned path, a fully qualified host
+    "https://hooks[.]slack[.]com/services/T024BE7LD/B01234ABC/abcdEFGHijklMNOPqrstUVWX": "V7",
+    "hxxps://hooks(dot)slack(dot)com/services/T024BE7LD/B01234ABC/abcdEFGHijklMNOPqrstUVWX": "V7",
+    "hxxps://deploy:Tr0ub4dor3@git[.]example[.]com/repo.git": "V4",
+    "https://hooks.slack.com:443/services/T024BE7LD/B01234ABC/abcdEFGHijklMNOPqrstUVWX": "V7",
+    "https://discord.com/api/v10/webhooks/123456789012345678/abcdefghijklmnopqrstuvwxyz": "V7",
+    "https://discordapp.com:443/api/v9/webhooks/123456789012345678/abcdefghijklmnop": "V7",
+    "https://hooks.slack.com./services/T024BE7LD/B01234ABC/abcdEFGHijklMNOPqrstUVWX": "V7",
+    # "password" in other languages and scripts
+    "contraseña=Sommer2024!": "contrasena", "passwort: Sommer2024!": "passwort",
+    "Kennwort = geheim123": "kennwort", "mot_de_passe=Sommer2024": "motdepasse",
+    "wachtwoord: Zomer2024!": "wachtwoord", "senha=Verao2024": "senha", "şifre: Yaz2024!": "sifre",
+    "hasło=Lato2024!": "password", "пароль=Sommer2024!": "password", "ПАРОЛЬ: Sommer2024!": "password",
+    "парола=Sommer2024!": "password", "密码: Sommer2024!": "password", "密碼=Sommer2024!": "password",
+    "パスワード: Sommer2024!": "password", "비밀번호=Sommer2024!": "password",
+    "كلمة المرور: Sommer2024!": "password", "पासवर्ड=Sommer2024!": "password",
+    # Vault, Heroku, Sentry
+    "hvs.CAESIJlU6jV3k2Xf9wQeR7tYbN1mZ0pLsKdHgFcVxWaA": "hvs.",
+    "hvs.CAESIJlU6jV3k2Xf9wQe R7tYbN1mZ0pLsKdHgFcVxWaA": "hvs.",
+    "HEROKU_API_KEY=" + UUID: "Heroku", "heroku_key: " + UUID: "Heroku",
+    "HEROKU_TOKEN " + UUID: "Heroku", "heroku api key " + UUID.upper(): "Heroku",
+    "https://0123456789abcdef0123456789abcdef@o123.ingest.sentry.io/456": "key in a URL",
+    "SENTRY_DSN=https://9f86d081884c7d659a2feaa0c55ad015@o4504.ingest.us.sentry.io/4504123": "V4",
+    # lower-case bodies of Anthropic / OpenAI project keys
+    "sk-ant-api03-abcdefghij0123456789abcdefghij0123456789": "sk-ant-",
+    "sk-proj-abcdefghij0123456789abcdefghij0123456789": "sk-proj-",
+}
+
+
+@pytest.mark.parametrize("value", sorted(BREAKER_FOUND))
+def test_disguises_found_by_the_breaker_are_rejected_in_every_field(value):
+    why = tenant_safety_violation(value)
+    assert why is not None and BREAKER_FOUND[value] in why, (value, why)
+    for field in FIELDS:
+        assert rejected(field, value), (field, value)
+
+
+INNOCENT_FOUND = [
+    # space-separated log lines
+    "2026-12-06 08:47:17 INFO worker 3 started pid 4412",
+    "2026-12-06 08:47:17,123 WARN [pool-2] token refresh took 312 ms for session 7",
+    "Dec  6 08:47:17 host sshd[4412]: Accepted publickey for deploy from 10.0.0.5 port 52314 ssh2",
+    "2026-12-06 08:47:17.123456 INFO uvicorn.access 127.0.0.1:52314 - \"GET /healthz HTTP/1.1\" 200",
+    # subresource-integrity hashes
+    "sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC",
+    'integrity="sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="',
+    "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
+    "sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC crossorigin=anonymous",
+    # quoted template placeholders
+    'api_key: "{{ api_key }}"', "token=\"<your-token-here>\"", "Authorization: Bearer <your-token-here>",
+    "Authorization: Bearer ${API_TOKEN_V2}", "Bearer {{ bearer_token }}", "${API_KEY}", "<your-token-here>",
+    '"{{ api_key }}"', 'password: "${DB_PASSWORD}"', "api_key: {{ api_key }}", "API_KEY=${API_KEY}",
+    "secret_key = '%(SECRET_KEY)s'",
+    # near misses of the new rules
+    "Discord webhooks live under discord.com/api/v10/webhooks/<id>/<token>.",
+    "The Heroku app id is " + UUID + ".", "heroku: " + UUID, "sk-proj-customer-onboarding-pipeline",
+    "https://git@github.com/acme/app.git", "See https://docs.example.com/a[.]b for the defang notation.",
+]
+
+
+@pytest.mark.parametrize("text", INNOCENT_FOUND)
+def test_innocent_classes_found_by_the_breaker_are_accepted(text):
+    assert tenant_safety_violation(text) is None, (text, tenant_safety_violation(text))
+    for field in ("halt_reason", "tenant_safe_explanation", "evidence_ref", "attribute_value",
+                  "trace.fact_source", "extension_value"):
+        assert not rejected(field, text), (field, text)
 
 
 # ---- innocent classes ------------------------------------------------------------------------------

@@ -41,6 +41,60 @@ void fold_into(const CharT* s, std::size_t n, std::string& out) {
   }
 }
 
+// "password" in scripts the fold does not read as ASCII, lower case; in the fold each becomes
+// "password" (the other languages' words fold to ASCII and are key stems: kSecretLong/kSecretShort).
+// The list: the word for "password" in the most-spoken languages and the EU's, where it is not
+// the English word or ASCII after the fold; NFC spellings only.
+constexpr std::u32string_view kLocalWords[] = {
+    U"\u043f\u0430\u0440\u043e\u043b\u044c",              // ru, uk: parol'
+    U"\u043f\u0430\u0440\u043e\u043b\u0430",              // bg: parola
+    U"has\u0142o",                                        // pl
+    U"\u5bc6\u7801", U"\u5bc6\u78bc",                          // zh (simplified, traditional)
+    U"\u30d1\u30b9\u30ef\u30fc\u30c9",                    // ja
+    U"\ube44\ubc00\ubc88\ud638",                          // ko
+    U"\u0643\u0644\u0645\u0629 \u0627\u0644\u0645\u0631\u0648\u0631",  // ar
+    U"\u0643\u0644\u0645\u0629 \u0627\u0644\u0633\u0631",        // ar
+    U"\u092a\u093e\u0938\u0935\u0930\u094d\u0921",          // hi
+    U"\u05e1\u05d9\u05e1\u05de\u05d4",                    // he
+    U"\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19",      // th
+};
+
+// the lower case used to match kLocalWords (ASCII, Cyrillic and L-stroke capitals)
+constexpr std::uint32_t local_lower(std::uint32_t c) noexcept {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c >= 0x410 && c <= 0x42f) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40f) return c + 0x50;
+  if (c == 0x141) return 0x142;
+  return c;
+}
+
+// the length of the kLocalWords entry at s[i..n), or 0
+template <typename CharT>
+std::size_t local_word_at(const CharT* s, std::size_t i, std::size_t n) noexcept {
+  for (std::u32string_view w : kLocalWords) {
+    if (n - i < w.size() || local_lower(s[i]) != w[0]) continue;
+    std::size_t k = 1;
+    while (k < w.size() && local_lower(s[i + k]) == w[k]) ++k;
+    if (k == w.size()) return k;
+  }
+  return 0;
+}
+
+// the fold with the kLocalWords replaced by "password"
+template <typename CharT>
+void fold_words_into(const CharT* s, std::size_t n, std::string& out) {
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t len = local_word_at(s, i, n);
+    if (len == 0) continue;
+    fold_into(s + done, i - done, out);
+    out.append("password");
+    i += len - 1;
+    done = i + 1;
+  }
+  fold_into(s + done, n - done, out);
+}
+
 // ---- character classes of the folded text -------------------------------------------------------
 enum : std::uint16_t {
   C_ALNUM = 1 << 0,
@@ -84,17 +138,24 @@ constexpr Classes make_classes() {
 }
 constexpr Classes kCls = make_classes();
 
+// what a view removed before a position (Text::brk)
+constexpr unsigned char kBrkSpace = 1, kBrkTemplate = 2, kBrkOther = 4;
+inline bool is_template_start(unsigned char c) noexcept { return c == '<' || c == '$' || c == '{' || c == '%'; }
+
 // The text being checked: n ASCII bytes (kOther for unmapped code points).
 struct Text {
   const unsigned char* p;
   std::size_t n;
-  // In a view (the text with every `sep` removed, see split_views): brk[i] != 0 when a separator
-  // was removed just before position i (brk has n + 1 entries). Null for the text itself.
+  // In a view (the text with one or two separator kinds removed, see split_views): brk[i] != 0
+  // when a separator was removed just before position i (brk has n + 1 entries; the kBrk* bits
+  // say which kinds). Null for the text itself. `spaces`: the view removed spaces.
   const unsigned char* brk = nullptr;
-  unsigned char sep = 0;
+  bool spaces = false;
   bool at_brk(std::size_t i) const noexcept { return brk != nullptr && brk[i] != 0; }
-  // a removed space before i (the space view only)
-  bool at_space_brk(std::size_t i) const noexcept { return sep == ' ' && at_brk(i); }
+  // a removed space before i
+  bool at_space_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkSpace); }
+  // a removed template character ('<', '$', '{', '%') before i
+  bool at_template_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkTemplate); }
   std::uint16_t cls(std::size_t i) const noexcept { return kCls.bits[p[i]]; }
   bool is(std::size_t i, std::uint16_t bit) const noexcept { return i < n && (kCls.bits[p[i]] & bit) != 0; }
   static unsigned char lower(unsigned char c) noexcept {
@@ -116,10 +177,10 @@ struct Text {
   // up to `cap` whitespace characters from i
   std::size_t ws(std::size_t i, std::size_t cap) const noexcept { return run(i, C_WS, cap); }
   // an unquoted value from j: up to whitespace or a C_STOP character, at most 128; with
-  // `stop_brk`, also up to the next place a separator was removed
+  // `stop_brk`, also up to the next place a space was removed
   std::size_t cred_run(std::size_t j, bool stop_brk = false) const noexcept {
     std::size_t k = j;
-    while (k < n && k - j < 128 && !(kCls.bits[p[k]] & C_STOP) && (k == j || !(stop_brk && at_brk(k)))) ++k;
+    while (k < n && k - j < 128 && !(kCls.bits[p[k]] & C_STOP) && (k == j || !(stop_brk && at_space_brk(k)))) ++k;
     return k - j;
   }
 };
@@ -186,7 +247,8 @@ struct Vendor {
 };
 constexpr std::uint16_t kDot = 1u << 15;  // pseudo-class: B64URL plus '.'
 constexpr Vendor kVendors[] = {
-    {"sk-", C_B64URL, 20, C_UPPER | C_LOWER | C_DIGIT}, {"sk_live_", C_ALNUM, 16, 0},
+    {"sk-", C_B64URL, 20, C_UPPER | C_LOWER | C_DIGIT}, {"sk-ant-", C_B64URL, 20, C_DIGIT},
+    {"sk-proj-", C_B64URL, 20, C_DIGIT}, {"sk_live_", C_ALNUM, 16, 0},
     {"sk_test_", C_ALNUM, 16, 0}, {"rk_live_", C_ALNUM, 16, 0}, {"rk_test_", C_ALNUM, 16, 0},
     {"whsec_", C_ALNUM, 24, 0}, {"ghp_", C_ALNUM, 30, 0}, {"gho_", C_ALNUM, 30, 0},
     {"ghu_", C_ALNUM, 30, 0}, {"ghs_", C_ALNUM, 30, 0}, {"ghr_", C_ALNUM, 30, 0},
@@ -252,10 +314,42 @@ int vendor_at(const Text& t, std::size_t i) noexcept {
   return -1;
 }
 
-// ---- V4 password in a URL -----------------------------------------------------------------------
+// ---- V3 Heroku API keys: a UUID after a key name with "heroku" -----------------------------------
+// a UUID (8-4-4-4-12 hex digits, either case) at q, not inside a longer alphanumeric run
+bool uuid_at(const Text& t, std::size_t q) noexcept {
+  if (q > 0 && (t.cls(q - 1) & C_ALNUM) && !t.at_brk(q)) return false;
+  std::size_t j = q;
+  for (std::size_t g : {8, 4, 4, 4, 12}) {
+    if (j != q) {
+      if (j >= t.n || t.p[j] != '-') return false;
+      ++j;
+    }
+    for (std::size_t k = 0; k < g; ++k, ++j)
+      if (j >= t.n || !(t.cls(j) & C_DIGIT || ((t.p[j] | 32) >= 'a' && (t.p[j] | 32) <= 'f'))) return false;
+  }
+  return !t.is(j, C_ALNUM) || t.at_brk(j);
+}
+
+// "heroku" at i (not after a letter), then within 48 characters of [A-Za-z0-9_.-], spaces, ':', '=',
+// quotes that name a key ("key", "token", "secret", "auth", "pass", "cred"), a UUID
+bool heroku_at(const Text& t, std::size_t i) noexcept {
+  if (!t.ieq(i, "heroku") || (i > 0 && (t.cls(i - 1) & C_ALPHA) && !t.at_brk(i))) return false;
+  bool named = false;
+  for (std::size_t q = i + 6; q < t.n && q - (i + 6) <= 48; ++q) {
+    if (named && uuid_at(t, q)) return true;
+    const unsigned char c = t.p[q];
+    if (!((t.cls(q) & (C_ID | C_WS)) || c == ':' || c == '=' || c == '"' || c == '\'')) return false;
+    for (std::string_view w : {"key", "token", "secret", "auth", "pass", "cred"}) named |= t.ieq(q, w);
+  }
+  return false;
+}
+
+// ---- V4 password or key in a URL -----------------------------------------------------------------
 // at i: "://" after an alphanumeric; userinfo up to '@' holds ':' with >= 1 character after it
-bool url_password_at(const Text& t, std::size_t i) noexcept {
-  if (i == 0 || !(t.cls(i - 1) & C_ALNUM)) return false;
+// (1: a password), or is a key: >= 16 of [A-Za-z0-9_-] with a letter and a digit (2: a Sentry
+// DSN's public key, a token given as the user name); else 0
+int url_password_at(const Text& t, std::size_t i) noexcept {
+  if (i == 0 || !(t.cls(i - 1) & C_ALNUM)) return 0;
   const std::size_t s = i + 3;
   std::size_t j = s, colon = static_cast<std::size_t>(-1);
   while (j < t.n && j - s < 256) {
@@ -266,17 +360,61 @@ bool url_password_at(const Text& t, std::size_t i) noexcept {
     if (c == ':' && colon == static_cast<std::size_t>(-1)) colon = j;
     ++j;
   }
-  return j < t.n && t.p[j] == '@' && colon != static_cast<std::size_t>(-1) && colon + 1 < j;
+  if (j >= t.n || t.p[j] != '@') return 0;
+  if (colon != static_cast<std::size_t>(-1)) return colon + 1 < j ? 1 : 0;
+  std::uint16_t acc = 0;
+  bool key = j - s >= 16;
+  for (std::size_t k = s; k < j && key; ++k) {
+    acc |= t.cls(k);
+    key = (t.cls(k) & C_B64URL) != 0;
+  }
+  return key && (acc & C_ALPHA) && (acc & C_DIGIT) ? 2 : 0;
 }
 
 // ---- V7 chat-service webhook URLs (the token is in the path) -----------------------------------
-constexpr std::string_view kWebhooks[] = {
-    "hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
-    "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/",
-    "outlook.office.com/webhook/", "outlook.office365.com/webhook/", "logic.azure.com:443/workflows/",
-    "chat.googleapis.com/v1/spaces/", "api.telegram.org/bot", "hooks.zapier.com/hooks/catch/",
-    "maker.ifttt.com/trigger/", "api.flock.com/hooks/sendmessage/",
+// host, then path; matched ASCII case-insensitively anywhere. Between them the host may end in a
+// '.' (a fully qualified name) and carry a port (":443"); the path may hold one version segment
+// ("/v10/") that the marker does not ("discord.com/api/v10/webhooks/").
+constexpr struct {
+  std::string_view host, path;
+} kWebhooks[] = {
+    {"hooks.slack.com", "/services/"},     {"hooks.slack.com", "/workflows/"},
+    {"hooks.slack.com", "/triggers/"},     {"discord.com", "/api/webhooks/"},
+    {"discordapp.com", "/api/webhooks/"},  {"webhook.office.com", "/webhookb2/"},
+    {"outlook.office.com", "/webhook/"},   {"outlook.office365.com", "/webhook/"},
+    {"logic.azure.com", "/workflows/"},    {"chat.googleapis.com", "/v1/spaces/"},
+    {"api.telegram.org", "/bot"},          {"hooks.zapier.com", "/hooks/catch/"},
+    {"maker.ifttt.com", "/trigger/"},      {"api.flock.com", "/hooks/sendmessage/"},
 };
+
+// a version segment "v<1-3 digits>/" at j: its length, else 0
+std::size_t version_segment(const Text& t, std::size_t j) noexcept {
+  if (j >= t.n || (t.p[j] | 32) != 'v') return 0;
+  const std::size_t d = t.run(j + 1, C_DIGIT, 4);
+  return d >= 1 && d <= 3 && j + 1 + d < t.n && t.p[j + 1 + d] == '/' ? d + 2 : 0;
+}
+
+// the end of marker `m` matched at i (host, optional '.', optional ":port", path), or 0
+std::size_t webhook_marker_at(const Text& t, std::size_t i, std::string_view host, std::string_view path) noexcept {
+  if (!t.ieq(i, host)) return 0;
+  std::size_t j = i + host.size();
+  if (j < t.n && t.p[j] == '.') ++j;
+  if (j < t.n && t.p[j] == ':') {
+    const std::size_t d = t.run(j + 1, C_DIGIT, 6);
+    if (d < 1 || d > 5) return 0;
+    j += 1 + d;
+  }
+  bool skipped = false;
+  for (std::size_t k = 0; k < path.size(); ++k, ++j) {
+    if (j < t.n && Text::lower(t.p[j]) == static_cast<unsigned char>(path[k])) continue;
+    const std::size_t v = !skipped && k > 0 && path[k - 1] == '/' ? version_segment(t, j) : 0;
+    if (v == 0) return 0;
+    skipped = true;
+    j += v;
+    --k, --j;  // compare path[k] again after the segment
+  }
+  return j;
+}
 
 // a webhook marker anywhere, followed by a path of >= 8 letters or digits ([A-Za-z0-9_./@:-],
 // read up to 256 characters)
@@ -293,9 +431,10 @@ bool webhook_in(const Text& t) noexcept {
 
 bool webhook_at(const Text& t, std::size_t i) noexcept {
   const unsigned char c = Text::lower(t.p[i]);
-  for (std::string_view m : kWebhooks) {
-    if (static_cast<unsigned char>(m[0]) != c || !t.ieq(i, m)) continue;
-    const std::size_t j = i + m.size();
+  for (const auto& m : kWebhooks) {
+    if (static_cast<unsigned char>(m.host[0]) != c) continue;
+    const std::size_t j = webhook_marker_at(t, i, m.host, m.path);
+    if (j == 0) continue;
     std::size_t k = j, alnum = 0;
     while (k < t.n && k - j < 256) {
       const unsigned char x = t.p[k];
@@ -474,6 +613,8 @@ constexpr std::string_view kSecretLong[] = {
     "clientkey", "sessionid", "password", "idtokens", "apikeys", "cookies", "secrets", "connstr",
     "privkey", "session", "authkey", "passwd", "secret", "sshkey", "apikey", "cookie", "bearer",
     "sessid", "appkey", "token", "jwt",
+    // "password" in other languages (see kLocalWords for the scripts the fold does not read)
+    "contrasena", "motdepasse", "wachtwoord", "passwort", "kennwort",
 };
 constexpr std::size_t kNumSecretLong = sizeof(kSecretLong) / sizeof(kSecretLong[0]);
 // the long stems ending in each letter, in table order (-1 ends a list)
@@ -492,8 +633,8 @@ constexpr StemIndex make_stem_index() {
   return x;
 }
 constexpr StemIndex kStemIndex = make_stem_index();
-constexpr std::string_view kSecretShort[] = {"oauth", "pass", "auth", "pwd", "sid",
-                                             "dsn", "sig", "psk", "pat", "pw"};
+constexpr std::string_view kSecretShort[] = {"oauth", "pass", "auth", "pwd", "sid", "dsn", "sig",
+                                             "psk", "pat", "pw", "senha", "sifre", "haslo"};
 constexpr std::string_view kContentAssign[] = {"instructions", "completions", "transcripts", "completion",
                                                "transcript", "userinput", "messages", "prompts", "prompt"};
 constexpr std::string_view kPayloadSuffix[] = {
@@ -655,6 +796,12 @@ bool credential_value(const unsigned char* v, std::size_t len, bool strong, std:
   return len >= 3;
 }
 
+// a template placeholder starts at j ("<your-token>", "${TOKEN}", "{{ token }}", "%(token)s"),
+// or a template character was removed just before it
+bool template_at(const Text& t, std::size_t j) noexcept {
+  return (j < t.n && is_template_start(t.p[j])) || t.at_template_brk(j);
+}
+
 // The assignment whose separator (':' or '=') is at p: "" or the reason.
 std::string assignment_at(const Text& t, std::size_t p) {
   const std::size_t n = t.n;
@@ -701,14 +848,16 @@ std::string assignment_at(const Text& t, std::size_t p) {
     ++v;
     ++w;
   }
-  // in a view: a template character removed just before the value marks a template ("${X}");
-  // a space removed between ':' and the value makes it weak, and it ends where a space was
-  if ((t.sep == '<' || t.sep == '$' || t.sep == '{' || t.sep == '%') && t.at_brk(v)) return {};
+  // in a view: a space removed between ':' and the value makes it weak, and it ends where a
+  // space was; a template character removed between the separator and the value (inside its
+  // quote included) marks a template ("${X}", "\"{{ x }}\"")
   const bool gap = c != '=' && t.at_space_brk(v);
   unsigned char quote = 0;
   std::size_t vlen;
-  if (v < n && (t.p[v] == '"' || t.p[v] == '\'' || t.p[v] == '`')) {
-    quote = t.p[v++];
+  if (v < n && (t.p[v] == '"' || t.p[v] == '\'' || t.p[v] == '`')) quote = t.p[v++];
+  for (std::size_t q = vstart; q <= v && q <= n; ++q)
+    if (t.at_template_brk(q)) return {};
+  if (quote != 0) {
     std::size_t j = v;
     while (j < n && j - v < 128 && t.p[j] != quote) ++j;
     vlen = j - v;
@@ -724,10 +873,10 @@ std::string assignment_at(const Text& t, std::size_t p) {
       std::size_t j = v + vlen;
       const std::size_t sp = t.ws(j, 8);
       j += sp;
-      const std::size_t cl = (sp || t.at_space_brk(j)) ? t.cred_run(j, t.sep == ' ') : 0;
+      const std::size_t cl = (sp || t.at_space_brk(j)) ? t.cred_run(j, t.spaces) : 0;
       bool all_lower = true;
       for (std::size_t i = 0; i < cl; ++i) all_lower &= (t.cls(j + i) & C_LOWER) != 0;
-      ok = cl >= 8 && !all_lower;
+      ok = cl >= 8 && !all_lower && !template_at(t, j);
     } else {
       ok = credential_value(t.p + v, vlen, strong, stem);
     }
@@ -749,8 +898,8 @@ bool bearer_at(const Text& t, std::size_t i) noexcept {
   const std::size_t sp = t.ws(j, 8);
   if (sp == 0 && !t.at_space_brk(j)) return false;
   j += sp;
-  const std::size_t cl = t.cred_run(j, t.sep == ' ');
-  return cl >= 16 && class_count3(t.p + j, cl) >= 2;
+  const std::size_t cl = t.cred_run(j, t.spaces);
+  return cl >= 16 && class_count3(t.p + j, cl) >= 2 && !template_at(t, j);
 }
 
 // ---- K1..K5 key names ---------------------------------------------------------------------------
@@ -782,7 +931,8 @@ std::string scan(const Text& t) {
   const unsigned char* p = t.p;
   const std::size_t n = t.n;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  bool pem = false, url = false, hook = false, data = false, b64_200 = false, entropy = false;
+  bool pem = false, hook = false, data = false, b64_200 = false, entropy = false, heroku = false;
+  int url = 0;  // 1: a password in a URL, 2: a key as its user name
   int vendor = -1;
   std::size_t jwt_done = 0;
   std::string assign;  // the leftmost S1 / S2 reason
@@ -821,6 +971,7 @@ std::string scan(const Text& t) {
           if (jwt_at(t, i, jwt_done)) return "JWT (V1)";
           if (vendor < 0) vendor = vendor_at(t, i);
         }
+        if ((c == 'h' || c == 'H') && !heroku) heroku = heroku_at(t, i);
         const bool after_alpha = i > 0 && (t.cls(i - 1) & C_ALPHA);
         if (c == 'M' && !pem) pem = der_at(t, i);
         if ((c == 'd' || c == 'D') && !data && !after_alpha) data = data_at(t, i);
@@ -837,17 +988,19 @@ std::string scan(const Text& t) {
     if (c == '-') {
       if (!pem) pem = pem_at(t, i);
     } else if (c == ':' || c == '=') {
-      if (c == ':' && !url && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/') url = url_password_at(t, i);
+      if (c == ':' && url == 0 && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/') url = url_password_at(t, i);
       if (assign.empty()) assign = assignment_at(t, i);
     }
   }
   if (run_start != kNone && !entropy && n - run_start >= 32)
     entropy = high_entropy_run(p + run_start, n - run_start, t.brk ? t.brk + run_start : nullptr);
   if (std_start != kNone) end_std_run(n);
-  if (!pem && vendor < 0 && !url) hook = webhook_in(t);
+  if (!pem && vendor < 0 && !heroku && url == 0) hook = webhook_in(t);
   if (pem) return "PEM private key (V2)";
   if (vendor >= 0) return "vendor token format '" + std::string(kVendors[vendor].prefix) + "' (V3)";
-  if (url) return "password in a URL (V4)";
+  if (heroku) return "Heroku API key (V3)";
+  if (url == 1) return "password in a URL (V4)";
+  if (url == 2) return "key in a URL (V4)";
   if (hook) return "chat webhook URL (V7)";
   if (data) return "data: base64 URI (V5)";
   if (b64_200) return "base64 run of 200+ characters (V5)";
@@ -855,38 +1008,138 @@ std::string scan(const Text& t) {
   return assign;
 }
 
-// A secret split by one separator ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2"): for
-// each character of t that is not a letter or digit, in byte order, scan the view without it.
-std::string split_views(const unsigned char* p, std::size_t n) {
-  bool present[256] = {};
-  for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+// A secret split by separators ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2",
+// "sk-ab12.cd34 ef56..."): scan the views of t without one separator kind (each character of t that
+// is not a letter or digit, in byte order), then without two kinds mixed (each pair, in byte
+// order, of the kinds that occur somewhere between two letters or digits: a kind used to split a
+// secret sits between two of its letters or digits).
+std::string scan_view(const unsigned char* p, std::size_t n, unsigned a, unsigned b) {
   thread_local std::string view;
   thread_local std::vector<unsigned char> brk;
+  view.clear();
+  brk.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char c = p[i];
+    if (c == a || c == b)
+      brk[view.size()] |= c == ' ' ? kBrkSpace : is_template_start(c) ? kBrkTemplate : kBrkOther;
+    else
+      view.push_back(static_cast<char>(c));
+  }
+  Text v{reinterpret_cast<const unsigned char*>(view.data()), view.size()};
+  v.brk = brk.data();
+  v.spaces = a == ' ' || b == ' ';
+  std::string why = scan(v);
+  if (!why.empty()) why.insert(why.size() - 1, ", split");
+  return why;
+}
+
+// `present`: the characters p[0..n) holds
+std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {
+  unsigned kinds[256];
+  std::size_t nk = 0;
   for (unsigned sep = 0; sep < 256; ++sep) {
     if (!present[sep] || (kCls.bits[sep] & C_ALNUM)) continue;
-    view.clear();
-    brk.assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (p[i] == sep)
-        brk[view.size()] = 1;
-      else
-        view.push_back(static_cast<char>(p[i]));
-    }
-    Text v{reinterpret_cast<const unsigned char*>(view.data()), view.size()};
-    v.brk = brk.data();
-    v.sep = static_cast<unsigned char>(sep);
-    std::string why = scan(v);
-    if (!why.empty()) {
-      why.insert(why.size() - 1, ", split");
-      return why;
-    }
+    std::string why = scan_view(p, n, sep, sep);
+    if (!why.empty()) return why;
+    kinds[nk++] = sep;
   }
+  if (nk < 2) return {};
+  bool inner[256] = {};  // the kinds that stand between two letters or digits somewhere
+  for (std::size_t i = 1; i + 1 < n; ++i)
+    if (kCls.bits[p[i - 1]] & kCls.bits[p[i + 1]] & C_ALNUM) inner[p[i]] = true;
+  std::size_t m = 0;
+  for (std::size_t x = 0; x < nk; ++x)
+    if (inner[kinds[x]]) kinds[m++] = kinds[x];
+  for (std::size_t x = 0; x < m; ++x)
+    for (std::size_t y = x + 1; y < m; ++y) {
+      std::string why = scan_view(p, n, kinds[x], kinds[y]);
+      if (!why.empty()) return why;
+    }
   return {};
 }
 
+// ---- normalisation before the detectors -----------------------------------------------------
+// (applied to the folded text; the checked string itself never changes)
+//   * defanged URLs read as URLs: "[.]" "(.)" "{.}" "[dot]" "(dot)" "{dot}" -> ".", "[:]" -> ":",
+//     "[/]" -> "/", "[://]" -> "://", "hxxp" at a word start -> "http" (ASCII case-insensitive);
+//   * a subresource-integrity digest (sha256- / sha384- / sha512- and the base64 of exactly that
+//     digest's length, with or without its '=' padding) reads as a hex digest: its base64 becomes
+//     64 '0's, set aside like any 64-hex digest.
+// True when `out` received a changed copy of p[0..n).
+bool normalise(const unsigned char* p, std::size_t n, std::string& out) {
+  static constexpr struct {
+    std::string_view from, to;
+  } kDefang[] = {{"[.]", "."},   {"(.)", "."},   {"{.}", "."},   {"[dot]", "."}, {"(dot)", "."},
+                 {"{dot}", "."}, {"[:]", ":"},   {"[/]", "/"},   {"[://]", "://"}};
+  static constexpr struct {
+    std::string_view prefix;
+    std::size_t body, pad;
+  } kSri[] = {{"sha256-", 43, 1}, {"sha384-", 64, 0}, {"sha512-", 86, 2}};
+  const Text t{p, n};
+  out.clear();
+  bool changed = false;
+  std::size_t i = 0, copied = 0;
+  auto replace = [&](std::size_t len, std::string_view with) {
+    if (!changed) out.reserve(n + 64);
+    out.append(reinterpret_cast<const char*>(p + copied), i - copied);
+    out.append(with.data(), with.size());
+    i += len;
+    copied = i;
+    changed = true;
+  };
+  while (i < n) {
+    const unsigned char c = p[i];
+    const bool word_start = i == 0 || !(t.cls(i - 1) & C_ALNUM);
+    if (c == '[' || c == '(' || c == '{') {
+      bool hit = false;
+      for (const auto& d : kDefang)
+        if (static_cast<unsigned char>(d.from[0]) == c && t.ieq(i, d.from)) {
+          replace(d.from.size(), d.to);
+          hit = true;
+          break;
+        }
+      if (hit) continue;
+    } else if ((c | 32) == 'h' && word_start && t.ieq(i, "hxxp")) {
+      replace(4, "http");
+      continue;
+    } else if ((c | 32) == 's' && word_start) {
+      bool hit = false;
+      for (const auto& d : kSri) {
+        if (!t.ieq(i, d.prefix)) continue;
+        const std::size_t j = i + d.prefix.size(), r = t.run(j, C_B64STD, d.body + 1);
+        std::size_t e = j + r, pad = 0;
+        while (e < n && p[e] == '=' && pad <= d.pad) ++e, ++pad;
+        if (r == d.body && (pad == 0 || pad == d.pad) && !t.is(e, C_B64)) {
+          i += d.prefix.size();  // the prefix is kept
+          replace(e - i, std::string_view("0000000000000000000000000000000000000000000000000000000000000000"));
+          hit = true;
+        }
+        break;
+      }
+      if (hit) continue;
+    }
+    ++i;
+  }
+  if (changed) out.append(reinterpret_cast<const char*>(p + copied), n - copied);
+  return changed;
+}
+
 std::string violation(const unsigned char* p, std::size_t n, bool key) {
+  bool present[256] = {};
+  for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+  // (normalise only reads text with a bracket, an 'x' or an "s...-")
+  if (present['['] || present['('] || present['{'] || present['x'] || present['X'] ||
+      (present['-'] && (present['s'] || present['S']))) {
+    thread_local std::string norm;
+    if (normalise(p, n, norm)) {
+      p = reinterpret_cast<const unsigned char*>(norm.data());
+      n = norm.size();
+      std::fill(std::begin(present), std::end(present), false);
+      for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
+    }
+  }
   std::string why = scan(Text{p, n});
-  if (why.empty()) why = split_views(p, n);
+  if (why.empty()) why = split_views(p, n, present);
   if (why.empty() && key) why = key_name(p, n);
   return why;
 }
@@ -907,7 +1160,7 @@ std::string tenant_safety_violation(const CharT* s, std::size_t n, bool key) {
   }
   thread_local std::string folded;  // per-thread scratch, capacity kept between calls
   folded.clear();
-  fold_into(s, n, folded);
+  fold_words_into(s, n, folded);
   std::string why = violation(reinterpret_cast<const unsigned char*>(folded.data()), folded.size(), key);
   if constexpr (sizeof(CharT) == 4) {
     // tag characters fold to the ASCII they encode (invisible tag text); a secret with tag

@@ -6,10 +6,15 @@
 //   * fold: each non-ASCII code point becomes the ASCII it shows or stands for (NFKD, casefold,
 //     Unicode confusables; format characters and marks dropped) -- for detection only, the checked
 //     string itself never changes. Pure-ASCII 1-byte strings skip the fold (no copy).
-//   * value detectors (V1..V6): JWTs, PEM private keys and DER bodies, vendor token formats,
-//     passwords in URLs, data: URIs and long base64, high-entropy runs;
+//     The word for "password" in scripts that do not fold to ASCII folds to "password".
+//   * normalise: defanged URLs read as URLs, subresource-integrity digests as hex digests;
+//   * value detectors (V1..V7): JWTs, PEM private keys and DER bodies, vendor token formats and
+//     Heroku keys, passwords or keys in URLs, data: URIs and long base64, high-entropy runs, chat
+//     webhook URLs;
 //   * assignments (S1, S2): a secret-like or prompt/message key followed by ':' / '=' and a
 //     credential-like value, and "Bearer <credential>";
+//   * split secrets: the value detectors and assignments again on the views of the text without
+//     one separator kind, then without two kinds mixed;
 //   * key role only (K1..K5): attribute / extension keys that name credentials, private content,
 //     media, sensor payloads or raw payloads.
 // Every function works on the code points of a Python str (1-, 2- or 4-byte units, i.e. the

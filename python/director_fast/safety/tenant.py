@@ -19,7 +19,15 @@ Unicode look-alikes mapped (Cyrillic ``а`` -> ``a``, Greek ``Ο`` -> ``O``; fro
 confusables data), invisible tag characters read as the ASCII they spell; any other code point
 becomes a separator. The table is generated offline by ``scripts/gen_safety_fold.py``. Only the
 detectors see the folded copy: payloads and canonical JSON are never changed. Pure-ASCII strings
-skip the fold.
+skip the fold. The word for "password" in scripts that do not fold to ASCII (``пароль``,
+``парола``, ``hasło``, ``密码``, ``密碼``, ``パスワード``, ``비밀번호``, ``كلمة المرور``, ``كلمة السر``,
+``पासवर्ड``, ``סיסמה``, ``รหัสผ่าน``; NFC spellings; the most-spoken languages and the EU's whose
+word is not English or ASCII after the fold) folds to ``password``.
+
+**Normalise (detection only).** Defanged URLs read as URLs (``[.]``, ``(.)``, ``{.}``,
+``[dot]``, ``(dot)``, ``{dot}`` -> ``.``; ``[:]`` -> ``:``; ``[/]`` -> ``/``; ``hxxp`` at a word
+start -> ``http``). A subresource-integrity hash (``sha256-``, ``sha384-``, ``sha512-`` and the
+base64 of exactly that digest's length, padded or not) reads as a 64-digit hex digest.
 
 **Value detectors** (any role, in this priority):
 
@@ -29,17 +37,24 @@ V2 PEM private-key headers (``-----BEGIN ... PRIVATE KEY``, spaces optional) and
 V3 vendor token formats (GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``,
    OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, AWS ``AKIA``/``ASIA``, Google ``AIza``/``ya29.``,
    Hugging Face ``hf_``, npm, PyPI, SendGrid, Shopify, Databricks, DigitalOcean, Grafana, Vault and
-   more): the prefix after a non-token character and a tail of the vendor's length and alphabet.
-V4 passwords in URLs (``scheme://user:password@host``).
+   more): the prefix after a non-token character and a tail of the vendor's length and alphabet
+   (``sk-ant-`` / ``sk-proj-`` also with a lower-case tail that has a digit). Heroku API keys: a
+   UUID within 48 characters after ``heroku`` (not after a letter) when the characters between
+   (identifier characters, blanks, ``:``, ``=``, quotes) name a key (``key``, ``token``,
+   ``secret``, ``auth``, ``pass``, ``cred``): ``HEROKU_API_KEY=<uuid>``, ``heroku api key <uuid>``.
+V4 passwords in URLs (``scheme://user:password@host``) and keys as a URL's user name (>= 16 of
+   ``[A-Za-z0-9_-]`` with a letter and a digit before ``@``: Sentry DSNs).
 V5 ``data:...;base64,`` URIs and standard base64 runs of >= 200 characters (unless made of
    words, as defined for V6, with lower-case letters: joined prose).
 V7 chat-service webhook URLs, which carry their token in the path: Slack
    (``hooks.slack.com/services/``, ``/workflows/``, ``/triggers/``), Discord
    (``discord.com/api/webhooks/``, ``discordapp.com``), Microsoft Teams / Office 365
    (``*.webhook.office.com/webhookb2/``, ``outlook.office.com/webhook/``), Power Automate
-   (``logic.azure.com:443/workflows/``), Google Chat (``chat.googleapis.com/v1/spaces/``),
+   (``logic.azure.com/workflows/``), Google Chat (``chat.googleapis.com/v1/spaces/``),
    Telegram (``api.telegram.org/bot``), Zapier, IFTTT and Flock hooks -- followed by a path with
-   >= 8 letters or digits (a mention such as ``hooks.slack.com/services/...`` passes).
+   >= 8 letters or digits (a mention such as ``hooks.slack.com/services/...`` passes). The host
+   may end in ``.`` and carry a port (``:443``); the path may hold one version segment the marker
+   does not (``discord.com/api/v10/webhooks/``).
 V6 high-entropy runs: >= 32 characters of ``[A-Za-z0-9+/=_-]`` with at least 3 of the classes
    upper / lower / digit / symbol, a letter beyond ``f`` (hex digests and UUIDs are not secrets)
    and Shannon entropy >= 4.0 bits per character -- unless made of words (>= 3/4 of the letters in
@@ -58,25 +73,31 @@ S1 a secret-like key followed by ``=``, ``:``, ``:=`` or ``=>`` and a credential
    (``<...>``, ``$X``, ``${X}``, ``{{x}}``, ``%(x)s``), a mask (``****``, ``xxxx``), a placeholder
    word (``redacted``, ``null``, ``none``, ``required``...), a number of < 4 digits (any number of
    <= 9 digits after ``token``: a count), or -- after ``: `` without quotes -- a single plain word
-   shorter than 16 letters ("Password: required"). Session keys need a random-looking value
+   shorter than 16 letters ("Password: required"). "Password" in other languages is a key too:
+   ``contrasena`` (``contraseña``), ``motdepasse``, ``passwort``, ``kennwort``, ``wachtwoord`` as
+   endings, ``senha``, ``sifre`` (``şifre``), ``haslo`` as the last part, and the words the fold
+   reads as ``password``. Session keys need a random-looking value
    (>= 16 characters, two of upper / lower / digit). ``Authorization: Basic|Bearer|Token ...``
    needs a credential of >= 8 characters that is not all lower-case letters. Also ``Bearer``
-   followed by a credential of >= 16 characters with two of upper / lower / digit.
+   followed by a credential of >= 16 characters with two of upper / lower / digit. A template
+   (``Bearer <your-token-here>``, ``Bearer ${TOKEN}``) is no credential.
 S2 a prompt or message key (``prompt(s)``, ``messages``, ``instructions``, ``user_input``,
    ``completion(s)``, ``transcript(s)``) assigned a value by the same value rules, or a JSON
    array / object (``messages=[{...}]``).
 
 **Split secrets** (any role). A secret broken up by one kind of separator -- ``AKIA IOSF ODNN
 7EXA MPLE``, ``eyJhbGciOi.JIUzI1...``, a long base64 run broken by dots or spaces,
-``p.a.s.s.w.o.r.d=hunter2`` -- is read as a whole: when the string itself passes, the value
-detectors (V1..V7) and the assignments (S1, S2) run again on each *view* of it without one of
-its characters that are not letters or digits (each such character in turn). Word starts and
+``p.a.s.s.w.o.r.d=hunter2`` -- or by two kinds mixed (``sk-ab12.cd34 ef56...``) is read as a
+whole: when the string itself passes, the value detectors (V1..V7) and the assignments (S1, S2)
+run again on each *view* of it without one of its characters that are not letters or digits
+(each such character in turn), then without each pair of those that stand somewhere between two
+letters or digits (a separator that splits a secret does). Word starts and
 digest boundaries also count where a separator was removed, so the joined pieces read as the
 secret did. Joined prose stays prose: its letters join into long alphabetic tokens ("made of
 words" for V5 / V6). In the view without spaces an assignment's value after ``:`` or ``Bearer``
 ends where a space was (``Password: required for admins`` is prose; the value of ``key: value``
 split by spaces cannot be told from prose and is not joined), and a removed ``$``, ``<``, ``{``
-or ``%`` before a value reads as a template. Reasons end in ``, split)``, e.g.
+or ``%`` between the ``:`` / ``=`` and a value (inside its quotes included) reads as a template. Reasons end in ``, split)``, e.g.
 ``"vendor token format 'akia' (V3, split)"``.
 
 **Key names** (key role only):
