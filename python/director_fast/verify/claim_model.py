@@ -18,7 +18,9 @@ context such a claim has no evidence and is not sent. Its probability of being s
 
 (``coverage``: the lexical backend's share of the claim's content words found in its best unit,
 in [0, 1]; ``lexically_supported``: 1 when the lexical backend supports it). ``a, b, c, e, d`` are
-fitted by class-balanced maximum likelihood (scores are probabilities under a 50 / 50 prior) on a
+fitted by maximum likelihood with the classes weighted to a stated prior share of faithful answers
+(``prior_faithful`` in ``calibration.json``; the shipped model's 0.60 is the share at which the
+default threshold passes as many faithful held-out answers as it blocks hallucinated ones) on a
 held-out calibration split (``calibration.json`` beside the model names it), through the response
 score below, so that the response score itself is calibrated. A claim is ``supported`` when
 p >= 0.5, ``contradicted`` when it is not and the model's P(contradiction) is its largest class,
