@@ -155,6 +155,30 @@ def per_file(p: np.ndarray, f: Features) -> dict:
     return out
 
 
+def cross_fitted(halves: list[list[dict]], prior: float) -> np.ndarray:
+    """The response scores of both halves (in order), each scored with constants fitted on the
+    other half under ``prior``."""
+    return np.concatenate([response_probs(fit(Features(train), prior=prior), Features(test))
+                           for train, test in ((halves[1], halves[0]), (halves[0], halves[1]))])
+
+
+def choose_prior(halves: list[list[dict]], both: Features, rule: str) -> tuple[float, np.ndarray, list[dict]]:
+    """The prior share of faithful answers ``rule`` picks (``--prior``), the cross-fitted scores
+    under it and every prior tried with its faithful-passed / hallucinated-blocked shares at 0.5."""
+    fixed = rule != "equal-errors" and not rule.startswith("passed:")
+    tried: list[dict] = []
+    for prior in [float(rule)] if fixed else [round(0.5 + 0.05 * k, 2) for k in range(10)]:
+        p_cross = cross_fitted(halves, prior)
+        passed = float((p_cross[both.y == 1] >= 0.5).mean())
+        blocked = float((p_cross[both.y == 0] < 0.5).mean())
+        tried.append({"prior_faithful": prior, "faithful_passed": round(passed, 3),
+                      "hallucinated_blocked": round(blocked, 3)})
+        print(json.dumps(tried[-1]), file=sys.stderr)
+        if fixed or passed >= (blocked if rule == "equal-errors" else float(rule.split(":", 1)[1])):
+            break
+    return prior, p_cross, tried
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model_dir")
@@ -174,18 +198,7 @@ def main() -> int:
     judged = features(scorer, rows)
     halves = [[r for r in judged if (group_of(r["context"]) < CALIB_SHARE / 2) == first] for first in (True, False)]
     both = Features(halves[0] + halves[1])
-    tried = []
-    fixed = args.prior not in ("equal-errors",) and not args.prior.startswith("passed:")
-    for prior in [float(args.prior)] if fixed else [round(0.5 + 0.05 * k, 2) for k in range(10)]:
-        p_cross = np.concatenate([response_probs(fit(Features(train), prior=prior), Features(test))
-                                  for train, test in ((halves[1], halves[0]), (halves[0], halves[1]))])
-        passed = float((p_cross[both.y == 1] >= 0.5).mean())
-        blocked = float((p_cross[both.y == 0] < 0.5).mean())
-        tried.append({"prior_faithful": prior, "faithful_passed": round(passed, 3),
-                      "hallucinated_blocked": round(blocked, 3)})
-        print(json.dumps(tried[-1]), file=sys.stderr)
-        if fixed or passed >= (blocked if args.prior == "equal-errors" else float(args.prior[7:])):
-            break
+    prior, p_cross, tried = choose_prior(halves, both, args.prior)
     theta = fit(Features(judged), prior=prior)
     out = dict(zip(PARAMS, [float(x) for x in theta]))
     out["prior_faithful"] = prior
