@@ -421,6 +421,10 @@ HEX = "0123456789abcdef"
 def long_paths(draw) -> str:
     parts = draw(st.lists(st.sampled_from(WORDS) | st.text(alphabet=HEX, min_size=8, max_size=12)
                           | st.text(alphabet=HEX, min_size=40, max_size=40), min_size=4, max_size=14))
+    # KNOWN FALSE REJECT (issue 30, open): a hex segment starting with the AWS prefix "acca" is read,
+    # across the removed '/', as an AWS key id ("/var/acca0000/InvoiceProcessor": V3, split); it is
+    # pinned by test_known_false_reject_aws_prefix_path_segment below, not drawn here
+    assume(not any(part.startswith("acca") for part in parts))
     root = draw(st.sampled_from(["/", "~/", "C:\\", "./", "s3://bucket/", "gs://acme-ml/", "file:///"]))
     sep = "\\" if root == "C:\\" else "/"
     return root + sep.join(parts)
@@ -457,6 +461,12 @@ def test_long_paths_and_hex_digests_stay_accepted(kind):
                 assert not rejected(field, value), (field, value)
 
     _run(prop, f"innocent {kind}")
+
+
+@pytest.mark.xfail(strict=True, reason="issue 30: a path segment starting with an AWS-family prefix is glued "
+                                       "across '/' into an AWS key id (V3, split)")
+def test_known_false_reject_aws_prefix_path_segment():
+    assert tenant_safety_violation("/var/var/acca0000/InvoiceProcessor") is None
 
 
 # ---- stored events of the previous version ---------------------------------------------------------------
