@@ -36,7 +36,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     from director_fast.jobs.guard_job import GuardOptions, GuardSummary
@@ -207,13 +207,13 @@ def _one_input(a: argparse.Namespace, what: str) -> tuple[str, str, str]:
     return rec["context"], rec["response"], rec.get("question", "")
 
 
-def _scorer_for(a: argparse.Namespace) -> tuple[object, "GuardOptions"]:
+def _scorer_for(a: argparse.Namespace) -> Any:
     """The scorer of ``stream`` / ``review`` (``--backend``, ``--threshold``, ``--knowledge``)."""
     from director_fast.jobs.guard_job import GuardOptions, KnowledgeDir, make_scorer_factory
 
     opts = GuardOptions(backend=a.backend, threshold=a.threshold, knowledge=a.knowledge)
     docs = KnowledgeDir(a.knowledge).documents if a.knowledge else None
-    return make_scorer_factory(opts, knowledge=docs)("", opts), opts
+    return make_scorer_factory(opts, knowledge=docs)("", opts)
 
 
 def _print_explanation(exp: object, indent: str = "  ") -> None:
@@ -238,7 +238,7 @@ def _cmd_stream(a: argparse.Namespace) -> int:
     from director_fast.verify.explain import explain_halt
 
     context, response, question = _one_input(a, "stream")
-    scorer, _opts = _scorer_for(a)
+    scorer = _scorer_for(a)
     sentences: list[tuple[str, float]] = []
     inner = scorer
 
@@ -288,7 +288,7 @@ def _cmd_review(a: argparse.Namespace) -> int:
     from director_fast.verify.explain import explain
 
     context, response, question = _one_input(a, "review")
-    scorer, _opts = _scorer_for(a)
+    scorer = _scorer_for(a)
     approved, cs = scorer.review(question, response, context=context or None)
     exp = explain(cs, threshold=getattr(scorer, "threshold", None), approved=approved,
                   evidence_given=bool(context.strip() or a.knowledge))
