@@ -91,7 +91,7 @@ def response_probs(theta: np.ndarray, f: Features) -> np.ndarray:
     return p
 
 
-def balanced_weights(y: np.ndarray, prior: float = 0.5) -> np.ndarray:
+def prior_weights(y: np.ndarray, prior: float = 0.5) -> np.ndarray:
     """Per-row weights giving the faithful rows ``prior`` of the total and the hallucinated ones
     the rest: the fitted probabilities are those of traffic in which a share ``prior`` of the
     answers is faithful (the calibration rows are 2:1 hallucinated; a user's traffic is not).
@@ -102,7 +102,7 @@ def balanced_weights(y: np.ndarray, prior: float = 0.5) -> np.ndarray:
 
 def log_loss(theta: np.ndarray, f: Features, prior: float = 0.5) -> float:
     p = np.clip(response_probs(theta, f), 1e-6, 1 - 1e-6)
-    return float(-np.mean(balanced_weights(f.y, prior) * (f.y * np.log(p) + (1 - f.y) * np.log(1 - p))))
+    return float(-np.mean(prior_weights(f.y, prior) * (f.y * np.log(p) + (1 - f.y) * np.log(1 - p))))
 
 
 def fit(f: Features, steps: int = 800, prior: float = 0.5) -> np.ndarray:
@@ -122,7 +122,7 @@ def report(p: np.ndarray, y: np.ndarray, prior: float = 0.5) -> dict:
     """ECE (10 equal-width bins), Brier score and the reliability table, all weighted as in the
     fit (so they measure calibration to the prior the scores stand for), and BA, faithful passed
     and hallucinated blocked at 0.5 (prior-free)."""
-    w = balanced_weights(y, prior)
+    w = prior_weights(y, prior)
     bins = []
     ece = 0.0
     for k in range(10):
