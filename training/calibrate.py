@@ -44,6 +44,29 @@ from build_mix import CALIB_SHARE, group_of  # noqa: E402
 from director_fast.verify.claim_model import _logit  # noqa: E402
 
 PARAMS = ("entailment_weight", "coverage_weight", "support_weight", "unrelated_weight", "bias")
+#: the development splits of the summary-gate files (claims against long web pages, summaries of
+#: documents): calibration rows of other kinds than dialogue; their test splits are never read here
+SUMMARY_DEV = (("wice_claim_dev.jsonl", "dev"), ("summedits.jsonl", "evaluation"))
+
+
+def calibration_rows(mix_dir: str | None, summary_dev: bool) -> list[dict]:
+    """The calibration rows: ``calib.jsonl`` (grounded rows held out of training) and, with
+    ``summary_dev``, the :data:`SUMMARY_DEV` splits of ``halluc/`` (``file`` = ``name:split``).
+    Each row gets ``first_half``: which cross-fitting half it is in (by passage hash, so the two
+    halves share no passage: below half the calibration share for ``calib.jsonl``, whose hashes
+    all lie below it, below 0.5 for the others)."""
+    rows = [json.loads(line) for line in Path(mix_dir or paths.work_dir(), "calib.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    for r in rows:
+        r["first_half"] = group_of(r["context"]) < CALIB_SHARE / 2
+    for name, split in SUMMARY_DEV if summary_dev else ():
+        for line in Path(paths.shared_data(), "halluc", name).read_text(encoding="utf-8").splitlines():
+            r = json.loads(line) if line.strip() else {}
+            if r.get("split") == split:
+                rows.append({"file": f"{name}:{split}", "context": r["context"], "question": r["question"],
+                             "response": r["response"], "hallucinated": r["hallucinated"],
+                             "first_half": group_of(r["context"]) < 0.5})
+    return rows
 
 
 class Features:
@@ -183,6 +206,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model_dir")
     ap.add_argument("--mix-dir", default=None)
+    ap.add_argument("--summary-dev", action="store_true",
+                    help="also calibrate on the summary files' development splits (SUMMARY_DEV); measured in "
+                         "bench/RESULTS.md (tenth session) and not used for the shipped constants")
     ap.add_argument("--prior", default="equal-errors",
                     help="the share of faithful answers the scores assume: a number in (0, 1), or "
                          "'equal-errors' (default): the smallest of 0.50, 0.55, ... 0.95 whose cross-fitted "
@@ -192,18 +218,20 @@ def main() -> int:
     args = ap.parse_args()
     import director_fast as df
 
-    rows = [json.loads(line) for line in Path(args.mix_dir or paths.work_dir(), "calib.jsonl").read_text(
-        encoding="utf-8").splitlines() if line.strip()]
+    rows = calibration_rows(args.mix_dir, summary_dev=args.summary_dev)
     scorer = df.CoherenceScorer(nli=df.NLIModel.from_pretrained(args.model_dir))  # features need no calibration
     judged = features(scorer, rows)
-    halves = [[r for r in judged if (group_of(r["context"]) < CALIB_SHARE / 2) == first] for first in (True, False)]
+    halves = [[r for r in judged if r["first_half"] == first] for first in (True, False)]
     both = Features(halves[0] + halves[1])
     prior, p_cross, tried = choose_prior(halves, both, args.prior)
     theta = fit(Features(judged), prior=prior)
     out = dict(zip(PARAMS, [float(x) for x in theta]))
     out["prior_faithful"] = prior
-    out["split"] = (f"calib.jsonl: {len(rows)} rows of the trainable grounded files held out of training "
-                    f"(build_mix.group_of(context) < {CALIB_SHARE})")
+    n_calib = sum(":" not in r["file"] for r in rows)
+    out["split"] = (f"calib.jsonl: {n_calib} rows of the trainable grounded files held out of training "
+                    f"(build_mix.group_of(context) < {CALIB_SHARE})"
+                    + "".join(f"; halluc/{name} split {split!r}: {sum(r['file'] == f'{name}:{split}' for r in rows)} rows"
+                              for name, split in (SUMMARY_DEV if args.summary_dev else ())))
     out["report"] = {"rows": "cross-fitted: each half (by passage hash) scored with constants fitted on the other",
                      "prior_rule": args.prior,
                      "priors_tried": tried, **report(p_cross, both.y, prior), "per_file": per_file(p_cross, both)}
