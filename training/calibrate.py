@@ -3,7 +3,8 @@
     python training/calibrate.py MODEL_DIR            # the package venv (director_fast + onnxruntime)
 
 Reads ``calib.jsonl`` (build_mix.py: rows of the trainable grounded files held out of training by
-evidence passage). Every row is judged by the library as shipped (the int8 model of MODEL_DIR
+evidence passage); with ``--summary-dev`` also the development splits of the summary-gate files
+(:data:`SUMMARY_DEV`; measured in bench/RESULTS.md, not used for the shipped constants). Every row is judged by the library as shipped (the int8 model of MODEL_DIR
 through ``CoherenceScorer``, ``review(question, response, context=[evidence])``), with the claim
 features the verifier combines (``CoherenceScorer.claim_features``): the model's P(entailment) for
 the claim's premise, the lexical coverage and verdict, whether the claim shares no word with the
