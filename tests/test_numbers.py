@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from _concurrency import run_threads
 from director_fast import _core
 from director_fast.errors import InputTypeError, ValidationError
-from director_fast.verify.numbers import BASE_UNITS, UNITS, NumberMention, find_numbers
+from director_fast.verify.numbers import BASE_UNITS, UNITS, NumberMention, ascii_digits, find_numbers, long_digits_differ
 
 # (text, [(surface, value, unit), ...]): every mention of the text, in order.
 TABLE = [
@@ -276,6 +276,27 @@ def test_code_point_offsets_after_non_ascii(text, surface, start):
     m = next(x for x in find_numbers(text) if x.surface == surface)
     assert (m.start, m.end) == (start, start + len(surface))
     assert text[m.start:m.end] == surface
+
+
+@pytest.mark.parametrize("text,value,unit", [
+    ("Costs ２５ €", 25.0, "eur"),              # full-width digits (a Japanese input method)
+    ("Costs ٢٥ €", 25.0, "eur"),                # Arabic-Indic
+    ("Costs २५ €", 25.0, "eur"),                # Devanagari
+    ("Opens at ０９:３０", 570.0, "time"),
+    ("A refund of ２.５k", 2500.0, ""),
+])
+def test_digits_of_other_scripts_are_read(text, value, unit):
+    # the one parser folds non-ASCII digits (evidence, citations and claims alike); the surface
+    # stays the text as written
+    m = find_numbers(text)[-1]
+    assert (m.value, m.unit) == (value, unit)
+    assert text[m.start:m.end] == m.surface
+    assert m.surface != ascii_digits(m.surface)
+
+
+def test_long_digit_runs_compare_across_scripts():
+    assert not long_digits_differ("９４００１１１８９９２２３１９７４２８４９０", "9400111899223197428490")
+    assert long_digits_differ("９４００１１１８９９２２３１９７４２８４９１", "9400111899223197428490")
 
 
 @pytest.mark.parametrize("text,open_", [

@@ -584,3 +584,18 @@ def test_a_number_in_non_ascii_digits_is_checked_like_ascii(digit, ok):
     guard = df.stream_guard([answer], df.CoherenceScorer(), context=["Our hire tents sleep 4 people."])
     list(guard)
     assert guard.session.halted is (not ok)
+
+
+@pytest.mark.parametrize("digit, ok", [("٤", True), ("٩", False), ("९", False), ("４", True), ("９", False)])
+def test_evidence_in_non_ascii_digits_is_read_like_ascii(digit, ok):
+    # the evidence side too: a knowledge base typed with a Japanese input method says "４"
+    got, score = df.CoherenceScorer().review("", "Our hire tents sleep 4 people.",
+                                             context=[f"Our hire tents sleep {digit} people."])
+    assert got is ok, score.attributions[0]
+
+
+def test_a_citation_in_non_ascii_digits_is_confirmed():
+    for asserted, verdict in (("٢.٥k", "confirmed"), ("٣.٥k", "refuted"), ("２.５k", "confirmed")):
+        report = df.check_citations(f'INV-7 totals {asserted} [ref:amount="{asserted}"].',
+                                    [{"invoice": "INV-7", "amount": 2500}])
+        assert [c.verdict for c in report.checks] == [verdict], asserted

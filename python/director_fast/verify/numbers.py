@@ -92,7 +92,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from director_fast import _core
 from director_fast.errors import InputTypeError
@@ -211,7 +211,8 @@ def find_numbers(text: str) -> list[NumberMention]:
     character); the GIL is released during the parse. Thread-safe.
 
     Args:
-        text: any str (English number words; digits and symbols in any script's text).
+        text: any str (English number words; digits and symbols in any script's text; digits of
+            other scripts, such as full-width "９" or Arabic-Indic "٩", read as their ASCII digit).
 
     Returns:
         ``list[NumberMention]``; offsets are in code points.
@@ -255,8 +256,9 @@ def long_digits_differ(a: str, b: str) -> bool:
     """Whether two number surfaces hold different digits when one of them has more than 15
     digits, beyond what a float64 value tells apart (order, tracking and account numbers:
     "9400111899223197428490" and "...491" parse to the same float). Separators are ignored;
-    False when both have 15 digits or fewer (compare their values). Thread-safe."""
-    return _core.long_digits_differ(a, b)
+    False when both have 15 digits or fewer (compare their values); digits of any script count
+    (:func:`ascii_digits`). Thread-safe."""
+    return _core.long_digits_differ(ascii_digits(a), ascii_digits(b))
 
 
 def without_numbers(text: str) -> str:
@@ -269,5 +271,11 @@ def without_numbers(text: str) -> str:
 
 @functools.lru_cache(maxsize=8192)  # pure; the claim rules ask about the same texts many times
 def _parsed(text: str) -> tuple[NumberMention, ...]:
-    """The mentions of :func:`find_numbers`, immutable (so one parse can be shared)."""
-    return tuple(NumberMention(*m) for m in _core.find_numbers(text))
+    """The mentions of :func:`find_numbers`, immutable (so one parse can be shared). The parser
+    reads ASCII digits; non-ASCII ones are folded first (:func:`ascii_digits`, one code point for
+    one, so the offsets hold) and each surface is taken from ``text`` as written."""
+    folded = ascii_digits(text)
+    mentions = tuple(NumberMention(*m) for m in _core.find_numbers(folded))
+    if folded is text:
+        return mentions
+    return tuple(replace(m, surface=text[m.start:m.end]) for m in mentions)
