@@ -205,6 +205,23 @@ def test_a_claim_sharing_no_word_with_the_context_is_judged_against_its_first_se
         df.CoherenceScorer().claim_features("", "x", context=["x"])
 
 
+def test_support_from_evidence_sharing_no_word_is_never_silent():
+    # the model may find a reply supported by the context's first sentences although no evidence
+    # unit shares a word with it; such an approval says so: signal "unrelated", a warning, a
+    # score in the warning band (below every claim supported by evidence it shares words with)
+    s = df.CoherenceScorer(use_nli=True)
+    context = ["Cycling also offers a reduced consumption of fossil fuels, less air or noise pollution, "
+               "and much reduced traffic congestion."]
+    ok, score = s.review("", "It helps to save carbon emissions.", context=context)
+    (att,) = score.attributions  # the shipped model supports it (P(supported) 0.83)
+    assert ok and score.warning and (att.verdict, att.signal) == ("supported", "unrelated")
+    assert s.threshold <= score.score < s.soft_limit
+    ok, shared = s.review("", "Cycling reduces traffic congestion.", context=context)
+    assert ok and shared.attributions[0].signal == "entailment" and not shared.warning
+    # the warning is about support only: an unrelated claim the model does not support is rejected
+    assert all(a.signal != "unrelated" for a in s.review("", "We rent kayaks by the hour.", context=context)[1].attributions)
+
+
 def test_concurrent_reviews_agree_with_sequential_ones():
     s = df.CoherenceScorer(use_nli=True)
     cases = [("", f"The store opens at {h}:00 on weekdays.", ["The store opens at 9:00 Monday to Friday."])
@@ -281,3 +298,23 @@ def test_a_fact_stated_word_for_word_among_near_identical_facts_is_supported():
         assert a.entailment > 0.25, a  # read against its own fact (0.30-0.56); against the near-duplicates 0.04-0.13
     ok, _ = s.review("Tell me about these products.", facts[919].replace(" costs ", " costs 1"), tenant_id="t")
     assert not ok
+
+
+def test_a_long_context_document_is_read_by_its_best_sentences_not_its_opening(monkeypatch):
+    # a claim whose words lie far apart in a long context document is supported by the whole
+    # document as one unit; the model reads that document's best sentences (those sharing the
+    # claim's words), never the document cut to its opening lines (a web page's menu) to fit
+    menu = "\n".join(["Home", "About us", "Visit", "Collections", "Shop", "Contact", "Careers", "Press"])
+    filler = [f"Gallery {i} shows {w} from the {c}th century." for i, (w, c) in
+              enumerate([("maps", 17), ("ship models", 18), ("paintings", 19), ("tools", 16), ("photographs", 20)] * 6)]
+    opened = "The Harbour Museum opened in 1911."
+    paid = "Ada Morrow, a shipbuilder, paid for the building."
+    page = menu + "\n" + " ".join(filler[:5] + [opened] + filler[5:25] + [paid] + filler[25:])
+    s = df.CoherenceScorer(use_nli=True)
+    sent: list[tuple[str, str]] = []
+    real = s._verifier.model.predict_proba
+    monkeypatch.setattr(s._verifier.model, "predict_proba", lambda pairs: (sent.extend(pairs), real(pairs))[1])
+    _ok, score = s.review("Who paid for the museum?", "Ada Morrow paid for the Harbour Museum, which opened in 1911.",
+                          context=[page])
+    assert sent and all(opened in premise and paid in premise for premise, _claim in sent)
+    assert all(a.source_sentence in (opened, paid) for a in score.attributions)  # one sentence, not the page

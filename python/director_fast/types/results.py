@@ -83,7 +83,9 @@ class ClaimAttribution(_Base):
         signal: the signal that decided the verdict (e.g. ``"coverage"``, ``"number"``,
             ``"unit"``, ``"entity"``, ``"negation"``, ``"antonym"``, ``"exception"``,
             ``"no_evidence"``; ``"entailment"``, ``"contradiction"`` or ``"neutral"`` when the
-            claim verifier's model decided; ``""`` in older payloads).
+            claim verifier's model decided; ``"unrelated"`` when the model found it supported
+            although no evidence unit shares a word with it: approved with a warning, scored in
+            the warning band; ``""`` in older payloads).
         start, end: code-point span of the claim in the response (-1 when unknown).
         entailment: the model's P(entailment) of the claim given its evidence, in [0, 1], or
             None when the model was not asked (a rule decided, or no model is loaded).

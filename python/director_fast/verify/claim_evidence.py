@@ -75,6 +75,8 @@ class EvidenceUnit:
         chunk: the chunk the sentence came from (text, retrieval distance, source label).
         sentence: the whole sentence a clause unit came from (``text`` itself for a sentence).
         sentences: sentences the unit spans (> 1 for the runs of :func:`window_units`).
+        members: the sentences of a run of :func:`window_units`, in order (``()`` for a
+            sentence or a clause).
     """
 
     text: str
@@ -83,6 +85,7 @@ class EvidenceUnit:
     chunk: EvidenceChunk
     sentence: str = ""
     sentences: int = 1
+    members: tuple[str, ...] = ()
 
 
 def chunk_digest(text: str) -> str:
@@ -347,7 +350,7 @@ def window_units(units: Sequence[EvidenceUnit], size: int = WINDOW) -> list[Evid
     for run in runs:
         text = " ".join(u.text for u in run)
         out.append(EvidenceUnit(text=text, premise=text, ref=run[0].ref, chunk=run[0].chunk, sentence=text,
-                                sentences=len(run)))
+                                sentences=len(run), members=tuple(u.text for u in run)))
     return out
 
 

@@ -10,9 +10,11 @@ model's token length, in evidence order (:func:`premise_for`, the selection the 
 too, so a passage's sentences compose and a contradiction inside a passage is seen by the model);
 a claim the rules found supported is read against that one supporting fact instead (a premise of
 near-identical facts, such as a price list, reads to a small model as a contradiction).
-A claim that shares no word with any unit of the call's context (a reply such as "He started
-it.") is judged against the context's first sentences, and says so (``unrelated``); without a
-context such a claim has no evidence and is not sent. Its probability of being supported is
+A run of a context document's sentences (a window, or the whole document) reaches the model as
+its sentences, never cut to its opening lines. A claim that shares no word with any unit of the
+call's context (a reply such as "He started it.") is judged against the context's first
+sentences, and says so (``unrelated``; the scorer approves such a claim only with a warning);
+without a context such a claim has no evidence and is not sent. Its probability of being supported is
 
     p = sigmoid(a * logit(P_entailment) + b * coverage + c * lexically_supported + e * unrelated + d)
 

@@ -735,16 +735,21 @@ class CoherenceScorer:
             c = claims[i]
             best = texts[check.units[0]] if len(check.units) == 1 else max(
                 (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
-            u_index = next(k for k, u in enumerate(units) if (u.sentence or u.text) == best)
+            u_index = _unit_holding(units, best)
             strength = check.contradiction if check.verdict == "contradicted" else check.probability
             index = c.decision.unit_index if len(units) == 1 and units[0] is c.unit else u_index
-            decision = ClaimDecision(check.verdict, strength, check.signal, index, c.decision.comparisons + 1)
+            # supported although no evidence unit shares a word with it (the model read the
+            # context's first sentences): approved, never silently -- signal "unrelated", warning
+            unrelated = check.verdict == "supported" and c.decision.signal == "no_evidence"
+            decision = ClaimDecision(check.verdict, strength, "unrelated" if unrelated else check.signal, index,
+                                     c.decision.comparisons + 1)
             score = check.probability
             if self.unsupported == "warn" and check.verdict == "not_found":
                 score = claim_score(decision, *self.score_scale, "warn")
-            elif check.verdict == "supported" and status is not None and status.effect(units[u_index].chunk.source).warn:
+            elif unrelated or (check.verdict == "supported" and status is not None
+                               and status.effect(units[u_index].chunk.source).warn):
                 score = warned_score(check.probability, *self.score_scale)
-            claims[i] = replace(c, decision=decision, score=score, unit=units[u_index], check=check,
+            claims[i] = replace(c, decision=decision, score=score, unit=_sentence_of(units[u_index], best), check=check,
                                 lexical=c.decision, counted=0.0 if check.verdict == "supported" else c.contradiction)
 
     def claim_features(self, prompt: str, response: str, *, tenant_id: str = "", context: Any = None,
@@ -1075,11 +1080,26 @@ def _model_evidence(c: _ClaimResult, units: list[EvidenceUnit]) -> list[Evidence
 
 
 def _unit_texts(units: Sequence[EvidenceUnit]) -> list[str]:
-    """The distinct sentences of a claim's evidence units, in evidence order (a clause unit
-    counts as its whole sentence; runs of several sentences are left out: the model's premise
-    composes sentences itself, :func:`~director_fast.claim_model.premise_for`)."""
-    single = [u for u in units if u.sentences == 1] or list(units)
-    return list(dict.fromkeys(u.sentence or u.text for u in single))
+    """The distinct sentences of a claim's evidence units, in the units' order: a clause unit
+    counts as its whole sentence, a run of several sentences (a context document's window, or
+    the whole document) as its sentences. The model's premise picks and composes sentences
+    itself (:func:`~director_fast.claim_model.premise_for`); a run sent whole would be cut to
+    its first sentences to fit the model's length."""
+    return list(dict.fromkeys(t for u in units for t in (u.members or (u.sentence or u.text,))))
+
+
+def _unit_holding(units: Sequence[EvidenceUnit], sentence: str) -> int:
+    """The index of the first unit that is, or whose run holds, ``sentence`` (one of
+    :func:`_unit_texts`)."""
+    return next(k for k, u in enumerate(units) if (u.sentence or u.text) == sentence or sentence in u.members)
+
+
+def _sentence_of(unit: EvidenceUnit, sentence: str) -> EvidenceUnit:
+    """``unit``, or for a run, the unit of its member ``sentence`` (what a claim's attribution
+    names as its evidence: one sentence, never a whole document)."""
+    if not unit.members or (unit.sentence or unit.text) == sentence:
+        return unit
+    return replace(unit, text=sentence, premise=sentence, sentence=sentence, sentences=1, members=())
 
 
 _HAS_DIGIT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|"
