@@ -299,3 +299,39 @@ async def test_openai_sdk_chunk_without_choices_never_approves():
     with pytest.raises(InputTypeError):
         [t async for t in g]
     assert g.session.halted and g.session.halt_reason == "upstream_error"
+
+
+# ---- the per-scorer executor registry and the garbage collector ------------------------------
+
+class _Scorer:
+    threshold = 0.5
+
+    def score_sentence(self, sentence, **_kw):
+        return 0.9
+
+
+def test_a_scorer_collected_while_the_registry_is_locked_never_deadlocks():
+    # a weakref callback runs wherever the collector does, possibly inside the registry's locked
+    # section (a scorer freed while a guard is being set up): it must not take that lock
+    from director_fast.stream.executor import ScorerExecutor
+
+    scorer = _Scorer()
+    ex = ScorerExecutor.for_scorer(scorer)
+    done = threading.Event()
+
+    def collect_under_the_lock():
+        nonlocal scorer
+        with ScorerExecutor._registry_lock:
+            scorer = None  # the last reference: the callback runs here, inside the lock
+        done.set()
+
+    t = threading.Thread(target=collect_under_the_lock, daemon=True)
+    t.start()
+    if not done.wait(5.0):
+        ScorerExecutor._registry_lock.release()  # a plain Lock: free the stuck thread, the suite goes on
+        pytest.fail("the registry deadlocked on a weakref callback")
+    # the next registry call drops the collected scorer's entry and shuts its executor down
+    other = _Scorer()
+    assert ScorerExecutor.for_scorer(other) is not ex
+    assert ex._shutdown and all(entry[1] is not ex for entry in ScorerExecutor._registry.values())
+    assert ScorerExecutor.for_scorer(other) is ScorerExecutor.for_scorer(other)

@@ -388,30 +388,39 @@ class ScorerExecutor:
     _registry: dict[int, tuple[Any, "ScorerExecutor"]] = {}
     _registry_lock = threading.Lock()
     _fallback: "ScorerExecutor | None" = None
+    # (key, weak reference) of scorers that were garbage collected, for the next registry call to
+    # drop: a weakref callback runs wherever the collector does, possibly inside a section that
+    # holds the registry lock, so it only appends (atomic) and never takes a lock
+    _dead: deque[tuple[int, Any]] = deque()
 
     @classmethod
     def for_scorer(cls, scorer: Any) -> "ScorerExecutor":
         """The executor shared by every guard of ``scorer`` (created with the defaults on first
-        use; dropped when the scorer is garbage collected). For a bound method the executor of
-        the object it is bound to. Objects that cannot be weakly referenced share one
-        process-wide executor."""
+        use; dropped and shut down by the first registry call after the scorer is garbage
+        collected). For a bound method the executor of the object it is bound to. Objects that
+        cannot be weakly referenced share one process-wide executor."""
         target = getattr(scorer, "__self__", None)
         if target is None or isinstance(target, type(os)):  # a builtin's __self__ is its module
             target = scorer
         key = id(target)
         with cls._registry_lock:
+            dropped = cls._drop_dead()
             entry = cls._registry.get(key)
             if entry is not None and entry[0]() is target:
-                return entry[1]
-            try:
-                ref = weakref.ref(target, functools.partial(cls._forget, key))
-            except TypeError:
-                if cls._fallback is None:
-                    cls._fallback = ScorerExecutor()
-                return cls._fallback
-            ex = ScorerExecutor()
-            cls._registry[key] = (ref, ex)
-            return ex
+                ex = entry[1]
+            else:
+                try:
+                    ref = weakref.ref(target, functools.partial(cls._forget, key))
+                except TypeError:
+                    if cls._fallback is None:
+                        cls._fallback = ScorerExecutor()
+                    ex = cls._fallback
+                else:
+                    ex = ScorerExecutor()
+                    cls._registry[key] = (ref, ex)
+        for old in dropped:
+            old.shutdown()
+        return ex
 
     @classmethod
     def set_for_scorer(cls, scorer: Any, executor: "ScorerExecutor") -> None:
@@ -435,13 +444,26 @@ class ScorerExecutor:
                 f"scorer of type {type(target).__name__} cannot be weakly referenced; pass "
                 "executor= to the guard instead") from None
         with cls._registry_lock:
+            dropped = cls._drop_dead()
             cls._registry[key] = (ref, executor)
+        for old in dropped:
+            old.shutdown()
 
     @classmethod
     def _forget(cls, key: int, ref: Any) -> None:
-        with cls._registry_lock:
+        """Weakref callback of a registered scorer: queued only (see ``_dead``)."""
+        cls._dead.append((key, ref))
+
+    @classmethod
+    def _drop_dead(cls) -> list["ScorerExecutor"]:
+        """Remove the entries of collected scorers (caller holds the registry lock); their
+        executors, for the caller to shut down after releasing it (idle workers exit on their
+        own after ``idle_timeout_s`` meanwhile)."""
+        dropped = []
+        while cls._dead:
+            key, ref = cls._dead.popleft()
             entry = cls._registry.get(key)
-            if entry is None or entry[0] is not ref:
-                return
-            del cls._registry[key]
-        entry[1].shutdown()
+            if entry is not None and entry[0] is ref:
+                del cls._registry[key]
+                dropped.append(entry[1])
+        return dropped
