@@ -293,22 +293,36 @@ def _ssh_key_body(s: str) -> bool:
     return b[:3] == b"\0\0\0" and 7 <= b[3] <= 40 and (b[4:8] == b"ssh-" or b[4:9] in (b"ecdsa", b"sk-ss", b"sk-ec"))
 
 
+_WORD_PIECE = re.compile(r"(?:[A-Z]?[a-z]{2,}+)++", re.A)  # possessive: linear, like the C++ scan
+
+
 def _word_piece(p: str) -> bool:
-    """A whole word: [A-Z]?[a-z]{3,} or a lower-case short word."""
-    body = p[1:] if p[:1].isupper() and p[:1] in ALNUM else p
-    return (len(p) >= 2 and body != "" and all("a" <= c <= "z" for c in body)
-            and (len(body) >= 3 or (body == p and p in SHORT_WORDS)))
+    """A whole word: ([A-Z]?[a-z]{2,})+ ("video", "YouTube") or a lower-case short word."""
+    return bool(_WORD_PIECE.fullmatch(p)) or (p.islower() and p.isalpha() and p in SHORT_WORDS)
 
 
-def _digest_mask(run: str, start: int, brk: frozenset[int] | None) -> str:
+def _mask_joined_words(run: str, start: int, sbrk: frozenset[int], out: list[str]) -> None:
+    """In a view without spaces (``sbrk``: where they were), the pieces of ``run`` between removed
+    spaces: when two or more are whole words and the others are one piece, the words (prose
+    joined to one id: "YouTube video dQw4w9WgXcQ was flagged") become '+' in ``out``."""
+    cuts = [0] + [k for k in range(1, len(run)) if start + k in sbrk] + [len(run)]
+    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    words = [(a, b) for a, b in pieces if _word_piece(run[a:b])]
+    if len(words) >= 2 and len(pieces) - len(words) == 1:
+        for a, b in words:
+            for k in range(a, b):
+                if out[k] == run[k]:
+                    out[k] = "+"
+
+
+def _digest_mask(run: str, start: int, brk: frozenset[int] | None, sbrk: frozenset[int] = frozenset()) -> str:
     """``run`` (at ``start`` in the text; ``brk``: where a view removed a separator, None for the
-    text itself) with, per piece (pieces end at symbols and removed separators):
-    '-' for digests (lower-case hex of 32/40/64/128) and SSH public key bodies (to the next removed
-    separator); '+' for hex ids (>= 8 lower-case hex digits with a digit), times ("01T10", "00Z"),
-    the piece after an ID_PREFIXES piece and '-' / '_', and, in a view where two or more pieces
-    are whole words, those words."""
+    text itself; ``sbrk``: where it removed a space) with, per piece (pieces end at symbols and
+    removed separators): '-' for digests (lower-case hex of 32/40/64/128) and SSH public key
+    bodies (to the end of the run or a removed space); '+' for hex ids (>= 8 lower-case hex digits with a digit), times ("01T10", "00Z"),
+    the piece after an ID_PREFIXES piece and '-' / '_' / a removed separator, and prose words
+    joined to one id (``_mask_joined_words``)."""
     out = list(run)
-    words: list[tuple[int, int]] = []
     seg, id_next, key_body = 0, False, False
     view = brk is not None
     brk = brk or frozenset()
@@ -317,7 +331,7 @@ def _digest_mask(run: str, start: int, brk: frozenset[int] | None) -> str:
         if not (k == len(run) or sym or (start + k in brk and k > seg)):
             continue
         piece = run[seg:k]
-        if seg > 0 and start + seg in brk:
+        if seg > 0 and start + seg in sbrk:
             key_body = False
         if not key_body and _ssh_key_body(run[seg:]):
             key_body = True
@@ -332,13 +346,10 @@ def _digest_mask(run: str, start: int, brk: frozenset[int] | None) -> str:
             out[seg:k] = "+" * len(piece)  # an id, a hex id (a short commit or build hash) or a time
         else:
             is_id = (run[k] in "-_" if sym else k < len(run)) and piece in ID_PREFIXES
-            if view and _word_piece(piece):
-                words.append((seg, k))
         id_next = is_id
         seg = k + 1 if sym else k
-    if len(words) >= 2:
-        for a, b in words:
-            out[a:b] = "+" * (b - a)
+    if view:
+        _mask_joined_words(run, start, sbrk, out)
     return "".join(out)
 
 
@@ -362,17 +373,18 @@ def _made_of_words(masked: str) -> bool:
     return total > 0 and 4 * long >= 3 * total
 
 
-def _base64_run(run: str, start: int, brk: frozenset[int] | None) -> bool:
+def _base64_run(run: str, start: int, brk: frozenset[int] | None, sbrk: frozenset[int] = frozenset()) -> bool:
     """V5 on a run of >= 200 of [A-Za-z0-9+/]: >= 200 characters besides digests and hex ids, not
     made of words or without lower-case letters (joined prose is made of words)."""
-    masked = _digest_mask(run, start, brk)
+    masked = _digest_mask(run, start, brk, sbrk)
     if sum(c == m for c, m in zip(run, masked)) < 200:
         return False
     return not _made_of_words(masked) or not any(c.islower() for c in run)
 
 
-def _high_entropy(run: str, start: int = 0, brk: frozenset[int] | None = None) -> bool:
-    masked = _digest_mask(run, start, brk)
+def _high_entropy(run: str, start: int = 0, brk: frozenset[int] | None = None,
+                  sbrk: frozenset[int] = frozenset()) -> bool:
+    masked = _digest_mask(run, start, brk, sbrk)
     kept = "".join(c for c, m in zip(run, masked) if c == m)  # digests and hex ids set aside
     if len(kept) < 32:
         return False
@@ -525,9 +537,9 @@ def _value_shape(t: str, brk: frozenset[int] | None = None, sbrk: frozenset[int]
         return "chat webhook URL (V7)"
     if _DATA.search(t):
         return "data: base64 URI (V5)"
-    if any(_base64_run(m.group(), m.start(), runs_brk) for m in _B64_200.finditer(t)):
+    if any(_base64_run(m.group(), m.start(), runs_brk, sbrk) for m in _B64_200.finditer(t)):
         return "base64 run of 200+ characters (V5)"
-    if any(_high_entropy(m.group(), m.start(), runs_brk) for m in _RUN.finditer(t)):
+    if any(_high_entropy(m.group(), m.start(), runs_brk, sbrk) for m in _RUN.finditer(t)):
         return "high-entropy run (V6)"
     return None
 
@@ -537,8 +549,8 @@ _TEMPLATE_START = frozenset("<${%")
 
 def _view(t: str, seps: frozenset[str]):
     """(text without the ``seps``, positions where one was removed, where a space was, where a
-    template character was, where one that is not a path separator was, where a character a path
-    starts with was: '/', '\\', '.', '~'). A token (JWT, vendor prefix) may start where a
+    template character was, where one that is not a path separator was, where a '.' or '~' was,
+    where a '/' or '\\' was). A token (JWT, vendor prefix) may start where a
     separator was removed, but not where only '/' or '\\' was: a join across a path's segments
     starts no token ("srv/hf_cache/..."). A value that starts where a path character was removed
     is judged in the text itself ("pwd=/srv/app" is not "pwd=srvapp")."""
@@ -546,17 +558,18 @@ def _view(t: str, seps: frozenset[str]):
     for c in t:
         if c in seps:
             (sbrk if c == " " else tbrk if c in _TEMPLATE_START else pbrk if c in "/\\" else brk).add(len(out))
-            if c in "/\\.~":
+            if c in ".~":
                 lbrk.add(len(out))
         else:
             out.append(c)
     return ("".join(out), frozenset(brk | sbrk | tbrk | pbrk), frozenset(sbrk), frozenset(tbrk),
-            frozenset(brk | sbrk | tbrk), frozenset(lbrk))
+            frozenset(brk | sbrk | tbrk), frozenset(lbrk), frozenset(pbrk))
 
 
 #: the separator kinds kept in the views without three or more kinds: none, the assignment signs,
-#: and those with base64url's or base64's symbols (alphabets a secret may be written in)
-KEEP_SETS = ("", ":=", ":=-_", ":=+/")
+#: and those with base64url's symbols and the '.' of dotted tokens, or with base64's symbols
+#: (alphabets a secret may be written in)
+KEEP_SETS = ("", ":=", ":=-_.", ":=+/")
 
 
 def _views(t: str):
@@ -584,8 +597,8 @@ def _views(t: str):
 def _split_secret(t: str) -> str | None:
     """A value shape or an assignment once the pieces of a split secret are joined again ("AKIA
     IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2", "sk-ab12.cd34 ef56...")."""
-    for view, brk, sbrk, tbrk, tokbrk, lbrk in _views(t):
-        why = _value_shape(view, brk, sbrk, tokbrk) or _assignment(view, sbrk, tbrk, lbrk, brk)
+    for view, brk, sbrk, tbrk, tokbrk, lbrk, pbrk in _views(t):
+        why = _value_shape(view, brk, sbrk, tokbrk) or _assignment(view, sbrk, tbrk, lbrk, brk, pbrk)
         if why is not None:
             return f"{why[:-1]}, split)"
     return None
@@ -771,6 +784,21 @@ def _template_at(t: str, j: int, tbrk: frozenset[int]) -> bool:
     return (j < len(t) and t[j] in _TEMPLATE_START) or j in tbrk
 
 
+def _lead_removed(t: str, vstart: int, v: int, lbrk: frozenset[int], pbrk: frozenset[int]) -> bool:
+    """In a view, the value at v was a path the text itself judged ("./build", "~/app",
+    "C:\\Users"): a '/' or '\\' (``pbrk``) was removed before its first letter or digit (up to 8
+    characters on) or after a drive letter and ':', or a '.' or '~' (``lbrk``) before a value that
+    starts with '/' or '\\'."""
+    a = v
+    while a < len(t) and a - v < 8 and t[a] not in ALNUM:
+        a += 1
+    if any(q in pbrk for q in range(vstart, a + 1)):
+        return True
+    if v < len(t) and t[v] in "/\\" and any(q in lbrk for q in range(vstart, v + 1)):
+        return True
+    return a == v and a + 1 < len(t) and t[a + 1] == ":" and a + 2 in pbrk
+
+
 def _value_in_view(t: str, v: int, value: str, sbrk: frozenset[int]) -> str:
     """In a view without spaces, an unquoted value that runs across a removed space ends at the
     first one when what it read before it is a named value or a path ("auth=oauth2 enabled") or
@@ -783,7 +811,8 @@ def _value_in_view(t: str, v: int, value: str, sbrk: frozenset[int]) -> str:
 
 
 def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset(),
-                   lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset()) -> str | None:
+                   lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset(),
+                   pbrk: frozenset[int] = frozenset()) -> str | None:
     """The assignment whose ':' / '=' is at p. In a view (spaces removed at ``sbrk``, template
     characters at ``tbrk``): a value that followed ': ' is weak and ends where a space was; a
     template character removed between the separator and the value (inside its quote
@@ -828,8 +857,8 @@ def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(), tbrk: fro
         v += 1
     if any(q in tbrk for q in range(vstart, v + 1)):
         return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
-    if any(q in lbrk for q in range(vstart, v + 1)):
-        return None  # a value that started with '/', '\\', '.' or '~': judged in the text itself
+    if _lead_removed(t, vstart, v, lbrk, pbrk):
+        return None  # a path value ("./build", "~/app"): judged in the text itself
     if quote is not None:
         j = v
         while j < n and j - v < 128 and t[j] != quote:
@@ -877,10 +906,11 @@ def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset(), tbrk: frozense
 
 
 def _assignment(t: str, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset(),
-                lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset()) -> str | None:
+                lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset(),
+                pbrk: frozenset[int] = frozenset()) -> str | None:
     for p, c in enumerate(t):
         if c in ":=":
-            why = _assignment_at(t, p, sbrk, tbrk, lbrk, brk)
+            why = _assignment_at(t, p, sbrk, tbrk, lbrk, brk, pbrk)
             if why is not None:
                 return why
         elif c in "bB" and _bearer_at(t, p, sbrk, tbrk):

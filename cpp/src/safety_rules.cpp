@@ -142,8 +142,7 @@ constexpr Classes kCls = make_classes();
 // what a view removed before a position (Text::brk)
 // (kBrkPath: '/' or '\\', where a path's segments meet: a join across it starts no token, so
 // "srv/hf_cache/..." or "var/acca0000/..." without its '/' holds no token prefix at a segment)
-// (kBrkLead: '/', '\\', '.' or '~', characters a path value starts with: a value that starts
-// where one was removed is judged in the text itself, "pwd=/srv/app" is not "pwd=srvapp")
+// (kBrkLead: '.' or '~', which with '/' and '\\' start a path value: see lead_removed)
 constexpr unsigned char kBrkSpace = 1, kBrkTemplate = 2, kBrkOther = 4, kBrkPath = 8, kBrkLead = 16;
 inline bool is_template_start(unsigned char c) noexcept { return c == '<' || c == '$' || c == '{' || c == '%'; }
 
@@ -161,7 +160,9 @@ struct Text {
   bool at_token_brk(std::size_t i) const noexcept {
     return brk != nullptr && (brk[i] & ~(kBrkPath | kBrkLead)) != 0;
   }
-  // a removed '/', '\\', '.' or '~' before i
+  // a removed '/' or '\\' before i
+  bool at_path_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkPath); }
+  // a removed '.' or '~' before i
   bool at_lead_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkLead); }
   // a removed space before i
   bool at_space_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkSpace); }
@@ -670,36 +671,62 @@ bool ssh_key_body(const unsigned char* s, std::size_t len) noexcept {
   return name.substr(0, 4) == "ssh-" || name == "ecdsa" || name == "sk-ss" || name == "sk-ec";
 }
 
-// the piece s[0..len) is a whole word: [A-Z]?[a-z]{3,} or a lower-case short word
+// s[0..len) is a whole word: ([A-Z]?[a-z]{2,})+ ("video", "YouTube") or a lower-case short word
 bool word_piece(const unsigned char* s, std::size_t len) noexcept {
-  if (len < 2) return false;
-  std::size_t i = (kCls.bits[s[0]] & C_UPPER) ? 1 : 0;
-  for (std::size_t k = i; k < len; ++k)
-    if (!(kCls.bits[s[k]] & C_LOWER)) return false;
-  return len - i >= 3 || (i == 0 && short_word(s, len));
+  if (len >= 2 && len <= 3 && (kCls.bits[s[0]] & kCls.bits[s[1]] & kCls.bits[s[len - 1]] & C_LOWER) &&
+      short_word(s, len))
+    return true;
+  std::size_t i = 0;
+  while (i < len) {
+    if (kCls.bits[s[i]] & C_UPPER) ++i;
+    const std::size_t b = i;
+    while (i < len && (kCls.bits[s[i]] & C_LOWER)) ++i;
+    if (i - b < 2) return false;
+  }
+  return len > 0;
+}
+
+// In a view without spaces, the pieces of r[0..n) between removed spaces: when two or more are
+// whole words and the others are one piece, the words were prose joined to one id ("YouTube
+// video dQw4w9WgXcQ was flagged", "Stripe customer cus_NffrFeUfNV2Hib"): they become '+' in
+// `masked` (left out of the count). A split secret leaves random pieces: at least two of them.
+void mask_joined_words(const unsigned char* r, std::size_t n, const unsigned char* brk, std::string& masked) {
+  std::size_t words = 0, others = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0, seg = 0; i <= n; ++i) {
+      if (i < n && !(i > seg && (brk[i] & kBrkSpace))) continue;
+      const bool word = word_piece(r + seg, i - seg);
+      if (pass == 0) {
+        words += word;
+        others += !word && i > seg;
+      } else if (word) {
+        for (std::size_t k = seg; k < i; ++k)
+          if (static_cast<unsigned char>(masked[k]) == r[k]) masked[k] = '+';
+      }
+      seg = i;
+    }
+    if (words < 2 || others != 1) return;
+  }
 }
 
 // r[0..n) is a run of [A-Za-z0-9+/=_-]; brk (null or n + 1 entries, aligned with r) marks where
 // a separator was removed (a view). Pieces end at symbols and removed separators. Returns r with
 //   '-' for what is set aside entirely: digest pieces (lower-case hex of 32/40/64/128) and SSH
-//       public key bodies (ssh_key_body, up to the next removed separator); `digest` receives
+//       public key bodies (ssh_key_body, to the end of the run or a removed space); `digest` receives
 //       their number of characters;
 //   '+' for pieces left out of the count and of the word test: hex ids (>= 8 hex digits with a
 //       digit), times ("01T10", "00Z"), the piece after an LLM API id prefix ("chatcmpl-..."),
-//       and, in a view where two or more pieces are whole words (word_piece), those words: the
-//       words a removed separator joined to an id ("YouTube video dQw4w9WgXcQ was flagged").
+//       and prose words joined to one id (mask_joined_words).
 const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigned char* brk, std::size_t& digest) {
   thread_local std::string masked;
-  thread_local std::vector<std::uint32_t> words;  // (start, length) pairs of word pieces
   masked.assign(reinterpret_cast<const char*>(r), n);
-  words.clear();
   digest = 0;
   bool id_next = false, key_body = false;
   for (std::size_t i = 0, seg = 0; i <= n; ++i) {
     const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
     if (!(i == n || sym || (brk != nullptr && brk[i] && i > seg))) continue;
     const std::size_t len = i - seg;
-    if (brk != nullptr && seg > 0 && brk[seg]) key_body = false;
+    if (brk != nullptr && seg > 0 && (brk[seg] & kBrkSpace)) key_body = false;
     if (!key_body && ssh_key_body(r + seg, n - seg)) key_body = true;
     bool id = false;
     if (key_body) {
@@ -714,16 +741,11 @@ const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigne
     } else {
       id = (sym ? r[i] == '-' || r[i] == '_' : i < n) &&
            in_list(std::string_view(reinterpret_cast<const char*>(r + seg), len), kIdPrefixes);
-      if (brk != nullptr && word_piece(r + seg, len)) {
-        words.push_back(static_cast<std::uint32_t>(seg));
-        words.push_back(static_cast<std::uint32_t>(len));
-      }
     }
     id_next = id;
     seg = sym ? i + 1 : i;
   }
-  if (words.size() >= 4)
-    for (std::size_t w = 0; w < words.size(); w += 2) std::memset(&masked[words[w]], '+', words[w + 1]);
+  if (brk != nullptr) mask_joined_words(r, n, brk, masked);
   return masked;
 }
 
@@ -1008,6 +1030,22 @@ bool template_at(const Text& t, std::size_t j) noexcept {
   return (j < t.n && is_template_start(t.p[j])) || t.at_template_brk(j);
 }
 
+// In a view, the value at v (after the separator at vstart - 1) was a path the text itself judged
+// ("./build", "~/app", "/srv/app", "C:\\Users"): a '/' or '\\' was removed before its first letter
+// or digit (looked for up to 8 characters on) or after a drive letter and ':', or a '.' or '~' was
+// removed before a value that starts with '/' or '\\'.
+bool lead_removed(const Text& t, std::size_t vstart, std::size_t v) noexcept {
+  if (t.brk == nullptr) return false;
+  std::size_t a = v;
+  while (a < t.n && a - v < 8 && !(t.cls(a) & C_ALNUM)) ++a;
+  for (std::size_t q = vstart; q <= a && q <= t.n; ++q)
+    if (t.at_path_brk(q)) return true;
+  if (v < t.n && (t.p[v] == '/' || t.p[v] == '\\'))
+    for (std::size_t q = vstart; q <= v; ++q)
+      if (t.at_lead_brk(q)) return true;
+  return a == v && a + 1 < t.n && t.p[a + 1] == ':' && t.at_path_brk(a + 2);
+}
+
 // "key=" at q ([A-Za-z_][A-Za-z0-9_.-]{0,63} then one '='): another pair of a key=value list
 bool logfmt_key_at(const Text& t, std::size_t q) noexcept {
   if (q >= t.n || !((t.cls(q) & C_ALPHA) || t.p[q] == '_')) return false;
@@ -1082,7 +1120,8 @@ std::string assignment_at(const Text& t, std::size_t p) {
   std::size_t vlen;
   if (v < n && (t.p[v] == '"' || t.p[v] == '\'' || t.p[v] == '`')) quote = t.p[v++];
   for (std::size_t q = vstart; q <= v && q <= n; ++q)
-    if (t.at_template_brk(q) || t.at_lead_brk(q)) return {};
+    if (t.at_template_brk(q)) return {};
+  if (lead_removed(t, vstart, v)) return {};
   if (quote != 0) {
     std::size_t j = v;
     while (j < n && j - v < 128 && t.p[j] != quote) ++j;
@@ -1243,8 +1282,8 @@ std::string scan(const Text& t) {
 // mixed (each pair, in byte order, of the kinds that occur somewhere between two letters or
 // digits: a kind used to split a secret sits between two of its letters or digits), then, where
 // three or more such kinds occur, without all of them except those of one alphabet a secret may be
-// written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_'; those and
-// base64's '+' '/').
+// written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_' with the '.'
+// of dotted tokens; those and base64's '+' '/').
 std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[256]) {
   thread_local std::string view;
   thread_local std::vector<unsigned char> brk;
@@ -1255,7 +1294,7 @@ std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[
     if (drop[c])
       brk[view.size()] |= c == ' '                  ? kBrkSpace
                           : is_template_start(c)      ? kBrkTemplate
-                          : c == '/' || c == '\\' ? kBrkPath | kBrkLead
+                          : c == '/' || c == '\\' ? kBrkPath
                           : c == '.' || c == '~'      ? kBrkOther | kBrkLead
                                                       : kBrkOther;
     else
@@ -1269,7 +1308,7 @@ std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[
   return why;
 }
 
-constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_", ":=+/"};
+constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_.", ":=+/"};
 
 // `present`: the characters p[0..n) holds
 std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {
