@@ -301,16 +301,22 @@ def _word_piece(p: str) -> bool:
     return bool(_WORD_PIECE.fullmatch(p)) or (p.islower() and p.isalpha() and p in SHORT_WORDS)
 
 
-def _mask_joined_words(run: str, start: int, sbrk: frozenset[int], out: list[str]) -> None:
-    """In a view without spaces (``sbrk``: where they were), the pieces of ``run`` between removed
-    spaces: when two or more are whole words and the others are one piece, the words (prose
-    joined to one id: "YouTube video dQw4w9WgXcQ was flagged") become '+' in ``out``."""
-    cuts = [0] + [k for k in range(1, len(run)) if start + k in sbrk] + [len(run)]
-    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-    words = [(a, b) for a, b in pieces if _word_piece(run[a:b])]
-    if len(words) >= 2 and len(pieces) - len(words) == 1:
-        for a, b in words:
-            for k in range(a, b):
+def _mask_joined_words(run: str, start: int, brk: frozenset[int], out: list[str]) -> None:
+    """In a view, the pieces of ``run`` between removed separators (``brk``) and symbols: when two
+    or more are whole words and the others of two or more characters are one piece, the words
+    (prose, or a URL's host and path, joined to one id: "YouTube video dQw4w9WgXcQ was flagged",
+    "see grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike") become '+' in ``out``."""
+    pieces, seg = [], 0
+    for k in range(len(run) + 1):
+        sym = k < len(run) and run[k] in "+/=_-"
+        if k == len(run) or sym or (k > seg and start + k in brk):
+            pieces.append((seg, k))
+            seg = k + 1 if sym else k
+    words = [(a, e) for a, e in pieces if _word_piece(run[a:e])]
+    others = [(a, e) for a, e in pieces if (a, e) not in words and e - a >= 2]
+    if len(words) >= 2 and len(others) == 1:
+        for a, e in words:
+            for k in range(a, e):
                 if out[k] == run[k]:
                     out[k] = "+"
 
@@ -349,7 +355,7 @@ def _digest_mask(run: str, start: int, brk: frozenset[int] | None, sbrk: frozens
         id_next = is_id
         seg = k + 1 if sym else k
     if view:
-        _mask_joined_words(run, start, sbrk, out)
+        _mask_joined_words(run, start, brk, out)
     return "".join(out)
 
 
@@ -567,9 +573,9 @@ def _view(t: str, seps: frozenset[str]):
 
 
 #: the separator kinds kept in the views without three or more kinds: none, the assignment signs,
-#: and those with base64url's symbols and the '.' of dotted tokens, or with base64's symbols
+#: and those with base64url's symbols (without and with the '.' of dotted tokens) or base64's
 #: (alphabets a secret may be written in)
-KEEP_SETS = ("", ":=", ":=-_.", ":=+/")
+KEEP_SETS = ("", ":=", ":=-_", ":=-_.", ":=+/")
 
 
 def _views(t: str):

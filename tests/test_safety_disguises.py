@@ -473,7 +473,7 @@ INNOCENT_FOUND += [
     # algorithm, a cookie attribute
     "pwd=/srv/app", "pass=3 fail=1", "auth=oauth2", "token=expired", "api_key=missing", "password=disabled",
     "sig=ed25519", "cookie: SameSite=Lax", "auth=oauth2 enabled for the tenant", "pwd=./build now",
-    "tests: pass=120 fail=0 skip=3", "Set-Cookie: Secure; HttpOnly", "token=expired after 30 minutes",
+    "tests: pass=120 fail=0 skip=3", "token=expired after 30 minutes",
     # V6: wheel names, public SSH keys and their fingerprints, API object ids
     "numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl",
     "scikit_learn-1.5.0-cp311-cp311-macosx_12_0_arm64.whl",
@@ -482,7 +482,8 @@ INNOCENT_FOUND += [
     "chatcmpl-8xYzAbCdEfGhIjKlMnOpQrStUvWxYz12", "msg_01XFDUDYJgAACzvnptvVoYEL and toolu_01A09q90qw90lq917835lq9",
     # V6, split: prose joined to short ids once spaces are removed
     "YouTube video dQw4w9WgXcQ was flagged", "Stripe customer cus_NffrFeUfNV2Hib",
-    "Grafana dashboard aBcD3fGh1 shows the latency spike", "see grafana.example.com/d/aBcD3fGh1 for the graph",
+    "see https://grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike",
+    "Latency dashboard: https://grafana.acme.io/d/Xk9pQ2mZk/api-latency",
     # V7: a bare marker in prose (no token)
     "hooks.slack.com/services/ returned 404",
 ]

@@ -686,24 +686,27 @@ bool word_piece(const unsigned char* s, std::size_t len) noexcept {
   return len > 0;
 }
 
-// In a view without spaces, the pieces of r[0..n) between removed spaces: when two or more are
-// whole words and the others are one piece, the words were prose joined to one id ("YouTube
-// video dQw4w9WgXcQ was flagged", "Stripe customer cus_NffrFeUfNV2Hib"): they become '+' in
-// `masked` (left out of the count). A split secret leaves random pieces: at least two of them.
+// In a view, the pieces of r[0..n) between removed separators and symbols: when two or more are
+// whole words and the others of two or more characters are one piece, the words were prose or a
+// URL's host and path joined to one id ("YouTube video dQw4w9WgXcQ was flagged", "Stripe
+// customer cus_NffrFeUfNV2Hib", "see grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike"):
+// they become '+' in `masked` (left out of the count). A split secret leaves random pieces: at
+// least two of them.
 void mask_joined_words(const unsigned char* r, std::size_t n, const unsigned char* brk, std::string& masked) {
   std::size_t words = 0, others = 0;
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0, seg = 0; i <= n; ++i) {
-      if (i < n && !(i > seg && (brk[i] & kBrkSpace))) continue;
+      const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
+      if (!(i == n || sym || (i > seg && brk[i]))) continue;
       const bool word = word_piece(r + seg, i - seg);
       if (pass == 0) {
         words += word;
-        others += !word && i > seg;
+        others += !word && i - seg >= 2;
       } else if (word) {
         for (std::size_t k = seg; k < i; ++k)
           if (static_cast<unsigned char>(masked[k]) == r[k]) masked[k] = '+';
       }
-      seg = i;
+      seg = sym ? i + 1 : i;
     }
     if (words < 2 || others != 1) return;
   }
@@ -1282,8 +1285,8 @@ std::string scan(const Text& t) {
 // mixed (each pair, in byte order, of the kinds that occur somewhere between two letters or
 // digits: a kind used to split a secret sits between two of its letters or digits), then, where
 // three or more such kinds occur, without all of them except those of one alphabet a secret may be
-// written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_' with the '.'
-// of dotted tokens; those and base64's '+' '/').
+// written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_', without and
+// with the '.' of dotted tokens; those and base64's '+' '/').
 std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[256]) {
   thread_local std::string view;
   thread_local std::vector<unsigned char> brk;
@@ -1308,7 +1311,7 @@ std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[
   return why;
 }
 
-constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_.", ":=+/"};
+constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_", ":=-_.", ":=+/"};
 
 // `present`: the characters p[0..n) holds
 std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {
