@@ -573,9 +573,10 @@ def _view(t: str, seps: frozenset[str]):
 
 
 #: the separator kinds kept in the views without three or more kinds: none, the assignment signs,
-#: and those with base64url's symbols (without and with the '.' of dotted tokens) or base64's
+#: and those with base64url's symbols (without and with the '.' of dotted tokens, with a URL's
+#: '.' and '/') or base64's
 #: (alphabets a secret may be written in)
-KEEP_SETS = ("", ":=", ":=-_", ":=-_.", ":=+/")
+KEEP_SETS = ("", ":=", ":=-_", ":=-_.", ":=-_./", ":=+/")
 
 
 def _views(t: str):
@@ -791,18 +792,22 @@ def _template_at(t: str, j: int, tbrk: frozenset[int]) -> bool:
 
 
 def _lead_removed(t: str, vstart: int, v: int, lbrk: frozenset[int], pbrk: frozenset[int]) -> bool:
-    """In a view, the value at v was a path the text itself judged ("./build", "~/app",
-    "C:\\Users"): a '/' or '\\' (``pbrk``) was removed before its first letter or digit (up to 8
-    characters on) or after a drive letter and ':', or a '.' or '~' (``lbrk``) before a value that
-    starts with '/' or '\\'."""
-    a = v
-    while a < len(t) and a - v < 8 and t[a] not in ALNUM:
-        a += 1
-    if any(q in pbrk for q in range(vstart, a + 1)):
-        return True
-    if v < len(t) and t[v] in "/\\" and any(q in lbrk for q in range(vstart, v + 1)):
-        return True
-    return a == v and a + 1 < len(t) and t[a + 1] == ":" and a + 2 in pbrk
+    """In a view, the value at v was a path, which the text itself judged ("./build", "~/app",
+    "C:\\Users"): its first 16 characters with the removed '/' or '\\' (``pbrk``, read as '/') and
+    '.' or '~' (``lbrk``, read as '.') put back make a ``_path_value``."""
+    buf, removed = [], False
+    for q in range(vstart, min(len(t), v + 15) + 1):
+        if q in lbrk:
+            buf.append(".")
+            removed = True
+        if q in pbrk:
+            buf.append("/")
+            removed = True
+        if q == len(t):
+            break
+        if q >= v:
+            buf.append(t[q])
+    return removed and _path_value("".join(buf))
 
 
 def _value_in_view(t: str, v: int, value: str, sbrk: frozenset[int]) -> str:

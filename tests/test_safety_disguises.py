@@ -250,12 +250,19 @@ def tags(draw, text: str) -> str:
     return _insert(draw, text, st.integers(0xE0000, 0xE007F).map(chr), list(range(1, len(text))))
 
 
+THREE_KIND_LIMIT = "-_./+:="
+
+
 def mixed(draw, text: str) -> str:
     """The secret split by two or three separator kinds mixed ("sk-ab12.cd34 ef56...",
     "AKIAGZ-GSYEBA_NND4YZ.0E"): each chosen gap between two letters or digits gets one of them
     (all used)."""
     pool = [" ", "."] + SPLIT_OTHERS
     kinds = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=3, unique=True))
+    # three kinds: the views keep the characters of one secret alphabet (base64, base64url, dotted
+    # tokens, URLs) and remove all other kinds; a third separator taken from those alphabets
+    # ("-_./+:=") is the documented limit
+    assume(len(kinds) < 3 or not any(k in THREE_KIND_LIMIT for k in kinds))
     assume(not any(k in text for k in kinds))
     limit = _space_limit(text) if " " in kinds else len(text)
     gaps = [g for g in range(1, min(limit, len(text) - 1) + 1) if text[g - 1].isalnum() and text[g].isalnum()]

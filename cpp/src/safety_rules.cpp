@@ -1033,20 +1033,21 @@ bool template_at(const Text& t, std::size_t j) noexcept {
   return (j < t.n && is_template_start(t.p[j])) || t.at_template_brk(j);
 }
 
-// In a view, the value at v (after the separator at vstart - 1) was a path the text itself judged
-// ("./build", "~/app", "/srv/app", "C:\\Users"): a '/' or '\\' was removed before its first letter
-// or digit (looked for up to 8 characters on) or after a drive letter and ':', or a '.' or '~' was
-// removed before a value that starts with '/' or '\\'.
+// In a view, the value at v (its separator just before vstart) was a path, which the text itself
+// judged ("./build", "~/app", "/srv/app", "C:\\Users"): its first 16 characters with the removed
+// '/' or '\\' (read as '/') and '.' or '~' (read as '.') put back make a path_value.
 bool lead_removed(const Text& t, std::size_t vstart, std::size_t v) noexcept {
   if (t.brk == nullptr) return false;
-  std::size_t a = v;
-  while (a < t.n && a - v < 8 && !(t.cls(a) & C_ALNUM)) ++a;
-  for (std::size_t q = vstart; q <= a && q <= t.n; ++q)
-    if (t.at_path_brk(q)) return true;
-  if (v < t.n && (t.p[v] == '/' || t.p[v] == '\\'))
-    for (std::size_t q = vstart; q <= v; ++q)
-      if (t.at_lead_brk(q)) return true;
-  return a == v && a + 1 < t.n && t.p[a + 1] == ':' && t.at_path_brk(a + 2);
+  char buf[64];
+  std::size_t m = 0;
+  bool removed = false;
+  for (std::size_t q = vstart; q <= t.n && q < v + 16; ++q) {
+    if (t.at_lead_brk(q)) buf[m++] = '.', removed = true;
+    if (t.at_path_brk(q)) buf[m++] = '/', removed = true;
+    if (q == t.n) break;
+    if (q >= v) buf[m++] = static_cast<char>(t.p[q]);
+  }
+  return removed && path_value(reinterpret_cast<const unsigned char*>(buf), m);
 }
 
 // "key=" at q ([A-Za-z_][A-Za-z0-9_.-]{0,63} then one '='): another pair of a key=value list
@@ -1286,7 +1287,7 @@ std::string scan(const Text& t) {
 // digits: a kind used to split a secret sits between two of its letters or digits), then, where
 // three or more such kinds occur, without all of them except those of one alphabet a secret may be
 // written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_', without and
-// with the '.' of dotted tokens; those and base64's '+' '/').
+// with the '.' of dotted tokens and with a URL's '.' '/'; those and base64's '+' '/').
 std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[256]) {
   thread_local std::string view;
   thread_local std::vector<unsigned char> brk;
@@ -1311,7 +1312,7 @@ std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[
   return why;
 }
 
-constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_", ":=-_.", ":=+/"};
+constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_", ":=-_.", ":=-_./", ":=+/"};
 
 // `present`: the characters p[0..n) holds
 std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {

@@ -109,7 +109,8 @@ detectors (V1..V7) and the assignments (S1, S2) run again on each *view* of it w
 characters that are not letters or digits (each such character in turn), then without each pair
 of those that stand somewhere between two letters or digits (a separator that splits a secret
 does), then without all of those but the ones of an alphabet a secret may be written in (none;
-``:`` ``=``; those with ``-`` ``_``, without and with ``.``; those with ``+`` ``/``). Word starts and digest
+``:`` ``=``; those with ``-`` ``_``, without and with ``.``, with ``.`` ``/``; those with ``+``
+``/``). Word starts and digest
 boundaries also count where a separator was removed, so the joined pieces read as the secret did
 -- except where a ``/`` or ``\\`` was removed: a token prefix at the start of a path segment
 (``/srv/hf_cache/...``) starts no token. A value that started with a path (``pwd=./build``) is
