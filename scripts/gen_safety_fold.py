@@ -14,9 +14,12 @@ Per code point (first rule that applies):
 4. NFKD, marks removed; each remaining non-ASCII character goes through casefold + NFKD, then the
    confusables data; the result is used when it is 1..7 ASCII characters (``ｆ`` -> ``f``,
    ``é`` -> ``e``, ``ß`` -> ``ss``, ``①`` -> ``1``);
-5. otherwise the code point's ASCII look-alike from Unicode's confusables data (``а`` -> ``a``,
+5. decimal digits of any script (category Nd) -> their value (``٧`` -> ``7``); Latin small
+   capitals and regional-indicator letters -> the capital they show (``ᴀ`` -> ``A``, U+1F1E6 -> ``A``:
+   a key id written in them reads as the upper-case id);
+6. otherwise the code point's ASCII look-alike from Unicode's confusables data (``а`` -> ``a``,
    Greek ``Ο`` -> ``O``): letters and digits, or one of ``= : / @ . - _ + ' "``;
-6. anything else is "other" (a separator that never belongs to a word or a credential).
+7. anything else is "other" (a separator that never belongs to a word or a credential).
 
 Data sources:
 * NFKD / casefold / general categories: Python's ``unicodedata`` (Unicode version recorded in the
@@ -35,6 +38,7 @@ Run:  python scripts/gen_safety_fold.py   (from the repository root)
 from __future__ import annotations
 
 import json
+import re
 import sys
 import unicodedata
 from pathlib import Path
@@ -44,6 +48,7 @@ OTHER = None  # marker: not mappable
 MAX_OUT = 7
 PUNCT_TARGETS = set("=:/@.-_+'\"")
 HANGUL_FILLERS = {0x115F, 0x1160, 0x3164, 0xFFA0}
+CAPITAL_NAME = re.compile(r"(?:LATIN LETTER SMALL CAPITAL|REGIONAL INDICATOR SYMBOL LETTER) ([A-Z])")
 
 
 def load_confusables() -> dict[str, str]:
@@ -123,6 +128,11 @@ def fold_cp(cp: int, conf: dict[str, str]) -> str | None:
             s = "".join(out)
             if 0 < len(s) <= MAX_OUT:
                 return s
+    if cat == "Nd":
+        return str(unicodedata.decimal(ch))
+    named = CAPITAL_NAME.fullmatch(unicodedata.name(ch, ""))
+    if named:
+        return named.group(1)
     r = fold_char(ch, conf)
     if r is not None and 0 < len(r) <= MAX_OUT:
         return r

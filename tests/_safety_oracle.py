@@ -13,14 +13,17 @@ rules (documented in ``director_fast.safety.tenant`` and docs/safety_events.md):
    key (S2), and ``Bearer <credential>`` (S1), the leftmost one;
 4. split secrets: 2 and 3 again on each view of the text without one of its non-alphanumeric
    characters (in code-point order), then without each pair of those that stand somewhere between
-   two letters or digits, word starts and digest boundaries counted where one was removed;
+   two letters or digits, then without all of those but the ones a KEEP_SETS entry keeps, word
+   starts and digest boundaries counted where one was removed;
 5. key role only: sensitive key names (K1..K5).
 """
 
 from __future__ import annotations
 
+import base64
 import math
 import re
+import string
 
 from director_fast.errors import ValidationError
 from director_fast.safety.tenant import TenantSafetyError
@@ -82,13 +85,15 @@ def fold_words(text: str) -> str:
 
 _DEFANG = (("[.]", "."), ("(.)", "."), ("{.}", "."), ("[dot]", "."), ("(dot)", "."), ("{dot}", "."),
            ("[:]", ":"), ("[/]", "/"), ("[://]", "://"))
-_SRI = (("sha256-", 43, 1), ("sha384-", 64, 0), ("sha512-", 86, 2))
+_SRI = (("sha256-", 43, 1), ("sha384-", 64, 0), ("sha512-", 86, 2),
+        ("sha256:", 43, 1), ("sha384:", 64, 0), ("sha512:", 86, 2))  # SRI, OpenSSH fingerprints
 
 
 def normalise(t: str) -> str:
     """Defanged URLs read as URLs ("[.]" -> ".", "hxxp" at a word start -> "http", ...); the base64
-    of a subresource-integrity digest (sha256-/sha384-/sha512- and exactly that digest's length,
-    padded or not) becomes 64 '0's (a hex digest, set aside)."""
+    of a subresource-integrity digest or an OpenSSH key fingerprint (sha256-/sha384-/sha512- or
+    SHA256:/..., and exactly that digest's length, padded or not) becomes 64 '0's (a hex digest,
+    set aside)."""
     out, i, n = [], 0, len(t)
     low = t.lower()
     while i < n:
@@ -135,6 +140,9 @@ _U, _L, _D = "U", "L", "D"
 _ALNUM_S, _B64URL_S = "".join(sorted(ALNUM)), "".join(sorted(B64URL))
 # (prefix matched ASCII case-insensitively after a character that is not [A-Za-z0-9_-], tail
 # characters, minimum tail length, classes the tail must contain); the tail is read up to 256.
+# "aws": letters and digits without two lower-case letters in a row (AWS key ids are upper case;
+# a single lower-case letter stands for a look-alike alphabet without that capital: small capitals
+# have no X), so "acca0000InvoiceProcessor" is a name, not a key id.
 VENDOR = [
     ("sk-", B64URL, 20, "ULD"), ("sk-ant-", B64URL, 20, "D"), ("sk-proj-", B64URL, 20, "D"),
     ("sk_live_", ALNUM, 16, ""), ("sk_test_", ALNUM, 16, ""),
@@ -145,7 +153,7 @@ VENDOR = [
     ("xoxa-", B64URL, 10, "D"), ("xoxb-", B64URL, 10, "D"), ("xoxp-", B64URL, 10, "D"),
     ("xoxo-", B64URL, 10, "D"), ("xoxs-", B64URL, 10, "D"), ("xoxr-", B64URL, 10, "D"),
     ("xoxe-", B64URL, 10, "D"), ("xapp-", B64URL, 20, "D"),
-    ("akia", ALNUM, 16, "D"), ("asia", ALNUM, 16, "D"), ("abia", ALNUM, 16, "D"), ("acca", ALNUM, 16, "D"),
+    ("akia", "aws", 16, "UD"), ("asia", "aws", 16, "UD"), ("abia", "aws", 16, "UD"), ("acca", "aws", 16, "UD"),
     ("aiza", B64URL, 30, ""), ("ya29.", B64URL, 20, ""), ("gocspx-", B64URL, 20, ""),
     ("hf_", ALNUM, 30, ""), ("npm_", ALNUM, 30, ""), ("pypi-age", B64URL, 40, ""),
     ("sg.", B64URL | frozenset("."), 40, ""), ("key-", ALNUM, 32, "D"),
@@ -168,6 +176,12 @@ def _has_classes(s: str, need: str) -> bool:
             and ("D" not in need or any("0" <= c <= "9" for c in s)))
 
 
+def _in_tail(t: str, j: int, k: int, tail_set) -> bool:
+    if tail_set == "aws":
+        return t[k] in ALNUM and not (t[k].islower() and k > j and t[k - 1].islower())
+    return t[k] in tail_set
+
+
 def _word_start(t: str, i: int, brk: frozenset[int]) -> bool:
     return i == 0 or t[i - 1] not in B64URL or i in brk
 
@@ -182,7 +196,7 @@ def _vendor(t: str, brk: frozenset[int]) -> str | None:
                 continue
             j = i + len(prefix)
             k = j
-            while k < len(t) and k - j < _TAIL_CAP and t[k] in tail_set:
+            while k < len(t) and k - j < _TAIL_CAP and _in_tail(t, j, k, tail_set):
                 k += 1
             if k - j >= min_tail and _has_classes(t[j:k], need):
                 return prefix
@@ -264,30 +278,92 @@ def _entropy_ok(run: str) -> bool:
 _TIME_PIECE = re.compile(r"[0-9]{2,}[TZ][0-9]*", re.A)  # "01T10", "00Z" of an ISO time in a name
 
 
-def _digest_mask(run: str, start: int, brk: frozenset[int]) -> str:
-    """``run`` (at ``start`` in the text) with its digest pieces -- lower-case hex of 32/40/64/128
-    digits between symbols or the places a separator was removed -- replaced by ``-`` and its other
-    hex ids (>= 8 lower-case hex digits with a digit) and times ("01T10", "00Z") by ``+``."""
-    out, seg = [], 0
+#: the object ids of LLM APIs whose random part is an id, not a credential: the piece after one
+#: of these and '-', '_' or a removed separator is an id ("chatcmpl-<29>", "msg_<24>", "toolu_<24>")
+ID_PREFIXES = frozenset("chatcmpl cmpl msg msgbatch toolu resp asst thread ftjob".split())
+_B64_VALUE = {c: i for i, c in enumerate(string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/")}
+
+
+def _ssh_key_body(s: str) -> bool:
+    """``s`` starts the base64 of an SSH public key blob: 00 00 00 L (7 <= L <= 40), then a key
+    type name starting "ssh-", "ecdsa", "sk-ss" or "sk-ec" (the first 12 characters decoded)."""
+    if len(s) < 12 or any(c not in _B64_VALUE for c in s[:12]):
+        return False
+    b = base64.b64decode(s[:12])
+    return b[:3] == b"\0\0\0" and 7 <= b[3] <= 40 and (b[4:8] == b"ssh-" or b[4:9] in (b"ecdsa", b"sk-ss", b"sk-ec"))
+
+
+_WORD_PIECE = re.compile(r"(?:[A-Z]?[a-z]{2,}+)++", re.A)  # possessive: linear, like the C++ scan
+
+
+def _word_piece(p: str) -> bool:
+    """A whole word: ([A-Z]?[a-z]{2,})+ ("video", "YouTube") or a lower-case short word."""
+    return bool(_WORD_PIECE.fullmatch(p)) or (p.islower() and p.isalpha() and p in SHORT_WORDS)
+
+
+def _mask_joined_words(run: str, start: int, brk: frozenset[int], out: list[str]) -> None:
+    """In a view, the pieces of ``run`` between removed separators (``brk``) and symbols: when two
+    or more are whole words and the others of two or more characters are one piece, the words
+    (prose, or a URL's host and path, joined to one id: "YouTube video dQw4w9WgXcQ was flagged",
+    "see grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike") become '+' in ``out``."""
+    pieces, seg = [], 0
     for k in range(len(run) + 1):
-        if k == len(run) or run[k] in "+/=_-" or (start + k in brk and k > seg):
-            piece = run[seg:k]
-            if len(piece) in _DIGEST_LENS and set(piece) <= _HEX:
-                piece = "-" * len(piece)  # a digest: set aside
-            elif (len(piece) >= 8 and set(piece) <= _HEX and not piece.isalpha()) or _TIME_PIECE.fullmatch(piece):
-                piece = "+" * len(piece)  # a hex id (a short commit or build hash) or a time: not letters
-            out.append(piece)
-            if k < len(run) and run[k] in "+/=_-":
-                out.append(run[k])
-                seg = k + 1
-            else:
-                seg = k
+        sym = k < len(run) and run[k] in "+/=_-"
+        if k == len(run) or sym or (k > seg and start + k in brk):
+            pieces.append((seg, k))
+            seg = k + 1 if sym else k
+    words = [(a, e) for a, e in pieces if _word_piece(run[a:e])]
+    others = [(a, e) for a, e in pieces if (a, e) not in words and e - a >= 2]
+    if len(words) >= 2 and len(others) == 1:
+        for a, e in words:
+            for k in range(a, e):
+                if out[k] == run[k]:
+                    out[k] = "+"
+
+
+def _digest_mask(run: str, start: int, brk: frozenset[int] | None, sbrk: frozenset[int] = frozenset()) -> str:
+    """``run`` (at ``start`` in the text; ``brk``: where a view removed a separator, None for the
+    text itself; ``sbrk``: where it removed a space) with, per piece (pieces end at symbols and
+    removed separators): '-' for digests (lower-case hex of 32/40/64/128) and SSH public key
+    bodies (to the end of the run or a removed space); '+' for hex ids (>= 8 lower-case hex digits with a digit), times ("01T10", "00Z"),
+    the piece after an ID_PREFIXES piece and '-' / '_' / a removed separator, and prose words
+    joined to one id (``_mask_joined_words``)."""
+    out = list(run)
+    seg, id_next, key_body = 0, False, False
+    view = brk is not None
+    brk = brk or frozenset()
+    for k in range(len(run) + 1):
+        sym = k < len(run) and run[k] in "+/=_-"
+        if not (k == len(run) or sym or (start + k in brk and k > seg)):
+            continue
+        piece = run[seg:k]
+        if seg > 0 and start + seg in sbrk:
+            key_body = False
+        if not key_body and _ssh_key_body(run[seg:]):
+            key_body = True
+        is_id = False
+        if key_body:
+            out[seg:k] = "-" * len(piece)
+            if sym:
+                out[k] = "-"
+        elif len(piece) in _DIGEST_LENS and set(piece) <= _HEX:
+            out[seg:k] = "-" * len(piece)  # a digest: set aside
+        elif id_next or (len(piece) >= 8 and set(piece) <= _HEX and not piece.isalpha()) or _TIME_PIECE.fullmatch(piece):
+            out[seg:k] = "+" * len(piece)  # an id, a hex id (a short commit or build hash) or a time
+        else:
+            is_id = (run[k] in "-_" if sym else k < len(run)) and piece in ID_PREFIXES
+        id_next = is_id
+        seg = k + 1 if sym else k
+    if view:
+        _mask_joined_words(run, start, brk, out)
     return "".join(out)
 
 
 # short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
 SHORT_WORDS = frozenset(
-    'of to in on at by is it as an or be we no up us id ok io db eu the and for not are was all any per via new old out run log app api var lib usr bin etc opt tmp src dev srv sys doc img net web www com org pdf csv txt tsv yml cfg ini png jpg gif svg zip tgz tar gz xz md py js ts rs go cc cpp hpp so dll exe dat sql xml htm xls ppt crt ico sh whl jar war apk iso bak env pid mp ops ml gs ai qa ci cd'.split()
+    'of to in on at by is it as an or be we no up us id ok io db eu the and for not are was all any per via new old out run log app api var lib usr bin etc opt tmp src dev srv sys doc img net web www com org pdf csv txt tsv yml cfg ini png jpg gif svg zip tgz tar gz xz md py js ts rs go cc cpp hpp so dll exe dat sql xml htm xls ppt crt ico sh whl jar war apk iso bak env pid mp ops ml gs ai qa ci cd '
+    # Python wheel tags ("cp311-cp311-manylinux_2_17_x86_64", "abi3", "win_amd64")
+    'cp pp abi arm amd win'.split()
 )
 
 
@@ -303,17 +379,18 @@ def _made_of_words(masked: str) -> bool:
     return total > 0 and 4 * long >= 3 * total
 
 
-def _base64_run(run: str, start: int, brk: frozenset[int]) -> bool:
+def _base64_run(run: str, start: int, brk: frozenset[int] | None, sbrk: frozenset[int] = frozenset()) -> bool:
     """V5 on a run of >= 200 of [A-Za-z0-9+/]: >= 200 characters besides digests and hex ids, not
     made of words or without lower-case letters (joined prose is made of words)."""
-    masked = _digest_mask(run, start, brk)
+    masked = _digest_mask(run, start, brk, sbrk)
     if sum(c == m for c, m in zip(run, masked)) < 200:
         return False
     return not _made_of_words(masked) or not any(c.islower() for c in run)
 
 
-def _high_entropy(run: str, start: int = 0, brk: frozenset[int] = frozenset()) -> bool:
-    masked = _digest_mask(run, start, brk)
+def _high_entropy(run: str, start: int = 0, brk: frozenset[int] | None = None,
+                  sbrk: frozenset[int] = frozenset()) -> bool:
+    masked = _digest_mask(run, start, brk, sbrk)
     kept = "".join(c for c, m in zip(run, masked) if c == m)  # digests and hex ids set aside
     if len(kept) < 32:
         return False
@@ -339,10 +416,11 @@ WEBHOOKS = (
 )
 _HOOK_TAIL = ALNUM | frozenset("_-./@:")
 _VERSION = re.compile(r"[vV][0-9]{1,3}/", re.A)
+_HOOK_PATH_CAP = 384
 
 
-def _marker_end(low: str, i: int, host: str, path: str) -> int:
-    """The end of the marker (host, path) matched at i, or -1."""
+def _host_end(low: str, i: int, host: str) -> int:
+    """The end of ``host`` at i with an optional final '.' and ":port", or -1."""
     if not low.startswith(host, i):
         return -1
     j = i + len(host)
@@ -355,6 +433,14 @@ def _marker_end(low: str, i: int, host: str, path: str) -> int:
         if not 1 <= d <= 5:
             return -1
         j += 1 + d
+    return j
+
+
+def _path_end(u: str, path: str) -> int:
+    """The end of ``path`` at the start of the normalised path u (one version segment the marker
+    does not hold may come between), or -1."""
+    low = u.lower()
+    j = 0
     skipped = False
     k = 0
     while k < len(path):
@@ -370,34 +456,82 @@ def _marker_end(low: str, i: int, host: str, path: str) -> int:
     return j
 
 
-def _webhook(t: str) -> bool:
-    low = t.lower()
-    if len(t) < 20 or "/" not in t:
-        return False
-    for host, path in WEBHOOKS:
-        i = low.find(host)
-        while i >= 0:
-            j = _marker_end(low, i, host, path)
-            if j < 0:
-                i = low.find(host, i + 1)
+def _hook_path(t: str, j: int) -> tuple[str, list[int]]:
+    """The URL path from j as a server reads it (at most 384 characters of [A-Za-z0-9_./@:-],
+    '\\', "%2F" / "%5C"): '\\' and the escapes are '/', a run of '/' is one, a "." segment is
+    dropped and a ".." segment drops itself and the segment before it; with the position in t of
+    each character."""
+    out: list[str] = []
+    pos: list[int] = []
+
+    def end_segment():
+        text = "".join(out)
+        seg = text.rfind("/") + 1
+        last = text[seg:]
+        if last not in (".", ".."):
+            return
+        keep = seg
+        if last == ".." and seg >= 2:
+            keep = text.rfind("/", 0, seg - 1) + 1
+        del out[keep:], pos[keep:]
+
+    k = j
+    while k < len(t) and k - j < _HOOK_PATH_CAP:
+        c, adv = t[k], 1
+        if c == "%" and t[k + 1:k + 3].lower() in ("2f", "5c") and k + 2 < len(t):
+            c, adv = "/", 3
+        elif c == "\\":
+            c = "/"
+        elif c not in _HOOK_TAIL:
+            break
+        if c == "/":
+            end_segment()
+            if out and out[-1] == "/":
+                k += adv
                 continue
-            k = j
-            alnum = 0
-            while k < len(t) and k - j < 256 and t[k] in _HOOK_TAIL:
-                alnum += t[k] in ALNUM
-                k += 1
-            if alnum >= 8:
+        out.append(c)
+        pos.append(k)
+        k += adv
+    end_segment()
+    return "".join(out), pos
+
+
+def _webhook(t: str, sbrk: frozenset[int] = frozenset()) -> bool:
+    """A webhook marker, then a path (``_hook_path``) with >= 8 letters or digits in its first 256
+    characters after the marker; in a view without spaces (``sbrk``: where they were), a path that
+    runs across a removed space must hold two segments ('/' between letters or digits)."""
+    low = t.lower()
+    if len(t) < 20 or not any(c in t for c in "/\\%"):
+        return False
+    for i in range(len(t)):
+        for host, path in WEBHOOKS:
+            j = _host_end(low, i, host)
+            if j < 0:
+                continue
+            u, pos = _hook_path(t, j)
+            s = _path_end(u, path)
+            if s < 0:
+                continue
+            tail = range(s, min(len(u), s + 256))
+            alnum = sum(u[k] in ALNUM for k in tail)
+            crosses = any(pos[k] in sbrk for k in tail)
+            segments = any(u[k] == "/" and k > s and u[k - 1] in ALNUM and k + 1 < len(u) and u[k + 1] in ALNUM
+                           for k in tail)
+            if alnum >= 8 and (not crosses or segments):
                 return True
-            i = low.find(host, i + 1)
     return False
 
 
-def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
-    if any(_word_start(t, m.start(), brk) for m in _JWT.finditer(t)):
+def _value_shape(t: str, brk: frozenset[int] | None = None, sbrk: frozenset[int] = frozenset(),
+                 tokbrk: frozenset[int] = frozenset()) -> str | None:
+    """The first value shape of ``t`` (a view when ``brk``, where it removed separators, is given)."""
+    runs_brk = brk
+    brk = brk or frozenset()
+    if any(_word_start(t, m.start(), tokbrk) for m in _JWT.finditer(t)):
         return "JWT (V1)"
     if _PEM.search(t) or _DER.search(t):
         return "PEM private key (V2)"
-    v = _vendor(t, brk)
+    v = _vendor(t, tokbrk)
     if v is not None:
         return f"vendor token format {v!r} (V3)"
     if _heroku(t, brk):
@@ -405,13 +539,13 @@ def _value_shape(t: str, brk: frozenset[int] = frozenset()) -> str | None:
     url = _url_password(t)
     if url:
         return "password in a URL (V4)" if url == 1 else "key in a URL (V4)"
-    if _webhook(t):  # (anywhere in the text)
+    if _webhook(t, sbrk):  # (anywhere in the text)
         return "chat webhook URL (V7)"
     if _DATA.search(t):
         return "data: base64 URI (V5)"
-    if any(_base64_run(m.group(), m.start(), brk) for m in _B64_200.finditer(t)):
+    if any(_base64_run(m.group(), m.start(), runs_brk, sbrk) for m in _B64_200.finditer(t)):
         return "base64 run of 200+ characters (V5)"
-    if any(_high_entropy(m.group(), m.start(), brk) for m in _RUN.finditer(t)):
+    if any(_high_entropy(m.group(), m.start(), runs_brk, sbrk) for m in _RUN.finditer(t)):
         return "high-entropy run (V6)"
     return None
 
@@ -421,21 +555,36 @@ _TEMPLATE_START = frozenset("<${%")
 
 def _view(t: str, seps: frozenset[str]):
     """(text without the ``seps``, positions where one was removed, where a space was, where a
-    template character was)."""
-    out, brk, sbrk, tbrk = [], set(), set(), set()
+    template character was, where one that is not a path separator was, where a '.' or '~' was,
+    where a '/' or '\\' was). A token (JWT, vendor prefix) may start where a
+    separator was removed, but not where only '/' or '\\' was: a join across a path's segments
+    starts no token ("srv/hf_cache/..."). A value that starts where a path character was removed
+    is judged in the text itself ("pwd=/srv/app" is not "pwd=srvapp")."""
+    out, brk, sbrk, tbrk, pbrk, lbrk = [], set(), set(), set(), set(), set()
     for c in t:
         if c in seps:
-            (sbrk if c == " " else tbrk if c in _TEMPLATE_START else brk).add(len(out))
+            (sbrk if c == " " else tbrk if c in _TEMPLATE_START else pbrk if c in "/\\" else brk).add(len(out))
+            if c in ".~":
+                lbrk.add(len(out))
         else:
             out.append(c)
-    return "".join(out), frozenset(brk | sbrk | tbrk), frozenset(sbrk), frozenset(tbrk)
+    return ("".join(out), frozenset(brk | sbrk | tbrk | pbrk), frozenset(sbrk), frozenset(tbrk),
+            frozenset(brk | sbrk | tbrk), frozenset(lbrk), frozenset(pbrk))
+
+
+#: the separator kinds kept in the views without three or more kinds: none, the assignment signs,
+#: and those with base64url's symbols (without and with the '.' of dotted tokens, with a URL's
+#: '.' and '/') or base64's
+#: (alphabets a secret may be written in)
+KEEP_SETS = ("", ":=", ":=-_", ":=-_.", ":=-_./", ":=+/")
 
 
 def _views(t: str):
     """The views of ``t`` without one separator kind -- every character that is not a letter or
     digit (after the fold), in code-point order -- then without two kinds mixed: each pair (in
     order) of the kinds that occur somewhere between two letters or digits (a kind used to split
-    a secret sits between two of its letters or digits)."""
+    a secret sits between two of its letters or digits); then, where three or more such kinds
+    occur, without all of them except those of a KEEP_SETS entry (skipping repeats)."""
     kinds = sorted({c for c in t if c not in ALNUM})
     for sep in kinds:
         yield _view(t, frozenset(sep))
@@ -444,13 +593,19 @@ def _views(t: str):
     for x, a in enumerate(pair_kinds):
         for b in pair_kinds[x + 1:]:
             yield _view(t, frozenset((a, b)))
+    seen = []
+    for keep in KEEP_SETS:
+        drop = frozenset(c for c in pair_kinds if c not in keep)
+        if len(drop) >= 3 and drop not in seen:
+            yield _view(t, drop)
+        seen.append(drop)
 
 
 def _split_secret(t: str) -> str | None:
     """A value shape or an assignment once the pieces of a split secret are joined again ("AKIA
     IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2", "sk-ab12.cd34 ef56...")."""
-    for view, brk, sbrk, tbrk in _views(t):
-        why = _value_shape(view, brk) or _assignment(view, sbrk, tbrk)
+    for view, brk, sbrk, tbrk, tokbrk, lbrk, pbrk in _views(t):
+        why = _value_shape(view, brk, sbrk, tokbrk) or _assignment(view, sbrk, tbrk, lbrk, brk, pbrk)
         if why is not None:
             return f"{why[:-1]}, split)"
     return None
@@ -542,6 +697,59 @@ PLACEHOLDERS = frozenset(
     "optional na n/a tbd todo".split()
 )
 SCHEMES = frozenset("basic bearer token digest negotiate ntlm apikey hmac".split())
+#: S1 values that name a state, a scheme or an algorithm, not a credential ("token=expired",
+#: "auth=oauth2", "sig=ed25519", "password=disabled"); matched whole, ASCII case-insensitively
+VALUE_WORDS = frozenset(
+    # states
+    "enabled disabled enable disable expired expiring expires missing invalid valid revoked rotated "
+    "rotating present absent pending active inactive locked unlocked rejected accepted denied granted "
+    "failed failing passed verified unverified changed updated reset stale refreshed renewed blocked "
+    "allowed unknown default configured provided loaded cached exposed leaked compromised mismatch "
+    "incorrect wrong weak strong ok on off yes no set notset "
+    # schemes and protocols
+    "oauth oauth1 oauth2 oidc openid saml saml2 ldap ldaps kerberos sso mfa 2fa totp hotp webauthn "
+    "fido2 passkey mtls tls ssl jwt jwks apikey password token cert certificate basic bearer digest "
+    "ntlm negotiate "
+    # algorithms
+    "ed25519 ed448 x25519 rsa ecdsa dsa eddsa p256 p384 p521 secp256k1 secp256r1 sha1 sha224 sha256 "
+    "sha384 sha512 sha3 md5 blake2b blake3 hs256 hs384 hs512 rs256 rs384 rs512 es256 es384 es512 "
+    "ps256 ps384 ps512 aes aes128 aes256 chacha20 pbkdf2 bcrypt scrypt argon2 argon2i argon2d "
+    "argon2id hmac plain plaintext".split()
+)
+#: the first segment of an absolute path value ("pwd=/srv/app"): top-level directories of Unix,
+#: macOS and containers
+PATH_ROOTS = frozenset(
+    "bin boot dev etc home lib lib64 media mnt opt proc root run sbin srv sys tmp usr var users "
+    "applications library system volumes private app apps data workspace workspaces code src build".split()
+)
+#: cookie attributes: "cookie: SameSite=Lax" names one, it holds no cookie value
+COOKIE_ATTRS = ("samesite", "secure", "httponly", "path", "domain", "max-age", "expires", "partitioned", "priority")
+_LOGFMT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=(?!=)", re.A)
+
+
+def _named_value(v: str) -> bool:
+    """A placeholder or a VALUE_WORDS word (brackets around it ignored)."""
+    w = v.strip("[]()").lower()
+    return w in PLACEHOLDERS or w in VALUE_WORDS
+
+
+def _path_value(v: str) -> bool:
+    """"./", "../", "~/", a drive ("C:\\", "C:/"), or '/' or '\\' and a PATH_ROOTS segment."""
+    if v.startswith(("./", "../", "~/")):
+        return True
+    if len(v) >= 3 and v[0] in ALNUM and v[0].isalpha() and v[1] == ":" and v[2] in "\\/":
+        return True
+    if not v or v[0] not in "/\\":
+        return False
+    return re.split(r"[/\\]", v[1:], maxsplit=1)[0].lower() in PATH_ROOTS
+
+
+def _cookie_attribute(t: str, v: int, value: str, brk: frozenset[int]) -> bool:
+    """The value (at v in t) is a cookie attribute: its name, then '=', the end or (in a view) a
+    removed separator ("SameSite=Lax", "Secure")."""
+    low = value.lower()
+    return any(low.startswith(a) and (len(value) == len(a) or value[len(a)] == "=" or v + len(a) in brk)
+               for a in COOKIE_ATTRS)
 _MASK = frozenset("*#.xX-_")
 
 
@@ -559,8 +767,8 @@ def _credential_value(v: str, strong: bool, stem: str) -> bool:
         return False
     if v[0] == "[" or (v[0] == "{" and (len(v) == 1 or v[1] in "\"' ")):
         return True  # a JSON array / object (message lists, nested credentials)
-    if v[0] in "<${%" or set(v) <= _MASK or v.strip("[]()").lower() in PLACEHOLDERS:
-        return False  # a template, variable reference, mask or placeholder word
+    if v[0] in "<${%" or set(v) <= _MASK or _named_value(v) or _path_value(v):
+        return False  # a template, variable reference, mask, placeholder or value word, a path
     if stem in SESSION_STEMS:
         # session ids: only a random-looking value (a cookie) is a credential
         return len(v) >= 16 and _classes(v) >= 2 and not _plain_word(v)
@@ -583,8 +791,39 @@ def _template_at(t: str, j: int, tbrk: frozenset[int]) -> bool:
     return (j < len(t) and t[j] in _TEMPLATE_START) or j in tbrk
 
 
-def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(),
-                   tbrk: frozenset[int] = frozenset()) -> str | None:
+def _lead_removed(t: str, vstart: int, v: int, lbrk: frozenset[int], pbrk: frozenset[int]) -> bool:
+    """In a view, the value at v was a path, which the text itself judged ("./build", "~/app",
+    "C:\\Users"): its first 16 characters with the removed '/' or '\\' (``pbrk``, read as '/') and
+    '.' or '~' (``lbrk``, read as '.') put back make a ``_path_value``."""
+    buf, removed = [], False
+    for q in range(vstart, min(len(t), v + 15) + 1):
+        if q in lbrk:
+            buf.append(".")
+            removed = True
+        if q in pbrk:
+            buf.append("/")
+            removed = True
+        if q == len(t):
+            break
+        if q >= v:
+            buf.append(t[q])
+    return removed and _path_value("".join(buf))
+
+
+def _value_in_view(t: str, v: int, value: str, sbrk: frozenset[int]) -> str:
+    """In a view without spaces, an unquoted value that runs across a removed space ends at the
+    first one when what it read before it is a named value or a path ("auth=oauth2 enabled") or
+    another key=value pair follows ("pass=3 fail=1")."""
+    for q in range(v + 1, v + len(value)):
+        if q in sbrk:
+            first = t[v:q]
+            return first if _named_value(first) or _path_value(first) or _LOGFMT.match(t, q) else value
+    return value
+
+
+def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset(),
+                   lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset(),
+                   pbrk: frozenset[int] = frozenset()) -> str | None:
     """The assignment whose ':' / '=' is at p. In a view (spaces removed at ``sbrk``, template
     characters at ``tbrk``): a value that followed ': ' is weak and ends where a space was; a
     template character removed between the separator and the value (inside its quote
@@ -629,6 +868,8 @@ def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(),
         v += 1
     if any(q in tbrk for q in range(vstart, v + 1)):
         return None  # "${X}", "<x>", "%(x)s", "{{x}}" with its first character removed
+    if _lead_removed(t, vstart, v, lbrk, pbrk):
+        return None  # a path value ("./build", "~/app"): judged in the text itself
     if quote is not None:
         j = v
         while j < n and j - v < 128 and t[j] != quote:
@@ -636,6 +877,8 @@ def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(),
         value = t[v:j]
     else:
         value = _cred_run(t, v, sbrk if gap else frozenset())
+        if not gap:
+            value = _value_in_view(t, v, value, sbrk)
     strong = c == "=" or quote is not None or (ws == 0 and not gap)
     if kind == "S1" and stem in ("authorization", "auth") and value.lower() in SCHEMES:
         j = v + len(value)
@@ -646,6 +889,8 @@ def _assignment_at(t: str, p: int, sbrk: frozenset[int] = frozenset(),
         spaced = w > 0 or j in sbrk
         cred = _cred_run(t, j, sbrk) if spaced else ""
         ok = len(cred) >= 8 and not all("a" <= ch <= "z" for ch in cred) and not _template_at(t, j, tbrk)
+    elif stem in ("cookie", "cookies") and _cookie_attribute(t, v, value, brk):
+        ok = False  # "cookie: SameSite=Lax"
     else:
         ok = _credential_value(value, strong, stem)
     if not ok:
@@ -671,10 +916,12 @@ def _bearer_at(t: str, i: int, brk: frozenset[int] = frozenset(), tbrk: frozense
     return len(cred) >= 16 and _classes(cred) >= 2 and not _template_at(t, j, tbrk)
 
 
-def _assignment(t: str, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset()) -> str | None:
+def _assignment(t: str, sbrk: frozenset[int] = frozenset(), tbrk: frozenset[int] = frozenset(),
+                lbrk: frozenset[int] = frozenset(), brk: frozenset[int] = frozenset(),
+                pbrk: frozenset[int] = frozenset()) -> str | None:
     for p, c in enumerate(t):
         if c in ":=":
-            why = _assignment_at(t, p, sbrk, tbrk)
+            why = _assignment_at(t, p, sbrk, tbrk, lbrk, brk, pbrk)
             if why is not None:
                 return why
         elif c in "bB" and _bearer_at(t, p, sbrk, tbrk):

@@ -9,9 +9,13 @@ field of a SafetyEvent and a DirectorSafetySignal (ids included), after each dis
                      whose NFKC form is the character);
 * ``split``       -- the secret split by spaces, dots or one other character (one separator kind
                      per disguise, inserted between any characters; see SPLIT_SEPARATORS);
+* ``mixed``       -- split by two or three separator kinds mixed;
+* ``lookalike``   -- capitals written as Latin small capitals or regional-indicator letters,
+                     digits as the decimal digits of another script;
 * ``base64``      -- a long base64 / base64url run broken by dots or spaces;
-* ``webhook``     -- a chat-service webhook URL carrying its token in the path (plain, and under
-                     the other disguises).
+* ``webhook``     -- a chat-service webhook URL carrying its token in the path (plain, under the
+                     other disguises, and with its path written as a server still reads it:
+                     ``//``, ``/./``, ``/x/../``, backslashes, ``%2F``).
 
 One Hypothesis property per disguise class; each example checks every field, through the
 constructor and through the payload validator. Their time budget is ``DISGUISE_SHARE`` of
@@ -49,7 +53,7 @@ from director_fast.types.results import HaltTraceAttribution
 from test_safety_validators import SECRETS
 
 HERE = Path(__file__).resolve().parent
-#: fraction of the fuzz budget for each disguise property (6 properties; 1.2 s each by default)
+#: fraction of the fuzz budget for each property of this file (10 properties; 1.2 s each by default)
 DISGUISE_SHARE = 0.04
 
 BASE = dict(hook_id="agent.tool", hook_scope="agent", policy_decision="warn", halt_reason="r",
@@ -246,25 +250,57 @@ def tags(draw, text: str) -> str:
     return _insert(draw, text, st.integers(0xE0000, 0xE007F).map(chr), list(range(1, len(text))))
 
 
+THREE_KIND_LIMIT = "-_./+:="
+
+
 def mixed(draw, text: str) -> str:
-    """The secret split by two separator kinds mixed ("sk-ab12.cd34 ef56..."): each chosen gap
-    between two letters or digits gets one of the two (both used)."""
+    """The secret split by two or three separator kinds mixed ("sk-ab12.cd34 ef56...",
+    "AKIAGZ-GSYEBA_NND4YZ.0E"): each chosen gap between two letters or digits gets one of them
+    (all used)."""
     pool = [" ", "."] + SPLIT_OTHERS
-    a = draw(st.sampled_from(pool))
-    b = draw(st.sampled_from([c for c in pool if c != a]))
-    assume(a not in text and b not in text)
-    limit = _space_limit(text) if " " in (a, b) else len(text)
+    kinds = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=3, unique=True))
+    # three kinds: the views keep the characters of one secret alphabet (base64, base64url, dotted
+    # tokens, URLs) and remove all other kinds; a third separator taken from those alphabets
+    # ("-_./+:=") is the documented limit
+    assume(len(kinds) < 3 or not any(k in THREE_KIND_LIMIT for k in kinds))
+    assume(not any(k in text for k in kinds))
+    limit = _space_limit(text) if " " in kinds else len(text)
     gaps = [g for g in range(1, min(limit, len(text) - 1) + 1) if text[g - 1].isalnum() and text[g].isalnum()]
-    assume(len(gaps) >= 2)
-    chosen = sorted(draw(st.lists(st.sampled_from(gaps), min_size=2, max_size=len(gaps), unique=True)), reverse=True)
-    seps = [a, b] + [draw(st.sampled_from([a, b])) for _ in chosen[2:]]
+    assume(len(gaps) >= len(kinds))
+    chosen = sorted(draw(st.lists(st.sampled_from(gaps), min_size=len(kinds), max_size=len(gaps), unique=True)),
+                    reverse=True)
+    seps = kinds + [draw(st.sampled_from(kinds)) for _ in chosen[len(kinds):]]
     out = text
     for g, sep in zip(chosen, draw(st.permutations(seps))):
         out = out[:g] + sep + out[g:]
     return out
 
 
-DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split, "tags": tags, "mixed": mixed}
+#: look-alikes of capitals and digits the fold reads as ASCII: Latin small capitals and
+#: regional-indicator letters (by name), decimal digits of other scripts (category Nd)
+_CAPITAL_LOOKALIKES: dict[str, list[str]] = {}
+_DIGIT_LOOKALIKES: dict[str, list[str]] = {}
+for _cp in range(0x80, 0x20000):
+    _ch = chr(_cp)
+    _name = unicodedata.name(_ch, "")
+    for _lead in ("LATIN LETTER SMALL CAPITAL ", "REGIONAL INDICATOR SYMBOL LETTER "):
+        if _name.startswith(_lead) and len(_name) == len(_lead) + 1:
+            _CAPITAL_LOOKALIKES.setdefault(_name[-1], []).append(_ch)
+    if unicodedata.category(_ch) == "Nd":
+        _DIGIT_LOOKALIKES.setdefault(str(unicodedata.decimal(_ch)), []).append(_ch)
+
+
+def lookalike(draw, text: str) -> str:
+    """Capitals written as small capitals or regional-indicator letters ("ᴀᴋɪᴀ..."), digits as
+    another script's decimal digits ("٧"): some of them, chosen at random."""
+    table = {**_CAPITAL_LOOKALIKES, **_DIGIT_LOOKALIKES}
+    flags = draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))
+    assume(any(f and c in table for f, c in zip(flags, text)))
+    return "".join(draw(st.sampled_from(table[c])) if f and c in table else c for f, c in zip(flags, text))
+
+
+DISGUISES = {"zero_width": zero_width, "compat": compat, "split": split, "tags": tags, "mixed": mixed,
+             "lookalike": lookalike}
 
 
 def _run(prop, name: str) -> None:
@@ -300,12 +336,29 @@ def test_long_base64_run_broken_by_dots_or_spaces_rejected_in_every_field():
     _run(prop, "disguise base64")
 
 
+#: ways to write a URL path's '/' that a server still reads as '/'
+PATH_FORMS = ["//", "/./", "/x/../", "\\", "%2F", "%2f", "%5C"]
+
+
+def path_forms(draw, url: str) -> str:
+    """The URL with some of the '/' of its path (after the host) written another way a server
+    reads the same: doubled, with "." or "x/.." segments, a backslash, %2F / %5C."""
+    host_end = url.index("/", url.index("//") + 2)
+    slashes = [i for i in range(host_end, len(url)) if url[i] == "/"]
+    chosen = draw(st.lists(st.sampled_from(slashes), min_size=1, max_size=len(slashes), unique=True))
+    out = url
+    for i in sorted(chosen, reverse=True):
+        out = out[:i] + draw(st.sampled_from(PATH_FORMS)) + out[i + 1:]
+    return out
+
+
 def test_webhook_urls_rejected_in_every_field_plain_and_disguised():
     @_settings
-    @given(url=webhooks, disguise=st.sampled_from(sorted(DISGUISES)), data=st.data())
+    @given(url=webhooks, disguise=st.sampled_from(sorted(DISGUISES) + ["path"]), data=st.data())
     def prop(url, disguise, data):
         assert tenant_safety_violation(url) == "chat webhook URL (V7)" or tenant_safety_violation(url)
-        assert_rejected_everywhere(url, DISGUISES[disguise](data.draw, url))
+        form = path_forms(data.draw, url) if disguise == "path" else DISGUISES[disguise](data.draw, url)
+        assert_rejected_everywhere(url, form)
 
     _run(prop, "disguise webhook")
 
@@ -366,6 +419,27 @@ BREAKER_FOUND = {
     "sk-ant-api03-abcdefghij0123456789abcdefghij0123456789": "sk-ant-",
     "sk-proj-abcdefghij0123456789abcdefghij0123456789": "sk-proj-",
 }
+# found accepted by the tenth session's reviewer (all accepted by main's rules, 74b9383)
+SLACK_DOC = "hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"  # a low-entropy token
+BREAKER_FOUND.update({
+    # three or more separator kinds
+    "AKIAGZ-GSYEBA_NND4YZ.0E": "akia", "AKIA:IOSF=ODNN-7EXA_MPLE": "akia",
+    "sk-proj-Ab12/Cd34 Ef56.Gh78Ij90Kl12": "split", "ghp_16C7e42F.292c6912E7710c83 8a9f0Q2x8mZk,Ab:Cd": "ghp_",
+    # webhook paths written another way a server reads the same
+    "https://" + SLACK_DOC.replace("/services/", "//services/"): "V7",
+    "https://" + SLACK_DOC.replace("/services/", "/./services/"): "V7",
+    "https://" + SLACK_DOC.replace("/services/", "/x/../services/"): "V7",
+    "https://" + SLACK_DOC.replace("/", "\\"): "V7",
+    "https://" + SLACK_DOC.replace("/", "%2F"): "V7",
+    "https://discord.com/api/webhooks//123456789012345678/" + "a" * 68: "V7",
+    # look-alike capitals and digits
+    "\u1d00\u1d0b\u026a\u1d00\u026a\u1d0f\ua731\ua730\u1d0f\u1d05\u0274\u0274" "7" "\u1d07x\u1d00\u1d0d\u1d18\u029f\u1d07": "akia",
+    "\u1d18\u1d00\ua731\ua731\u1d21\u1d0f\u0280\u1d05=hunter2": "password",
+    "AKIAIOSFODNN\u0667EXAMPLE": "akia", "AKIAIOSFODNN\u096dEXAMPLE": "akia",
+    "".join(chr(0x1F1E6 + ord(c) - 65) if c.isalpha() else c for c in "AKIAIOSFODNN7EXAMPLE"): "akia",
+    # bidi controls (format characters: dropped like zero-width ones; already rejected, kept as rows)
+    "AKIA\u202eIOSFODNN7EXAMPLE": "akia", "\u2067pwd=hunter2\u2069": "pwd",
+})
 
 
 @pytest.mark.parametrize("value", sorted(BREAKER_FOUND))
@@ -397,6 +471,29 @@ INNOCENT_FOUND = [
     "The Heroku app id is " + UUID + ".", "heroku: " + UUID, "sk-proj-customer-onboarding-pipeline",
     "https://git@github.com/acme/app.git", "See https://docs.example.com/a[.]b for the defang notation.",
 ]
+# rejected by main's rules (74b9383), found by the tenth session's reviewer
+INNOCENT_FOUND += [
+    # an AWS prefix at the start of a path segment, glued across '/' (and '_')
+    "/var/var/acca0000/InvoiceProcessor", "/srv/hf_cache/models2024/InvoiceProcessorTransformer",
+    "/opt/dapi/service2024/InvoiceProcessorHandlers", "acca0000_InvoiceProcessor",
+    # S1: a value that is a path, a small count in a key=value list, a state, a scheme, an
+    # algorithm, a cookie attribute
+    "pwd=/srv/app", "pass=3 fail=1", "auth=oauth2", "token=expired", "api_key=missing", "password=disabled",
+    "sig=ed25519", "cookie: SameSite=Lax", "auth=oauth2 enabled for the tenant", "pwd=./build now",
+    "tests: pass=120 fail=0 skip=3", "token=expired after 30 minutes",
+    # V6: wheel names, public SSH keys and their fingerprints, API object ids
+    "numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl",
+    "scikit_learn-1.5.0-cp311-cp311-macosx_12_0_arm64.whl",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl deploy@build-01",
+    "256 SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s deploy@build-01 (ED25519)",
+    "chatcmpl-8xYzAbCdEfGhIjKlMnOpQrStUvWxYz12", "msg_01XFDUDYJgAACzvnptvVoYEL and toolu_01A09q90qw90lq917835lq9",
+    # V6, split: prose joined to short ids once spaces are removed
+    "YouTube video dQw4w9WgXcQ was flagged", "Stripe customer cus_NffrFeUfNV2Hib",
+    "see https://grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike",
+    "Latency dashboard: https://grafana.acme.io/d/Xk9pQ2mZk/api-latency",
+    # V7: a bare marker in prose (no token)
+    "hooks.slack.com/services/ returned 404",
+]
 
 
 @pytest.mark.parametrize("text", INNOCENT_FOUND)
@@ -421,10 +518,6 @@ HEX = "0123456789abcdef"
 def long_paths(draw) -> str:
     parts = draw(st.lists(st.sampled_from(WORDS) | st.text(alphabet=HEX, min_size=8, max_size=12)
                           | st.text(alphabet=HEX, min_size=40, max_size=40), min_size=4, max_size=14))
-    # KNOWN FALSE REJECT (issue 30, open): a hex segment starting with the AWS prefix "acca" is read,
-    # across the removed '/', as an AWS key id ("/var/acca0000/InvoiceProcessor": V3, split); it is
-    # pinned by test_known_false_reject_aws_prefix_path_segment below, not drawn here
-    assume(not any(part.startswith("acca") for part in parts))
     root = draw(st.sampled_from(["/", "~/", "C:\\", "./", "s3://bucket/", "gs://acme-ml/", "file:///"]))
     sep = "\\" if root == "C:\\" else "/"
     return root + sep.join(parts)
@@ -461,12 +554,6 @@ def test_long_paths_and_hex_digests_stay_accepted(kind):
                 assert not rejected(field, value), (field, value)
 
     _run(prop, f"innocent {kind}")
-
-
-@pytest.mark.xfail(strict=True, reason="issue 30: a path segment starting with an AWS-family prefix is glued "
-                                       "across '/' into an AWS key id (V3, split)")
-def test_known_false_reject_aws_prefix_path_segment():
-    assert tenant_safety_violation("/var/var/acca0000/InvoiceProcessor") is None
 
 
 # ---- stored events of the previous version ---------------------------------------------------------------

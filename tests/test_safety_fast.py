@@ -43,7 +43,12 @@ VOCAB = sorted(
        "AKIA", "AIza", "data:", ";base64,", "Authorization", "authorization:", "Basic", "dXNlcjpwYXNz", "-----BEGIN ", "PRIVATE KEY", "RSA ", "12", "5",
        "abcdefghijklmnop", "ABCDEFGHIJKLMNOP0123", "\u017fk-", "\u212a", "\u0130", "\u0131", "Bearer", "MII", "://",
        "user:pass@", "hunter2", "S3cr3t!x", "Zx9_Qm2-vL8pKd4R7tYb1NwE3sHc6GjUa5", "${X}", "****", "[{", "{\"", "\"",
-       "'", "=>", ":=", "\u0430", "\uff50", "\u00ad", "\u200b", "\U000e0070", "9f86d081884c7d659a2feaea0c55ad01"}
+       "'", "=>", ":=", "\u0430", "\uff50", "\u00ad", "\u200b", "\U000e0070", "9f86d081884c7d659a2feaea0c55ad01",
+       # webhook paths, path values, SSH keys and fingerprints, API ids, look-alike capitals / digits
+       "hooks.slack.com", "/services/", "discord.com/api/webhooks/", "T00000000", "%2F", "%5c", "\\", "//", "/./",
+       "/x/../", "..", "./", "~/", "/srv/", "C:\\", "fail=", "SameSite=Lax", "AAAAC3NzaC1lZDI1NTE5", "AAAAB3NzaC1yc2E",
+       "SHA256:", "chatcmpl-", "msg_", "YouTube", "video", "acca0000", "AKIAIOSFODNN7EXAMPLE", "\u1d00", "\u026a",
+       "\u0667", "\U0001f1e6", "\u202e"}
 )
 SEPS = [" ", "_", "-", ".", ":", "=", "/", "  ", "\t", "\u00a0", "\u3000", "é", "", ";", ",", "+", "1", "A", "x",
         "-----"]
@@ -80,6 +85,11 @@ def test_base64_runs_match_the_oracle(run, edge):
     "prompts=", "xprompt:", "1prompt:", "transcripts:", "COMPLETION =", "ſk-" + "a" * 12,
     "\u212aEY", "raw", "RAW", "raw_", "HTTPServer token", "token5", "5token", "max_tokens",
     "the access tokens", "Prompt\u00a0:", "prompt\u2028=", "A" * 200 + "é", "é" * 3 + "A" * 200,
+    # tenth session: views without three kinds, webhook path forms, path values, joined words
+    "AKIAGZ-GSYEBA_NND4YZ.0E", "https://hooks.slack.com/x/../services/" + "T0/" * 5, "hooks.slack.com/.." * 30,
+    "pwd=./build now", "pwd=C:\\Users\\dev", "pass=3 fail=1", "auth=oauth2 on", "cookie: SameSite=Lax",
+    "YouTube video dQw4w9WgXcQ was flagged", "x y " * 40 + "Zx9_Qm2-vL8pKd4R7tYb1NwE3sHc6GjUa5Tf",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + "Ab+/" * 60 + " u@h", "data:" + "x" * 101 + ";base64,",
 ])
 def test_rule_edges_match_the_oracle(text):
     for role in ("key", "text"):

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <algorithm>
 #include <string_view>
 #include <vector>
@@ -139,19 +140,30 @@ constexpr Classes make_classes() {
 constexpr Classes kCls = make_classes();
 
 // what a view removed before a position (Text::brk)
-constexpr unsigned char kBrkSpace = 1, kBrkTemplate = 2, kBrkOther = 4;
+// (kBrkPath: '/' or '\\', where a path's segments meet: a join across it starts no token, so
+// "srv/hf_cache/..." or "var/acca0000/..." without its '/' holds no token prefix at a segment)
+// (kBrkLead: '.' or '~', which with '/' and '\\' start a path value: see lead_removed)
+constexpr unsigned char kBrkSpace = 1, kBrkTemplate = 2, kBrkOther = 4, kBrkPath = 8, kBrkLead = 16;
 inline bool is_template_start(unsigned char c) noexcept { return c == '<' || c == '$' || c == '{' || c == '%'; }
 
 // The text being checked: n ASCII bytes (kOther for unmapped code points).
 struct Text {
   const unsigned char* p;
   std::size_t n;
-  // In a view (the text with one or two separator kinds removed, see split_views): brk[i] != 0
+  // In a view (the text with some separator kinds removed, see split_views): brk[i] != 0
   // when a separator was removed just before position i (brk has n + 1 entries; the kBrk* bits
   // say which kinds). Null for the text itself. `spaces`: the view removed spaces.
   const unsigned char* brk = nullptr;
   bool spaces = false;
   bool at_brk(std::size_t i) const noexcept { return brk != nullptr && brk[i] != 0; }
+  // a separator other than a path separator was removed before i (a token may start there)
+  bool at_token_brk(std::size_t i) const noexcept {
+    return brk != nullptr && (brk[i] & ~(kBrkPath | kBrkLead)) != 0;
+  }
+  // a removed '/' or '\\' before i
+  bool at_path_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkPath); }
+  // a removed '.' or '~' before i
+  bool at_lead_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkLead); }
   // a removed space before i
   bool at_space_brk(std::size_t i) const noexcept { return brk != nullptr && (brk[i] & kBrkSpace); }
   // a removed template character ('<', '$', '{', '%') before i
@@ -184,6 +196,13 @@ struct Text {
     return k - j;
   }
 };
+
+template <std::size_t N>
+bool in_list(std::string_view w, const std::string_view (&list)[N]) noexcept {
+  for (std::string_view x : list)
+    if (x == w) return true;
+  return false;
+}
 
 int class_count3(const unsigned char* v, std::size_t len) noexcept {  // upper, lower, digit
   std::uint16_t acc = 0;
@@ -246,6 +265,10 @@ struct Vendor {
   std::uint16_t need;       // classes the tail must contain (C_UPPER / C_LOWER / C_DIGIT)
 };
 constexpr std::uint16_t kDot = 1u << 15;  // pseudo-class: B64URL plus '.'
+// pseudo-class of AWS key id tails: letters and digits, no two lower-case letters in a row (AWS
+// issues upper-case ids; one lower-case letter in a row is allowed for a look-alike alphabet that
+// lacks a capital, e.g. small capitals have no X). "acca0000InvoiceProcessor" is a name, not a key.
+constexpr std::uint16_t kAwsTail = 1u << 14;
 constexpr Vendor kVendors[] = {
     {"sk-", C_B64URL, 20, C_UPPER | C_LOWER | C_DIGIT}, {"sk-ant-", C_B64URL, 20, C_DIGIT},
     {"sk-proj-", C_B64URL, 20, C_DIGIT}, {"sk_live_", C_ALNUM, 16, 0},
@@ -256,8 +279,9 @@ constexpr Vendor kVendors[] = {
     {"glrt-", C_B64URL, 20, 0}, {"glptt-", C_B64URL, 20, 0}, {"xoxa-", C_B64URL, 10, C_DIGIT},
     {"xoxb-", C_B64URL, 10, C_DIGIT}, {"xoxp-", C_B64URL, 10, C_DIGIT}, {"xoxo-", C_B64URL, 10, C_DIGIT},
     {"xoxs-", C_B64URL, 10, C_DIGIT}, {"xoxr-", C_B64URL, 10, C_DIGIT}, {"xoxe-", C_B64URL, 10, C_DIGIT},
-    {"xapp-", C_B64URL, 20, C_DIGIT}, {"akia", C_ALNUM, 16, C_DIGIT}, {"asia", C_ALNUM, 16, C_DIGIT},
-    {"abia", C_ALNUM, 16, C_DIGIT}, {"acca", C_ALNUM, 16, C_DIGIT}, {"aiza", C_B64URL, 30, 0},
+    {"xapp-", C_B64URL, 20, C_DIGIT}, {"akia", kAwsTail, 16, C_UPPER | C_DIGIT},
+    {"asia", kAwsTail, 16, C_UPPER | C_DIGIT}, {"abia", kAwsTail, 16, C_UPPER | C_DIGIT},
+    {"acca", kAwsTail, 16, C_UPPER | C_DIGIT}, {"aiza", C_B64URL, 30, 0},
     {"ya29.", C_B64URL, 20, 0}, {"gocspx-", C_B64URL, 20, 0}, {"hf_", C_ALNUM, 30, 0},
     {"npm_", C_ALNUM, 30, 0}, {"pypi-age", C_B64URL, 40, 0}, {"sg.", kDot, 40, 0},
     {"key-", C_ALNUM, 32, C_DIGIT}, {"shpat_", C_ALNUM, 32, 0}, {"shpss_", C_ALNUM, 32, 0},
@@ -304,7 +328,9 @@ int vendor_at(const Text& t, std::size_t i) noexcept {
     std::uint16_t acc = 0;
     while (e < t.n && e - j < kTailCap) {
       const std::uint16_t b = t.cls(e);
-      const bool ok = v.tail == kDot ? ((b & C_B64URL) || t.p[e] == '.') : (b & v.tail) != 0;
+      const bool ok = v.tail == kDot       ? ((b & C_B64URL) || t.p[e] == '.')
+                      : v.tail == kAwsTail ? (b & C_ALNUM) && !((b & C_LOWER) && e > j && (t.cls(e - 1) & C_LOWER))
+                                           : (b & v.tail) != 0;
       if (!ok) break;
       acc |= b;
       ++e;
@@ -394,8 +420,8 @@ std::size_t version_segment(const Text& t, std::size_t j) noexcept {
   return d >= 1 && d <= 3 && j + 1 + d < t.n && t.p[j + 1 + d] == '/' ? d + 2 : 0;
 }
 
-// the end of marker `m` matched at i (host, optional '.', optional ":port", path), or 0
-std::size_t webhook_marker_at(const Text& t, std::size_t i, std::string_view host, std::string_view path) noexcept {
+// the end of `host` matched at i with an optional final '.' and ":port", or 0
+std::size_t webhook_host_at(const Text& t, std::size_t i, std::string_view host) noexcept {
   if (!t.ieq(i, host)) return 0;
   std::size_t j = i + host.size();
   if (j < t.n && t.p[j] == '.') ++j;
@@ -404,10 +430,17 @@ std::size_t webhook_marker_at(const Text& t, std::size_t i, std::string_view hos
     if (d < 1 || d > 5) return 0;
     j += 1 + d;
   }
+  return j;
+}
+
+// the end of `path` matched at the start of the (normalised) path u, allowing one version
+// segment the marker does not hold, or 0
+std::size_t webhook_path_at(const Text& u, std::string_view path) noexcept {
+  std::size_t j = 0;
   bool skipped = false;
   for (std::size_t k = 0; k < path.size(); ++k, ++j) {
-    if (j < t.n && Text::lower(t.p[j]) == static_cast<unsigned char>(path[k])) continue;
-    const std::size_t v = !skipped && k > 0 && path[k - 1] == '/' ? version_segment(t, j) : 0;
+    if (j < u.n && Text::lower(u.p[j]) == static_cast<unsigned char>(path[k])) continue;
+    const std::size_t v = !skipped && k > 0 && path[k - 1] == '/' ? version_segment(u, j) : 0;
     if (v == 0) return 0;
     skipped = true;
     j += v;
@@ -416,11 +449,63 @@ std::size_t webhook_marker_at(const Text& t, std::size_t i, std::string_view hos
   return j;
 }
 
-// a webhook marker anywhere, followed by a path of >= 8 letters or digits ([A-Za-z0-9_./@:-],
-// read up to 256 characters)
-bool webhook_at(const Text& t, std::size_t i) noexcept;
-bool webhook_in(const Text& t) noexcept {
-  if (t.n < 20 || std::memchr(t.p, '/', t.n) == nullptr) return false;  // every marker has a '/'
+constexpr std::size_t kHookPathCap = 384;
+
+// The URL path from j as a server reads it: at most kHookPathCap characters of [A-Za-z0-9_./@:-],
+// '\\' and "%2F" / "%5C" (any case), where '\\' and the escapes are '/', a run of '/' is one, a "."
+// segment is dropped and a ".." segment drops itself and the segment before it. `out`: the path;
+// `pos[k]`: where out[k] was read in t.
+void webhook_path(const Text& t, std::size_t j, std::string& out, std::vector<std::size_t>& pos) {
+  out.clear();
+  pos.clear();
+  auto end_segment = [&] {  // resolve a "." or ".." segment that ends here
+    const std::size_t slash = out.rfind('/');
+    const std::size_t seg = slash == std::string::npos ? 0 : slash + 1;
+    const std::string_view last = std::string_view(out).substr(seg);
+    if (last != "." && last != "..") return;
+    std::size_t keep = seg;
+    if (last == ".." && seg >= 2) {  // drop the segment before, up to and without its '/'
+      const std::size_t prev = out.rfind('/', seg - 2);
+      keep = prev == std::string::npos ? 0 : prev + 1;
+    }
+    out.resize(keep);
+    pos.resize(keep);
+  };
+  for (std::size_t k = j; k < t.n && k - j < kHookPathCap;) {
+    unsigned char c = t.p[k];
+    std::size_t adv = 1;
+    if (c == '%' && k + 2 < t.n && ((t.p[k + 1] == '2' && (t.p[k + 2] | 32) == 'f') ||
+                                    (t.p[k + 1] == '5' && (t.p[k + 2] | 32) == 'c'))) {
+      c = '/';
+      adv = 3;
+    } else if (c == '\\') {
+      c = '/';
+    } else if (!((t.cls(k) & C_ALNUM) || c == '_' || c == '-' || c == '.' || c == '/' || c == '@' || c == ':')) {
+      break;
+    }
+    if (c == '/') {
+      end_segment();
+      if (!out.empty() && out.back() == '/') {
+        k += adv;
+        continue;
+      }
+    }
+    out.push_back(static_cast<char>(c));
+    pos.push_back(k);
+    k += adv;
+  }
+  end_segment();
+}
+
+// a webhook marker anywhere, followed by a token path: >= 8 letters or digits of [A-Za-z0-9_./@:-],
+// read up to 256 characters of the path as webhook_path normalises it. In a view without spaces,
+// a path that runs across a removed space must hold two segments ('/' between letters or digits):
+// "hooks.slack.com/services/ returned 404" is prose.
+bool webhook_at(const Text& t, std::size_t i);
+bool webhook_in(const Text& t) {
+  if (t.n < 20 || (std::memchr(t.p, '/', t.n) == nullptr && std::memchr(t.p, '\\', t.n) == nullptr &&
+                   std::memchr(t.p, '%', t.n) == nullptr))
+    return false;  // every marker has a path separator
   for (std::size_t i = 0; i < t.n; ++i) {
     const unsigned char c = Text::lower(t.p[i]);
     if (c != 'h' && c != 'd' && c != 'w' && c != 'o' && c != 'l' && c != 'c' && c != 'a' && c != 'm') continue;
@@ -429,21 +514,31 @@ bool webhook_in(const Text& t) noexcept {
   return false;
 }
 
-bool webhook_at(const Text& t, std::size_t i) noexcept {
+bool webhook_at(const Text& t, std::size_t i) {
+  thread_local std::string path;
+  thread_local std::vector<std::size_t> pos;
   const unsigned char c = Text::lower(t.p[i]);
+  std::string_view host_done;  // the host whose path is in `path`
   for (const auto& m : kWebhooks) {
     if (static_cast<unsigned char>(m.host[0]) != c) continue;
-    const std::size_t j = webhook_marker_at(t, i, m.host, m.path);
+    const std::size_t j = webhook_host_at(t, i, m.host);
     if (j == 0) continue;
-    std::size_t k = j, alnum = 0;
-    while (k < t.n && k - j < 256) {
-      const unsigned char x = t.p[k];
-      const bool an = (t.cls(k) & C_ALNUM) != 0;
-      if (!(an || x == '_' || x == '-' || x == '.' || x == '/' || x == '@' || x == ':')) break;
-      alnum += an;
-      ++k;
+    if (host_done != m.host) {
+      webhook_path(t, j, path, pos);
+      host_done = m.host;
     }
-    if (alnum >= 8) return true;
+    const Text u{reinterpret_cast<const unsigned char*>(path.data()), path.size()};
+    const std::size_t s = webhook_path_at(u, m.path);
+    if (s == 0) continue;
+    std::size_t alnum = 0;
+    bool crosses = false, segments = false;
+    for (std::size_t k = s; k < u.n && k - s < 256; ++k) {
+      const bool an = (u.cls(k) & C_ALNUM) != 0;
+      alnum += an;
+      crosses |= t.at_space_brk(pos[k]);
+      segments |= u.p[k] == '/' && k > s && (u.cls(k - 1) & C_ALNUM) && u.is(k + 1, C_ALNUM);
+    }
+    if (alnum >= 8 && (!crosses || segments)) return true;
   }
   return false;
 }
@@ -477,7 +572,9 @@ inline std::size_t alpha_token_end(const unsigned char* s, std::size_t len, std:
 
 // short words that count as words (prose, path components, file extensions: "of", "the", "var", "pdf")
 constexpr std::string_view kShortWords[] = {
-    "of", "to", "in", "on", "at", "by", "is", "it", "as", "an", "or", "be", "we", "no", "up", "us", "id", "ok", "io", "db", "eu", "the", "and", "for", "not", "are", "was", "all", "any", "per", "via", "new", "old", "out", "run", "log", "app", "api", "var", "lib", "usr", "bin", "etc", "opt", "tmp", "src", "dev", "srv", "sys", "doc", "img", "net", "web", "www", "com", "org", "pdf", "csv", "txt", "tsv", "yml", "cfg", "ini", "png", "jpg", "gif", "svg", "zip", "tgz", "tar", "gz", "xz", "md", "py", "js", "ts", "rs", "go", "cc", "cpp", "hpp", "so", "dll", "exe", "dat", "sql", "xml", "htm", "xls", "ppt", "crt", "ico", "sh", "whl", "jar", "war", "apk", "iso", "bak", "env", "pid", "mp", "ops", "ml", "gs", "ai", "qa", "ci", "cd"};
+    "of", "to", "in", "on", "at", "by", "is", "it", "as", "an", "or", "be", "we", "no", "up", "us", "id", "ok", "io", "db", "eu", "the", "and", "for", "not", "are", "was", "all", "any", "per", "via", "new", "old", "out", "run", "log", "app", "api", "var", "lib", "usr", "bin", "etc", "opt", "tmp", "src", "dev", "srv", "sys", "doc", "img", "net", "web", "www", "com", "org", "pdf", "csv", "txt", "tsv", "yml", "cfg", "ini", "png", "jpg", "gif", "svg", "zip", "tgz", "tar", "gz", "xz", "md", "py", "js", "ts", "rs", "go", "cc", "cpp", "hpp", "so", "dll", "exe", "dat", "sql", "xml", "htm", "xls", "ppt", "crt", "ico", "sh", "whl", "jar", "war", "apk", "iso", "bak", "env", "pid", "mp", "ops", "ml", "gs", "ai", "qa", "ci", "cd",
+    // Python wheel tags ("cp311-cp311-manylinux_2_17_x86_64", "abi3", "win_amd64")
+    "cp", "pp", "abi", "arm", "amd", "win"};
 
 bool short_word(const unsigned char* s, std::size_t len) noexcept {
   if (len < 2 || len > 3) return false;
@@ -545,28 +642,113 @@ bool has_lower(const unsigned char* r, std::size_t n) noexcept {
   return false;
 }
 
+// the object ids of LLM APIs whose random part is an id, not a credential ("chatcmpl-<29>",
+// "msg_<24>", "toolu_<24>"): the piece after one of these and '-', '_' or a removed separator is an id
+constexpr std::string_view kIdPrefixes[] = {"chatcmpl", "cmpl", "msg", "msgbatch", "toolu",
+                                            "resp", "asst", "thread", "ftjob"};
+
+// s[0..len) starts the base64 of an SSH public key blob: a 4-byte big-endian length of 7..40, then
+// the key type name ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "sk-ssh-ed25519@openssh.com"):
+// the first 12 characters decode to 00 00 00 L and "ssh-", "ecdsa" or "sk-ss" / "sk-ec"
+bool ssh_key_body(const unsigned char* s, std::size_t len) noexcept {
+  if (len < 12) return false;
+  unsigned char b[9];
+  for (std::size_t g = 0; g < 3; ++g) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const unsigned char c = s[4 * g + k];
+      int d = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' ? 62 : c == '/' ? 63 : -1;
+      if (d < 0) return false;
+      v = (v << 6) | static_cast<std::uint32_t>(d);
+    }
+    b[3 * g] = static_cast<unsigned char>(v >> 16);
+    b[3 * g + 1] = static_cast<unsigned char>(v >> 8);
+    b[3 * g + 2] = static_cast<unsigned char>(v);
+  }
+  if (b[0] || b[1] || b[2] || b[3] < 7 || b[3] > 40) return false;
+  const std::string_view name(reinterpret_cast<const char*>(b + 4), 5);
+  return name.substr(0, 4) == "ssh-" || name == "ecdsa" || name == "sk-ss" || name == "sk-ec";
+}
+
+// s[0..len) is a whole word: ([A-Z]?[a-z]{2,})+ ("video", "YouTube") or a lower-case short word
+bool word_piece(const unsigned char* s, std::size_t len) noexcept {
+  if (len >= 2 && len <= 3 && (kCls.bits[s[0]] & kCls.bits[s[1]] & kCls.bits[s[len - 1]] & C_LOWER) &&
+      short_word(s, len))
+    return true;
+  std::size_t i = 0;
+  while (i < len) {
+    if (kCls.bits[s[i]] & C_UPPER) ++i;
+    const std::size_t b = i;
+    while (i < len && (kCls.bits[s[i]] & C_LOWER)) ++i;
+    if (i - b < 2) return false;
+  }
+  return len > 0;
+}
+
+// In a view, the pieces of r[0..n) between removed separators and symbols: when two or more are
+// whole words and the others of two or more characters are one piece, the words were prose or a
+// URL's host and path joined to one id ("YouTube video dQw4w9WgXcQ was flagged", "Stripe
+// customer cus_NffrFeUfNV2Hib", "see grafana.acme.io/d/Xk9pQ2mZk/api-latency for the spike"):
+// they become '+' in `masked` (left out of the count). A split secret leaves random pieces: at
+// least two of them.
+void mask_joined_words(const unsigned char* r, std::size_t n, const unsigned char* brk, std::string& masked) {
+  std::size_t words = 0, others = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0, seg = 0; i <= n; ++i) {
+      const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
+      if (!(i == n || sym || (i > seg && brk[i]))) continue;
+      const bool word = word_piece(r + seg, i - seg);
+      if (pass == 0) {
+        words += word;
+        others += !word && i - seg >= 2;
+      } else if (word) {
+        for (std::size_t k = seg; k < i; ++k)
+          if (static_cast<unsigned char>(masked[k]) == r[k]) masked[k] = '+';
+      }
+      seg = sym ? i + 1 : i;
+    }
+    if (words < 2 || others != 1) return;
+  }
+}
+
 // r[0..n) is a run of [A-Za-z0-9+/=_-]; brk (null or n + 1 entries, aligned with r) marks where
-// a separator was removed. Digest pieces -- lower-case hex of 32/40/64/128 between symbols or
-// removed separators -- are set aside; other hex ids (>= 8 hex digits with a digit) are left out
-// of the word count.
-// r[0..n) with its digest pieces replaced by '-' and its hex ids by '+' (pieces end at symbols and
-// where a separator was removed); `digest` receives the number of digest characters
+// a separator was removed (a view). Pieces end at symbols and removed separators. Returns r with
+//   '-' for what is set aside entirely: digest pieces (lower-case hex of 32/40/64/128) and SSH
+//       public key bodies (ssh_key_body, to the end of the run or a removed space); `digest` receives
+//       their number of characters;
+//   '+' for pieces left out of the count and of the word test: hex ids (>= 8 hex digits with a
+//       digit), times ("01T10", "00Z"), the piece after an LLM API id prefix ("chatcmpl-..."),
+//       and prose words joined to one id (mask_joined_words).
 const std::string& mask_hex(const unsigned char* r, std::size_t n, const unsigned char* brk, std::size_t& digest) {
   thread_local std::string masked;
   masked.assign(reinterpret_cast<const char*>(r), n);
   digest = 0;
+  bool id_next = false, key_body = false;
   for (std::size_t i = 0, seg = 0; i <= n; ++i) {
     const bool sym = i < n && (kCls.bits[r[i]] & C_SYM);
-    if (i == n || sym || (brk != nullptr && brk[i] && i > seg)) {
-      if (is_digest_seg(r + seg, i - seg)) {
-        digest += i - seg;
-        std::memset(&masked[seg], '-', i - seg);
-      } else if (hex_id(r + seg, i - seg) || time_piece(r + seg, i - seg)) {  // a build hash or a time
-        std::memset(&masked[seg], '+', i - seg);
-      }
-      seg = sym ? i + 1 : i;
+    if (!(i == n || sym || (brk != nullptr && brk[i] && i > seg))) continue;
+    const std::size_t len = i - seg;
+    if (brk != nullptr && seg > 0 && (brk[seg] & kBrkSpace)) key_body = false;
+    if (!key_body && ssh_key_body(r + seg, n - seg)) key_body = true;
+    bool id = false;
+    if (key_body) {
+      digest += len;
+      std::memset(&masked[seg], '-', len);
+      if (sym) masked[i] = '-';
+    } else if (is_digest_seg(r + seg, len)) {
+      digest += len;
+      std::memset(&masked[seg], '-', len);
+    } else if (id_next || hex_id(r + seg, len) || time_piece(r + seg, len)) {  // an id, a build hash, a time
+      std::memset(&masked[seg], '+', len);
+    } else {
+      id = (sym ? r[i] == '-' || r[i] == '_' : i < n) &&
+           in_list(std::string_view(reinterpret_cast<const char*>(r + seg), len), kIdPrefixes);
     }
+    id_next = id;
+    seg = sym ? i + 1 : i;
   }
+  if (brk != nullptr) mask_joined_words(r, n, brk, masked);
   return masked;
 }
 
@@ -661,13 +843,37 @@ constexpr std::string_view kPlaceholders[] = {
     "removed", "omitted", "unset", "required", "optional", "na", "n/a", "tbd", "todo"};
 constexpr std::string_view kSchemes[] = {"basic", "bearer", "token", "digest",
                                          "negotiate", "ntlm", "apikey", "hmac"};
+// S1 values that name a state, a scheme or an algorithm, not a credential ("token=expired",
+// "auth=oauth2", "sig=ed25519", "password=disabled"); matched whole, ASCII case-insensitively
+constexpr std::string_view kValueWords[] = {
+    // states
+    "enabled", "disabled", "enable", "disable", "expired", "expiring", "expires", "missing", "invalid",
+    "valid", "revoked", "rotated", "rotating", "present", "absent", "pending", "active", "inactive",
+    "locked", "unlocked", "rejected", "accepted", "denied", "granted", "failed", "failing", "passed",
+    "verified", "unverified", "changed", "updated", "reset", "stale", "refreshed", "renewed", "blocked",
+    "allowed", "unknown", "default", "configured", "provided", "loaded", "cached", "exposed", "leaked",
+    "compromised", "mismatch", "incorrect", "wrong", "weak", "strong", "ok", "on", "off", "yes", "no",
+    "set", "notset",
+    // schemes and protocols
+    "oauth", "oauth1", "oauth2", "oidc", "openid", "saml", "saml2", "ldap", "ldaps", "kerberos", "sso",
+    "mfa", "2fa", "totp", "hotp", "webauthn", "fido2", "passkey", "mtls", "tls", "ssl", "jwt", "jwks",
+    "apikey", "password", "token", "cert", "certificate", "basic", "bearer", "digest", "ntlm", "negotiate",
+    // algorithms
+    "ed25519", "ed448", "x25519", "rsa", "ecdsa", "dsa", "eddsa", "p256", "p384", "p521", "secp256k1",
+    "secp256r1", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3", "md5", "blake2b", "blake3",
+    "hs256", "hs384", "hs512", "rs256", "rs384", "rs512", "es256", "es384", "es512", "ps256", "ps384",
+    "ps512", "aes", "aes128", "aes256", "chacha20", "pbkdf2", "bcrypt", "scrypt", "argon2", "argon2i",
+    "argon2d", "argon2id", "hmac", "plain", "plaintext"};
+// the first segment of an absolute path value ("pwd=/srv/app"): top-level directories of Unix,
+// macOS and containers (lower-cased)
+constexpr std::string_view kPathRoots[] = {
+    "bin", "boot", "dev", "etc", "home", "lib", "lib64", "media", "mnt", "opt", "proc", "root", "run",
+    "sbin", "srv", "sys", "tmp", "usr", "var", "users", "applications", "library", "system", "volumes",
+    "private", "app", "apps", "data", "workspace", "workspaces", "code", "src", "build"};
+// cookie attributes: "cookie: SameSite=Lax" names one, it holds no cookie value
+constexpr std::string_view kCookieAttrs[] = {"samesite", "secure", "httponly", "path", "domain",
+                                             "max-age", "expires", "partitioned", "priority"};
 
-template <std::size_t N>
-bool in_list(std::string_view w, const std::string_view (&list)[N]) noexcept {
-  for (std::string_view x : list)
-    if (x == w) return true;
-  return false;
-}
 inline bool ends_with(std::string_view s, std::string_view suffix) noexcept {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -767,6 +973,42 @@ bool plain_word(const unsigned char* v, std::size_t len) noexcept {
   return true;
 }
 
+// v[0..len), brackets "[]()" stripped from both ends, lower-cased, is a placeholder or a value word
+bool named_value(const unsigned char* v, std::size_t len) noexcept {
+  std::size_t b = 0, e = len;
+  auto br = [](unsigned char c) { return c == '[' || c == ']' || c == '(' || c == ')'; };
+  while (b < e && br(v[b])) ++b;
+  while (e > b && br(v[e - 1])) --e;
+  if (e - b > 16) return false;
+  char low[16];
+  for (std::size_t i = b; i < e; ++i) low[i - b] = static_cast<char>(Text::lower(v[i]));
+  const std::string_view w(low, e - b);
+  return in_list(w, kPlaceholders) || in_list(w, kValueWords);
+}
+
+// a path: "./", "../", "~/", a drive ("C:\\", "C:/"), or '/' or '\\' then a kPathRoots segment
+bool path_value(const unsigned char* v, std::size_t len) noexcept {
+  const std::string_view s(reinterpret_cast<const char*>(v), len);
+  if (s.substr(0, 2) == "./" || s.substr(0, 3) == "../" || s.substr(0, 2) == "~/") return true;
+  if (len >= 3 && (kCls.bits[v[0]] & C_ALPHA) && v[1] == ':' && (v[2] == '\\' || v[2] == '/')) return true;
+  if (len == 0 || (v[0] != '/' && v[0] != '\\')) return false;
+  std::size_t e = 1;
+  while (e < len && v[e] != '/' && v[e] != '\\' && e <= 13) ++e;
+  if (e - 1 > 12) return false;
+  char low[12];
+  for (std::size_t i = 1; i < e; ++i) low[i - 1] = static_cast<char>(Text::lower(v[i]));
+  return in_list(std::string_view(low, e - 1), kPathRoots);
+}
+
+// the value t[v, v + len) is a cookie attribute ("SameSite=Lax", "Secure", "Path=/"): its name,
+// then '=', the end, or (in a view) a removed separator
+bool cookie_attribute(const Text& t, std::size_t v, std::size_t len) noexcept {
+  for (std::string_view a : kCookieAttrs)
+    if (len >= a.size() && t.ieq(v, a) && (len == a.size() || t.p[v + a.size()] == '=' || t.at_brk(v + a.size())))
+      return true;
+  return false;
+}
+
 bool credential_value(const unsigned char* v, std::size_t len, bool strong, std::string_view stem) {
   if (len == 0) return false;
   if (v[0] == '[' || (v[0] == '{' && (len == 1 || v[1] == '"' || v[1] == '\'' || v[1] == ' '))) return true;
@@ -777,18 +1019,7 @@ bool credential_value(const unsigned char* v, std::size_t len, bool strong, std:
     if (!(c == '*' || c == '#' || c == '.' || c == 'x' || c == 'X' || c == '-' || c == '_')) mask = false;
     if (!(kCls.bits[c] & C_DIGIT)) digits = false;
   }
-  if (mask) return false;
-  {
-    std::size_t b = 0, e = len;
-    auto br = [](unsigned char c) { return c == '[' || c == ']' || c == '(' || c == ')'; };
-    while (b < e && br(v[b])) ++b;
-    while (e > b && br(v[e - 1])) --e;
-    if (e - b <= 9) {
-      char low[9];
-      for (std::size_t i = b; i < e; ++i) low[i - b] = static_cast<char>(Text::lower(v[i]));
-      if (in_list(std::string_view(low, e - b), kPlaceholders)) return false;
-    }
-  }
+  if (mask || named_value(v, len) || path_value(v, len)) return false;
   if (stem == "session" || stem == "sessionid" || stem == "sessid" || stem == "sid")
     return len >= 16 && class_count3(v, len) >= 2 && !plain_word(v, len);
   if (digits && (len < 4 || (stem == "token" && len <= 9))) return false;
@@ -800,6 +1031,43 @@ bool credential_value(const unsigned char* v, std::size_t len, bool strong, std:
 // or a template character was removed just before it
 bool template_at(const Text& t, std::size_t j) noexcept {
   return (j < t.n && is_template_start(t.p[j])) || t.at_template_brk(j);
+}
+
+// In a view, the value at v (its separator just before vstart) was a path, which the text itself
+// judged ("./build", "~/app", "/srv/app", "C:\\Users"): its first 16 characters with the removed
+// '/' or '\\' (read as '/') and '.' or '~' (read as '.') put back make a path_value.
+bool lead_removed(const Text& t, std::size_t vstart, std::size_t v) noexcept {
+  if (t.brk == nullptr) return false;
+  char buf[64];
+  std::size_t m = 0;
+  bool removed = false;
+  for (std::size_t q = vstart; q <= t.n && q < v + 16; ++q) {
+    if (t.at_lead_brk(q)) buf[m++] = '.', removed = true;
+    if (t.at_path_brk(q)) buf[m++] = '/', removed = true;
+    if (q == t.n) break;
+    if (q >= v) buf[m++] = static_cast<char>(t.p[q]);
+  }
+  return removed && path_value(reinterpret_cast<const unsigned char*>(buf), m);
+}
+
+// "key=" at q ([A-Za-z_][A-Za-z0-9_.-]{0,63} then one '='): another pair of a key=value list
+bool logfmt_key_at(const Text& t, std::size_t q) noexcept {
+  if (q >= t.n || !((t.cls(q) & C_ALPHA) || t.p[q] == '_')) return false;
+  std::size_t e = q + 1;
+  while (e < t.n && e - q < 64 && (t.cls(e) & C_ID)) ++e;
+  return e < t.n && t.p[e] == '=' && !(e + 1 < t.n && t.p[e + 1] == '=');
+}
+
+// In a view without spaces, an unquoted value t[v, v + vlen) that runs across a removed space ends
+// at the first one when what it read before it is a named value or a path ("auth=oauth2 enabled")
+// or another key=value pair follows ("pass=3 fail=1"); its length.
+std::size_t value_in_view(const Text& t, std::size_t v, std::size_t vlen) noexcept {
+  for (std::size_t q = v + 1; q < v + vlen; ++q) {
+    if (!t.at_space_brk(q)) continue;
+    const bool ends = named_value(t.p + v, q - v) || path_value(t.p + v, q - v) || logfmt_key_at(t, q);
+    return ends ? q - v : vlen;
+  }
+  return vlen;
 }
 
 // The assignment whose separator (':' or '=') is at p: "" or the reason.
@@ -857,12 +1125,14 @@ std::string assignment_at(const Text& t, std::size_t p) {
   if (v < n && (t.p[v] == '"' || t.p[v] == '\'' || t.p[v] == '`')) quote = t.p[v++];
   for (std::size_t q = vstart; q <= v && q <= n; ++q)
     if (t.at_template_brk(q)) return {};
+  if (lead_removed(t, vstart, v)) return {};
   if (quote != 0) {
     std::size_t j = v;
     while (j < n && j - v < 128 && t.p[j] != quote) ++j;
     vlen = j - v;
   } else {
     vlen = t.cred_run(v, gap);
+    if (!gap) vlen = value_in_view(t, v, vlen);
   }
   const bool strong = c == '=' || quote != 0 || (w == 0 && !gap);
   bool ok;
@@ -880,6 +1150,8 @@ std::string assignment_at(const Text& t, std::size_t p) {
     } else {
       ok = credential_value(t.p + v, vlen, strong, stem);
     }
+  } else if ((stem == "cookie" || stem == "cookies") && cookie_attribute(t, v, vlen)) {
+    ok = false;  // "cookie: SameSite=Lax"
   } else {
     ok = credential_value(t.p + v, vlen, strong, stem);
   }
@@ -967,7 +1239,7 @@ std::string scan(const Text& t) {
     const unsigned char c = p[i];
     if (b & C_ALNUM) {
       if (b & C_ALPHA) {
-        if (i == 0 || !(t.cls(i - 1) & C_B64URL) || t.at_brk(i)) {  // a word start
+        if (i == 0 || !(t.cls(i - 1) & C_B64URL) || t.at_token_brk(i)) {  // a word start
           if (jwt_at(t, i, jwt_done)) return "JWT (V1)";
           if (vendor < 0) vendor = vendor_at(t, i);
         }
@@ -1009,37 +1281,49 @@ std::string scan(const Text& t) {
 }
 
 // A secret split by separators ("AKIA IOSF ODNN 7EXA MPLE", "p.a.s.s.w.o.r.d=hunter2",
-// "sk-ab12.cd34 ef56..."): scan the views of t without one separator kind (each character of t that
-// is not a letter or digit, in byte order), then without two kinds mixed (each pair, in byte
-// order, of the kinds that occur somewhere between two letters or digits: a kind used to split a
-// secret sits between two of its letters or digits).
-std::string scan_view(const unsigned char* p, std::size_t n, unsigned a, unsigned b) {
+// "sk-ab12.cd34 ef56...", "AKIAGZ-GSYEBA_NND4YZ.0E"): scan the views of t without one separator
+// kind (each character of t that is not a letter or digit, in byte order), then without two kinds
+// mixed (each pair, in byte order, of the kinds that occur somewhere between two letters or
+// digits: a kind used to split a secret sits between two of its letters or digits), then, where
+// three or more such kinds occur, without all of them except those of one alphabet a secret may be
+// written in (kKeepSets: none; the assignment signs; those and base64url's '-' '_', without and
+// with the '.' of dotted tokens and with a URL's '.' '/'; those and base64's '+' '/').
+std::string scan_view(const unsigned char* p, std::size_t n, const bool (&drop)[256]) {
   thread_local std::string view;
   thread_local std::vector<unsigned char> brk;
   view.clear();
   brk.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char c = p[i];
-    if (c == a || c == b)
-      brk[view.size()] |= c == ' ' ? kBrkSpace : is_template_start(c) ? kBrkTemplate : kBrkOther;
+    if (drop[c])
+      brk[view.size()] |= c == ' '                  ? kBrkSpace
+                          : is_template_start(c)      ? kBrkTemplate
+                          : c == '/' || c == '\\' ? kBrkPath
+                          : c == '.' || c == '~'      ? kBrkOther | kBrkLead
+                                                      : kBrkOther;
     else
       view.push_back(static_cast<char>(c));
   }
   Text v{reinterpret_cast<const unsigned char*>(view.data()), view.size()};
   v.brk = brk.data();
-  v.spaces = a == ' ' || b == ' ';
+  v.spaces = drop[' '];
   std::string why = scan(v);
   if (!why.empty()) why.insert(why.size() - 1, ", split");
   return why;
 }
 
+constexpr std::string_view kKeepSets[] = {"", ":=", ":=-_", ":=-_.", ":=-_./", ":=+/"};
+
 // `present`: the characters p[0..n) holds
 std::string split_views(const unsigned char* p, std::size_t n, const bool (&present)[256]) {
   unsigned kinds[256];
   std::size_t nk = 0;
+  bool drop[256] = {};
   for (unsigned sep = 0; sep < 256; ++sep) {
     if (!present[sep] || (kCls.bits[sep] & C_ALNUM)) continue;
-    std::string why = scan_view(p, n, sep, sep);
+    drop[sep] = true;
+    std::string why = scan_view(p, n, drop);
+    drop[sep] = false;
     if (!why.empty()) return why;
     kinds[nk++] = sep;
   }
@@ -1052,9 +1336,22 @@ std::string split_views(const unsigned char* p, std::size_t n, const bool (&pres
     if (inner[kinds[x]]) kinds[m++] = kinds[x];
   for (std::size_t x = 0; x < m; ++x)
     for (std::size_t y = x + 1; y < m; ++y) {
-      std::string why = scan_view(p, n, kinds[x], kinds[y]);
+      drop[kinds[x]] = drop[kinds[y]] = true;
+      std::string why = scan_view(p, n, drop);
+      drop[kinds[x]] = drop[kinds[y]] = false;
       if (!why.empty()) return why;
     }
+  std::string seen[std::size(kKeepSets)];  // the kinds each keep set dropped (a repeat is skipped)
+  for (std::size_t k = 0; k < std::size(kKeepSets); ++k) {
+    for (std::size_t x = 0; x < m; ++x) {
+      drop[kinds[x]] = kKeepSets[k].find(static_cast<char>(kinds[x])) == std::string_view::npos;
+      if (drop[kinds[x]]) seen[k].push_back(static_cast<char>(kinds[x]));
+    }
+    // fewer than three: one of the views above
+    if (seen[k].size() < 3 || std::find(seen, seen + k, seen[k]) != seen + k) continue;
+    std::string why = scan_view(p, n, drop);
+    if (!why.empty()) return why;
+  }
   return {};
 }
 
@@ -1062,9 +1359,10 @@ std::string split_views(const unsigned char* p, std::size_t n, const bool (&pres
 // (applied to the folded text; the checked string itself never changes)
 //   * defanged URLs read as URLs: "[.]" "(.)" "{.}" "[dot]" "(dot)" "{dot}" -> ".", "[:]" -> ":",
 //     "[/]" -> "/", "[://]" -> "://", "hxxp" at a word start -> "http" (ASCII case-insensitive);
-//   * a subresource-integrity digest (sha256- / sha384- / sha512- and the base64 of exactly that
-//     digest's length, with or without its '=' padding) reads as a hex digest: its base64 becomes
-//     64 '0's, set aside like any 64-hex digest.
+//   * a base64 digest -- subresource integrity (sha256- / sha384- / sha512-) or an OpenSSH key
+//     fingerprint (SHA256: ...) followed by the base64 of exactly that digest's length, with or
+//     without its '=' padding -- reads as a hex digest: its base64 becomes 64 '0's, set aside
+//     like any 64-hex digest.
 // True when `out` received a changed copy of p[0..n).
 bool normalise(const unsigned char* p, std::size_t n, std::string& out) {
   static constexpr struct {
@@ -1074,7 +1372,8 @@ bool normalise(const unsigned char* p, std::size_t n, std::string& out) {
   static constexpr struct {
     std::string_view prefix;
     std::size_t body, pad;
-  } kSri[] = {{"sha256-", 43, 1}, {"sha384-", 64, 0}, {"sha512-", 86, 2}};
+  } kSri[] = {{"sha256-", 43, 1}, {"sha384-", 64, 0}, {"sha512-", 86, 2},
+              {"sha256:", 43, 1}, {"sha384:", 64, 0}, {"sha512:", 86, 2}};
   const Text t{p, n};
   out.clear();
   bool changed = false;
@@ -1127,9 +1426,9 @@ bool normalise(const unsigned char* p, std::size_t n, std::string& out) {
 std::string violation(const unsigned char* p, std::size_t n, bool key) {
   bool present[256] = {};
   for (std::size_t i = 0; i < n; ++i) present[p[i]] = true;
-  // (normalise only reads text with a bracket, an 'x' or an "s...-")
+  // (normalise only reads text with a bracket, an 'x' or an "s...-" / "s...:")
   if (present['['] || present['('] || present['{'] || present['x'] || present['X'] ||
-      (present['-'] && (present['s'] || present['S']))) {
+      ((present['-'] || present[':']) && (present['s'] || present['S']))) {
     thread_local std::string norm;
     if (normalise(p, n, norm)) {
       p = reinterpret_cast<const unsigned char*>(norm.data());

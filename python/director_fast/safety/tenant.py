@@ -16,8 +16,10 @@ their disguise. Two roles exist:
 (fullwidth ``ｐ`` -> ``p``, ligatures, math letters), case folding (``ß`` -> ``ss``), marks removed
 (``é`` -> ``e``), format characters (zero-width spaces and joiners, soft hyphen, BOM, ...) dropped,
 Unicode look-alikes mapped (Cyrillic ``а`` -> ``a``, Greek ``Ο`` -> ``O``; from Unicode's
-confusables data), invisible tag characters read as the ASCII they spell; any other code point
-becomes a separator. The table is generated offline by ``scripts/gen_safety_fold.py``. Only the
+confusables data), Latin small capitals and regional-indicator letters read as the capitals they
+show (``ᴀᴋɪᴀ`` -> ``AKIA``), decimal digits of every script as their value (``٧`` -> ``7``), invisible
+tag characters read as the ASCII they spell; bidirectional controls (a right-to-left override) are
+format characters and are dropped; any other code point becomes a separator. The table is generated offline by ``scripts/gen_safety_fold.py``. Only the
 detectors see the folded copy: payloads and canonical JSON are never changed. Pure-ASCII strings
 skip the fold. The word for "password" in scripts that do not fold to ASCII (``пароль``,
 ``парола``, ``hasło``, ``密码``, ``密碼``, ``パスワード``, ``비밀번호``, ``كلمة المرور``, ``كلمة السر``,
@@ -26,8 +28,9 @@ word is not English or ASCII after the fold) folds to ``password``.
 
 **Normalise (detection only).** Defanged URLs read as URLs (``[.]``, ``(.)``, ``{.}``,
 ``[dot]``, ``(dot)``, ``{dot}`` -> ``.``; ``[:]`` -> ``:``; ``[/]`` -> ``/``; ``hxxp`` at a word
-start -> ``http``). A subresource-integrity hash (``sha256-``, ``sha384-``, ``sha512-`` and the
-base64 of exactly that digest's length, padded or not) reads as a 64-digit hex digest.
+start -> ``http``). A subresource-integrity hash (``sha256-``, ``sha384-``, ``sha512-``) or an
+OpenSSH key fingerprint (``SHA256:``...) followed by the base64 of exactly that digest's length,
+padded or not, reads as a 64-digit hex digest.
 
 **Value detectors** (any role, in this priority):
 
@@ -38,7 +41,9 @@ V3 vendor token formats (GitHub ``ghp_``/``github_pat_``, GitLab ``glpat-``, Sla
    OpenAI/Anthropic ``sk-``, Stripe ``sk_live_``, AWS ``AKIA``/``ASIA``, Google ``AIza``/``ya29.``,
    Hugging Face ``hf_``, npm, PyPI, SendGrid, Shopify, Databricks, DigitalOcean, Grafana, Vault and
    more): the prefix after a non-token character and a tail of the vendor's length and alphabet
-   (``sk-ant-`` / ``sk-proj-`` also with a lower-case tail that has a digit). Heroku API keys: a
+   (``sk-ant-`` / ``sk-proj-`` also with a lower-case tail that has a digit; AWS key ids are read
+   upper case: 16+ letters and digits with a capital and a digit, never two lower-case letters
+   in a row, so ``acca0000InvoiceProcessor`` is a name). Heroku API keys: a
    UUID within 48 characters after ``heroku`` (not after a letter) when the characters between
    (identifier characters, blanks, ``:``, ``=``, quotes) name a key (``key``, ``token``,
    ``secret``, ``auth``, ``pass``, ``cred``): ``HEROKU_API_KEY=<uuid>``, ``heroku api key <uuid>``.
@@ -53,13 +58,17 @@ V7 chat-service webhook URLs, which carry their token in the path: Slack
    (``logic.azure.com/workflows/``), Google Chat (``chat.googleapis.com/v1/spaces/``),
    Telegram (``api.telegram.org/bot``), Zapier, IFTTT and Flock hooks -- followed by a path with
    >= 8 letters or digits (a mention such as ``hooks.slack.com/services/...`` passes). The host
-   may end in ``.`` and carry a port (``:443``); the path may hold one version segment the marker
-   does not (``discord.com/api/v10/webhooks/``).
+   may end in ``.`` and carry a port (``:443``); the path is read as a server reads it (``\\``,
+   ``%2F`` and ``%5C`` are ``/``, ``//`` is one ``/``, ``.`` and ``x/..`` segments are resolved)
+   and may hold one version segment the marker does not (``discord.com/api/v10/webhooks/``).
 V6 high-entropy runs: >= 32 characters of ``[A-Za-z0-9+/=_-]`` with at least 3 of the classes
    upper / lower / digit / symbol, a letter beyond ``f`` (hex digests and UUIDs are not secrets)
    and Shannon entropy >= 4.0 bits per character -- unless made of words (>= 3/4 of the letters in
-   alphabetic runs of >= 4 letters: slash paths, identifiers) or, once lower-case hex digests of
-   32/40/64/128 digits are set aside, shorter than 32 characters.
+   alphabetic runs of >= 4 letters or short words: slash paths, identifiers, wheel file names) or,
+   once what is not a secret is set aside, shorter than 32 characters. Set aside: lower-case hex
+   digests of 32/40/64/128 digits and other hex ids, SSH public key bodies (base64 that decodes
+   to a key type name: ``AAAAC3NzaC1lZDI1NTE5...``), the id after an LLM API object prefix
+   (``chatcmpl-``, ``msg_``, ``toolu_``, ``resp_``...).
 
 **Assignments** (any role; the leftmost one):
 
@@ -73,7 +82,14 @@ S1 a secret-like key followed by ``=``, ``:``, ``:=`` or ``=>`` and a credential
    (``<...>``, ``$X``, ``${X}``, ``{{x}}``, ``%(x)s``), a mask (``****``, ``xxxx``), a placeholder
    word (``redacted``, ``null``, ``none``, ``required``...), a number of < 4 digits (any number of
    <= 9 digits after ``token``: a count), or -- after ``: `` without quotes -- a single plain word
-   shorter than 16 letters ("Password: required"). "Password" in other languages is a key too:
+   shorter than 16 letters ("Password: required"). Nor is a value that *names* something instead
+   of holding it: a state (``expired``, ``missing``, ``disabled``, ``revoked``...), an
+   authentication scheme or protocol (``oauth2``, ``saml``, ``ldap``, ``mfa``...) or an algorithm
+   (``ed25519``, ``rsa``, ``sha256``, ``hs256``, ``bcrypt``...) from a closed list, matched whole;
+   a path (``./``, ``../``, ``~/``, a drive ``C:\\``, or ``/`` and a top-level directory:
+   ``/srv/app``, ``/home/...``, ``/var/...``); a cookie attribute after a cookie key
+   (``cookie: SameSite=Lax``). Anything else after ``=`` is a credential: ``password=hunter2``,
+   ``pass=correcthorsebattery``, ``token=9f8a7c...``. "Password" in other languages is a key too:
    ``contrasena`` (``contraseña``), ``motdepasse``, ``passwort``, ``kennwort``, ``wachtwoord`` as
    endings, ``senha``, ``sifre`` (``şifre``), ``haslo`` as the last part, and the words the fold
    reads as ``password``. Session keys need a random-looking value
@@ -87,13 +103,22 @@ S2 a prompt or message key (``prompt(s)``, ``messages``, ``instructions``, ``use
 
 **Split secrets** (any role). A secret broken up by one kind of separator -- ``AKIA IOSF ODNN
 7EXA MPLE``, ``eyJhbGciOi.JIUzI1...``, a long base64 run broken by dots or spaces,
-``p.a.s.s.w.o.r.d=hunter2`` -- or by two kinds mixed (``sk-ab12.cd34 ef56...``) is read as a
-whole: when the string itself passes, the value detectors (V1..V7) and the assignments (S1, S2)
-run again on each *view* of it without one of its characters that are not letters or digits
-(each such character in turn), then without each pair of those that stand somewhere between two
-letters or digits (a separator that splits a secret does). Word starts and
-digest boundaries also count where a separator was removed, so the joined pieces read as the
-secret did. Joined prose stays prose: its letters join into long alphabetic tokens ("made of
+``p.a.s.s.w.o.r.d=hunter2`` -- or by two or more kinds mixed (``sk-ab12.cd34 ef56...``,
+``AKIAGZ-GSYEBA_NND4YZ.0E``) is read as a whole: when the string itself passes, the value
+detectors (V1..V7) and the assignments (S1, S2) run again on each *view* of it without one of its
+characters that are not letters or digits (each such character in turn), then without each pair
+of those that stand somewhere between two letters or digits (a separator that splits a secret
+does), then without all of those but the ones of an alphabet a secret may be written in (none;
+``:`` ``=``; those with ``-`` ``_``, without and with ``.``, with ``.`` ``/``; those with ``+``
+``/``). Word starts and digest
+boundaries also count where a separator was removed, so the joined pieces read as the secret did
+-- except where a ``/`` or ``\\`` was removed: a token prefix at the start of a path segment
+(``/srv/hf_cache/...``) starts no token. A value that started with a path (``pwd=./build``) is
+judged in the string itself. In the view without spaces, an ``=`` value ends at the first
+removed space when it read a named value or a path before it or another ``key=`` follows
+(``auth=oauth2 enabled``, ``pass=3 fail=1``); two or more whole words joined to a single id are
+prose (``YouTube video dQw4w9WgXcQ was flagged``) and set aside; a webhook path that runs across
+a removed space needs two segments (``hooks.slack.com/services/ returned 404`` is prose). Joined prose stays prose: its letters join into long alphabetic tokens ("made of
 words" for V5 / V6). In the view without spaces an assignment's value after ``:`` or ``Bearer``
 ends where a space was (``Password: required for admins`` is prose; the value of ``key: value``
 split by spaces cannot be told from prose and is not joined), and a removed ``$``, ``<``, ``{``
