@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paths  # noqa: E402
-from build_mix import CALIB_SHARE, group_of  # noqa: E402
+from build_mix import CALIB_SHARE, group_of, read_jsonl  # noqa: E402
 
 from director_fast.verify.claim_model import _logit  # noqa: E402
 
@@ -56,14 +56,12 @@ def calibration_rows(mix_dir: str | None, summary_dev: bool) -> list[dict]:
     Each row gets ``first_half``: which cross-fitting half it is in (by passage hash, so the two
     halves share no passage: below half the calibration share for ``calib.jsonl``, whose hashes
     all lie below it, below 0.5 for the others)."""
-    rows = [json.loads(line) for line in Path(mix_dir or paths.work_dir(), "calib.jsonl").read_text(
-        encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(os.path.join(mix_dir or paths.work_dir(), "calib.jsonl"))
     for r in rows:
         r["first_half"] = group_of(r["context"]) < CALIB_SHARE / 2
     for name, split in SUMMARY_DEV if summary_dev else ():
-        for line in Path(paths.shared_data(), "halluc", name).read_text(encoding="utf-8").splitlines():
-            r = json.loads(line) if line.strip() else {}
-            if r.get("split") == split:
+        for r in read_jsonl(os.path.join(paths.shared_data(), "halluc", name)):
+            if r["split"] == split:
                 rows.append({"file": f"{name}:{split}", "context": r["context"], "question": r["question"],
                              "response": r["response"], "hallucinated": r["hallucinated"],
                              "first_half": group_of(r["context"]) < 0.5})

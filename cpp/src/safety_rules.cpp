@@ -1038,7 +1038,9 @@ bool template_at(const Text& t, std::size_t j) noexcept {
 // '/' or '\\' (read as '/') and '.' or '~' (read as '.') put back make a path_value.
 bool lead_removed(const Text& t, std::size_t vstart, std::size_t v) noexcept {
   if (t.brk == nullptr) return false;
-  char buf[64];
+  // v - vstart <= 9 (8 spaces and a quote), so at most 26 positions, each adding '.', '/' and
+  // one character: 78 bytes at most
+  char buf[96];
   std::size_t m = 0;
   bool removed = false;
   for (std::size_t q = vstart; q <= t.n && q < v + 16; ++q) {

@@ -735,7 +735,7 @@ class CoherenceScorer:
             c = claims[i]
             best = texts[check.units[0]] if len(check.units) == 1 else max(
                 (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
-            u_index = _unit_holding(units, best)
+            u_index, unit = _unit_holding(units, best)
             strength = check.contradiction if check.verdict == "contradicted" else check.probability
             index = c.decision.unit_index if len(units) == 1 and units[0] is c.unit else u_index
             # supported although no evidence unit shares a word with it (the model read the
@@ -749,7 +749,7 @@ class CoherenceScorer:
             elif unrelated or (check.verdict == "supported" and status is not None
                                and status.effect(units[u_index].chunk.source).warn):
                 score = warned_score(check.probability, *self.score_scale)
-            claims[i] = replace(c, decision=decision, score=score, unit=_sentence_of(units[u_index], best), check=check,
+            claims[i] = replace(c, decision=decision, score=score, unit=unit, check=check,
                                 lexical=c.decision, counted=0.0 if check.verdict == "supported" else c.contradiction)
 
     def claim_features(self, prompt: str, response: str, *, tenant_id: str = "", context: Any = None,
@@ -1088,18 +1088,16 @@ def _unit_texts(units: Sequence[EvidenceUnit]) -> list[str]:
     return list(dict.fromkeys(t for u in units for t in (u.members or (u.sentence or u.text,))))
 
 
-def _unit_holding(units: Sequence[EvidenceUnit], sentence: str) -> int:
+def _unit_holding(units: Sequence[EvidenceUnit], sentence: str) -> tuple[int, EvidenceUnit]:
     """The index of the first unit that is, or whose run holds, ``sentence`` (one of
-    :func:`_unit_texts`)."""
-    return next(k for k, u in enumerate(units) if (u.sentence or u.text) == sentence or sentence in u.members)
-
-
-def _sentence_of(unit: EvidenceUnit, sentence: str) -> EvidenceUnit:
-    """``unit``, or for a run, the unit of its member ``sentence`` (what a claim's attribution
-    names as its evidence: one sentence, never a whole document)."""
-    if not unit.members or (unit.sentence or unit.text) == sentence:
-        return unit
-    return replace(unit, text=sentence, premise=sentence, sentence=sentence, sentences=1, members=())
+    :func:`_unit_texts`), and the unit a claim's attribution names: that unit, or for a run the
+    unit of its member sentence (one sentence, never a whole document)."""
+    for k, u in enumerate(units):
+        if (u.sentence or u.text) == sentence:
+            return k, u
+        if sentence in u.members:
+            return k, replace(u, text=sentence, premise=sentence, sentence=sentence, sentences=1, members=())
+    raise ValueError(f"no evidence unit holds {sentence!r}")  # _unit_texts of these units: unreachable
 
 
 _HAS_DIGIT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|"
