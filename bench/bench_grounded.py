@@ -52,7 +52,7 @@ HALLUC = ("summac_factcc.jsonl", "summac_polytope.jsonl", "summac_summeval.jsonl
           "summedits.jsonl:test", "wice_claim_test.jsonl")
 GATE = -0.02  # the summary-file gate: BA(verifier) - BA(lexical) per file
 CHAT_RAG = ("cases.jsonl:dev", "cases.jsonl:heldout", "fresh_check.jsonl", "fresh_check_2.jsonl", "fresh_check_3.jsonl",
-            "fresh_check_4.jsonl")
+            "fresh_check_4.jsonl", "fresh_check_5.jsonl")
 SCORERS = ("verifier", "lexical", "model", "director-ai")
 
 

@@ -3,8 +3,11 @@
     python training/calibrate.py MODEL_DIR            # the package venv (director_fast + onnxruntime)
 
 Reads ``calib.jsonl`` (build_mix.py: rows of the trainable grounded files held out of training by
-evidence passage); with ``--summary-dev`` also the development splits of the summary-gate files
-(:data:`SUMMARY_DEV`; measured in bench/RESULTS.md, not used for the shipped constants). Every row is judged by the library as shipped (the int8 model of MODEL_DIR
+evidence passage); with ``--chat-dev`` also the development split of the project's chat/RAG set
+(:data:`CHAT_DEV`: answers of a support assistant judged against a knowledge base of short facts,
+the setting the training files lack); with ``--summary-dev`` also the development splits of the
+summary-gate files (:data:`SUMMARY_DEV`; measured in bench/RESULTS.md, not used for the shipped
+constants). Every row is judged by the library as shipped (the int8 model of MODEL_DIR
 through ``CoherenceScorer``, ``review(question, response, context=[evidence])``), with the claim
 features the verifier combines (``CoherenceScorer.claim_features``): the model's P(entailment) for
 the claim's premise, the lexical coverage and verdict, whether the claim shares no word with the
@@ -48,14 +51,20 @@ PARAMS = ("entailment_weight", "coverage_weight", "support_weight", "unrelated_w
 #: the development splits of the summary-gate files (claims against long web pages, summaries of
 #: documents): calibration rows of other kinds than dialogue; their test splits are never read here
 SUMMARY_DEV = (("wice_claim_dev.jsonl", "dev"), ("summedits.jsonl", "evaluation"))
+#: the project's chat/RAG set and its development split (``bench/data/chat_rag``; written by the
+#: project, with a knowledge base per invented organisation); its ``heldout`` split is never read here
+CHAT_DEV = ("cases.jsonl", "dev")
+CHAT_RAG_DIR = Path(__file__).resolve().parents[1] / "bench" / "data" / "chat_rag"
 
 
-def calibration_rows(mix_dir: str | None, summary_dev: bool) -> list[dict]:
-    """The calibration rows: ``calib.jsonl`` (grounded rows held out of training) and, with
-    ``summary_dev``, the :data:`SUMMARY_DEV` splits of ``halluc/`` (``file`` = ``name:split``).
-    Each row gets ``first_half``: which cross-fitting half it is in (by passage hash, so the two
-    halves share no passage: below half the calibration share for ``calib.jsonl``, whose hashes
-    all lie below it, below 0.5 for the others)."""
+def calibration_rows(mix_dir: str | None, summary_dev: bool, chat_dev: bool = False) -> list[dict]:
+    """The calibration rows: ``calib.jsonl`` (grounded rows held out of training), with
+    ``summary_dev`` the :data:`SUMMARY_DEV` splits of ``halluc/`` and with ``chat_dev`` the
+    :data:`CHAT_DEV` split (``file`` = ``name:split``; a chat row has ``domain``, ``kb`` and
+    ``system`` instead of ``context``). Each row gets ``first_half``: which cross-fitting half it
+    is in (by passage hash, or by organisation for chat rows, so the two halves share no passage
+    or knowledge base: below half the calibration share for ``calib.jsonl``, whose hashes all lie
+    below it, below 0.5 for the others)."""
     rows = read_jsonl(os.path.join(mix_dir or paths.work_dir(), "calib.jsonl"))
     for r in rows:
         r["first_half"] = group_of(r["context"]) < CALIB_SHARE / 2
@@ -65,6 +74,12 @@ def calibration_rows(mix_dir: str | None, summary_dev: bool) -> list[dict]:
                 rows.append({"file": f"{name}:{split}", "context": r["context"], "question": r["question"],
                              "response": r["response"], "hallucinated": r["hallucinated"],
                              "first_half": group_of(r["context"]) < 0.5})
+    name, split = CHAT_DEV
+    for r in read_jsonl(str(CHAT_RAG_DIR / name)) if chat_dev else ():
+        if r["split"] == split:
+            rows.append({"file": f"{name}:{split}", "domain": r["domain"], "kb": r["kb"], "system": r["system"],
+                         "question": r["question"], "response": r["response"], "hallucinated": not r["supported"],
+                         "first_half": group_of(r["domain"]) < 0.5})
     return rows
 
 
@@ -97,9 +112,21 @@ class Features:
         self.files = [r["file"] for r in rows]
 
 
-def features(scorer, rows: list[dict]) -> list[dict]:
-    """Each row with its claims' features (``claim_features``)."""
-    return [{**r, "claims": scorer.claim_features(r["question"], r["response"], context=[r["context"]])}
+def features(nli, rows: list[dict]) -> list[dict]:
+    """Each row with its claims' features (``claim_features`` of a scorer judging with ``nli``):
+    against its ``context``, or for a chat row against its organisation's knowledge base (one
+    tenant per organisation) with its system prompt."""
+    import director_fast as df
+
+    plain = df.CoherenceScorer(nli=nli)  # features need no calibration
+    kb = df.KnowledgeBase()
+    for domain, docs in {r["domain"]: r["kb"] for r in rows if "kb" in r}.items():
+        for source, text in docs.items():
+            kb.add(text, source=source, tenant=domain)
+    with_kb = df.CoherenceScorer(knowledge=kb, nli=nli)
+    return [{**r, "claims": with_kb.claim_features(r["question"], r["response"], tenant_id=r["domain"],
+                                                    system=r["system"] or None)
+             if "kb" in r else plain.claim_features(r["question"], r["response"], context=[r["context"]])}
             for r in rows]
 
 
@@ -208,6 +235,8 @@ def main() -> int:
     ap.add_argument("--summary-dev", action="store_true",
                     help="also calibrate on the summary files' development splits (SUMMARY_DEV); measured in "
                          "bench/RESULTS.md (tenth session) and not used for the shipped constants")
+    ap.add_argument("--chat-dev", action="store_true",
+                    help="also calibrate on the development split of the project's chat/RAG set (CHAT_DEV)")
     ap.add_argument("--prior", default="equal-errors",
                     help="the share of faithful answers the scores assume: a number in (0, 1), or "
                          "'equal-errors' (default): the smallest of 0.50, 0.55, ... 0.95 whose cross-fitted "
@@ -217,9 +246,8 @@ def main() -> int:
     args = ap.parse_args()
     import director_fast as df
 
-    rows = calibration_rows(args.mix_dir, summary_dev=args.summary_dev)
-    scorer = df.CoherenceScorer(nli=df.NLIModel.from_pretrained(args.model_dir))  # features need no calibration
-    judged = features(scorer, rows)
+    rows = calibration_rows(args.mix_dir, summary_dev=args.summary_dev, chat_dev=args.chat_dev)
+    judged = features(df.NLIModel.from_pretrained(args.model_dir), rows)
     halves = [[r for r in judged if r["first_half"] == first] for first in (True, False)]
     both = Features(halves[0] + halves[1])
     prior, p_cross, tried = choose_prior(halves, both, args.prior)
@@ -229,8 +257,9 @@ def main() -> int:
     n_calib = sum(":" not in r["file"] for r in rows)
     out["split"] = (f"calib.jsonl: {n_calib} rows of the trainable grounded files held out of training "
                     f"(build_mix.group_of(context) < {CALIB_SHARE})"
-                    + "".join(f"; halluc/{name} split {split!r}: {sum(r['file'] == f'{name}:{split}' for r in rows)} rows"
-                              for name, split in (SUMMARY_DEV if args.summary_dev else ())))
+                    + "".join(f"; {where}/{name} split {split!r}: {sum(r['file'] == f'{name}:{split}' for r in rows)} rows"
+                              for where, (name, split) in [("halluc", s) for s in SUMMARY_DEV if args.summary_dev]
+                              + [("bench/data/chat_rag", CHAT_DEV)] * args.chat_dev))
     out["report"] = {"rows": "cross-fitted: each half (by passage hash) scored with constants fitted on the other",
                      "prior_rule": args.prior,
                      "priors_tried": tried, **report(p_cross, both.y, prior), "per_file": per_file(p_cross, both)}
