@@ -170,3 +170,19 @@ def load_base(model_dir: str | None = None, num_labels: int = 3, pooling: str = 
 def n_params(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
+
+def mixed_loss(logits: torch.Tensor, y: torch.Tensor, binary: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of -log P(y) (3-way rows) or, for binary rows, -log P(e) when y == 0
+    and -log(1 - P(e)) otherwise."""
+    logp = F.log_softmax(logits, dim=-1)
+    ce = -logp.gather(1, y.unsqueeze(1)).squeeze(1)
+    bl = torch.where(y == 0, -logp[:, 0], -torch.logsumexp(logp[:, 1:], dim=-1))
+    return torch.where(binary, bl, ce).mean()
+
+
+def distillation_loss(logits: torch.Tensor, teacher_probs: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of the cross-entropy of the student's 3-way distribution against the
+    teacher's probabilities, ``-sum_k t_k log s_k`` (the KL divergence plus the teacher's entropy,
+    a constant: Hinton et al. 2015, "Distilling the knowledge in a neural network", at
+    temperature 1)."""
+    return -(teacher_probs * F.log_softmax(logits, dim=-1)).sum(dim=-1).mean()

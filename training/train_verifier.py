@@ -32,25 +32,16 @@ import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nli_model  # noqa: E402
+from nli_model import distillation_loss, mixed_loss  # noqa: E402
 import paths  # noqa: E402
 from director_fast.diagnostics.metrics import roc_auc  # noqa: E402  (the package is in the training venv)
 from build_mix import select_premise  # noqa: E402
 from train_nli import batch_plan, collate, evaluate, make_logger, make_optimizer, make_tokenizer, optimizer_step  # noqa: E402
 
 LABELS = ("entailment", "neutral", "contradiction")
-
-
-def mixed_loss(logits: torch.Tensor, y: torch.Tensor, binary: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of -log P(y) (3-way rows) or, for binary rows, -log P(e) when y == 0
-    and -log(1 - P(e)) otherwise."""
-    logp = F.log_softmax(logits, dim=-1)
-    ce = -logp.gather(1, y.unsqueeze(1)).squeeze(1)
-    bl = torch.where(y == 0, -logp[:, 0], -torch.logsumexp(logp[:, 1:], dim=-1))
-    return torch.where(binary, bl, ce).mean()
 
 
 def read_jsonl(path: str) -> list[dict]:
@@ -70,6 +61,22 @@ def p_entail(model, tk, pairs: list[tuple[str, str]], batch: int = 64) -> np.nda
         out[idx] = torch.softmax(model(**collate(enc, idx)), -1)[:, 0].numpy()
     model.train(was)
     return out
+
+
+def load_teacher_probs(path: str, mix: str, n: int) -> torch.Tensor:
+    """The teacher's class probabilities, one row per pair, checked against the mix they were
+    made for (the SHA-256 of ``pairs.jsonl`` in ``teacher_report.json`` beside them)."""
+    import hashlib
+
+    with open(os.path.join(os.path.dirname(path), "teacher_report.json"), encoding="utf-8") as f:
+        report = json.load(f)
+    with open(os.path.join(mix, "pairs.jsonl"), "rb") as f:
+        if hashlib.sha256(f.read()).hexdigest() != report["pairs_sha256"]:
+            raise SystemExit(f"{path} was made for another pairs.jsonl (SHA-256 differs)")
+    probs = torch.from_numpy(np.load(path).astype(np.float32))
+    if probs.shape != (n, 3):
+        raise SystemExit(f"{path}: shape {tuple(probs.shape)}, expected ({n}, 3)")
+    return probs / probs.sum(dim=1, keepdim=True)
 
 
 def main() -> None:
@@ -94,6 +101,10 @@ def main() -> None:
                     help="start from this model (a final.safetensors of an earlier run) instead of the base "
                          "weights: a further pass with a fresh optimiser and schedule (use another --seed and "
                          "--ckpt-dir)")
+    ap.add_argument("--teacher-probs", default=None,
+                    help="teacher_device.py's teacher_probs.npy for this mix's pairs.jsonl: distil (the loss is "
+                         "(1 - --kd-weight) * the label loss + --kd-weight * cross-entropy against the teacher)")
+    ap.add_argument("--kd-weight", type=float, default=0.7)
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -104,8 +115,9 @@ def main() -> None:
     log = make_logger(os.path.join(ckpt, "train.log"))
     state = torch.load(last_path, map_location="cpu", weights_only=False) if args.resume and os.path.isfile(last_path) else None
     if state is not None:
-        for k in ("seed", "batch", "bucket_batches", "epochs", "max_len", "lr", "warmup", "max_steps"):
-            setattr(args, k, state["args"][k])
+        for k in ("seed", "batch", "bucket_batches", "epochs", "max_len", "lr", "warmup", "max_steps", "teacher_probs",
+                  "kd_weight"):
+            setattr(args, k, state["args"].get(k, getattr(args, k)))  # runs before --teacher-probs lack it
 
     t0 = time.time()
     rows = read_jsonl(os.path.join(mix, "pairs.jsonl"))
@@ -113,6 +125,7 @@ def main() -> None:
     enc = [(e.ids, e.type_ids) for e in tk.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])]
     ys = [int(r["label"]) for r in rows]
     bins = [bool(r["binary"]) for r in rows]
+    teacher = load_teacher_probs(args.teacher_probs, mix, len(rows)) if args.teacher_probs else None
     held = read_jsonl(os.path.join(mix, "nli_heldout.jsonl"))
     held_enc = [(e.ids, e.type_ids) for e in tk.encode_batch([(r["premise"], r["hypothesis"]) for r in held])]
     held_y = [int(r["label"]) for r in held]
@@ -181,8 +194,11 @@ def main() -> None:
     while step < end:
         ts = time.time()
         idx = plan[step]
-        lv = optimizer_step(model, opt, sched, mixed_loss(model(**collate(enc, idx)), torch.tensor([ys[i] for i in idx]),
-                                                          torch.tensor([bins[i] for i in idx])))
+        logits = model(**collate(enc, idx))
+        loss = mixed_loss(logits, torch.tensor([ys[i] for i in idx]), torch.tensor([bins[i] for i in idx]))
+        if teacher is not None:
+            loss = (1 - args.kd_weight) * loss + args.kd_weight * distillation_loss(logits, teacher[idx])
+        lv = optimizer_step(model, opt, sched, loss)
         step += 1
         if not math.isfinite(lv):
             log(f"non-finite loss at step {step}; stopping without saving")
