@@ -49,6 +49,9 @@ def test_score_argument_errors():
         df.score("", "x.", facts=["Acme was founded in 1998."])  # type: ignore[arg-type]
     with pytest.raises(InputTypeError, match="facts must map str to str"):
         df.score("", "x.", facts={"Acme": 1998})  # type: ignore[dict-item]
+    with pytest.raises(ConfigError, match="facts is empty") as empty:  # not advice to pass an argument score() lacks
+        df.score("Who founded Acme?", "Acme was founded in 1998.", facts={})
+    assert empty.value.field == "facts" and isinstance(empty.value, ValueError)
     with pytest.raises(InputTypeError, match="store"):
         df.score("", "x.", store=object())
     with pytest.raises(ConfigError) as exc:

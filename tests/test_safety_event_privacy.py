@@ -179,6 +179,13 @@ def test_detectors_stay_linear(unit):
             tenant_safety_violation(text, role=role)
         return time.perf_counter() - t0
 
+    def ratio():
+        # small and big measured in turn, so a busy machine slows both; the fastest of each
+        runs = [(cost(20000), cost(80000)) for _ in range(3)]
+        return min(r[0] for r in runs), min(r[1] for r in runs)
+
     cost(1000)
-    small, big = min(cost(20000) for _ in range(3)), min(cost(80000) for _ in range(3))
+    small, big = ratio()
+    if big >= 12 * small + 0.002:  # a quadratic scan is 16x every time; a preempted run is not
+        small, big = ratio()
     assert big < 12 * small + 0.002, (unit, small, big)

@@ -75,6 +75,9 @@ def _knowledge(facts: Any, store: Any) -> Any:
     if facts is not None:
         if not isinstance(facts, Mapping):
             raise InputTypeError(f"facts must be a dict[str, str], got {type(facts).__name__}")
+        if not facts:  # an empty ground truth would reject every claim as unknown, with advice that does not apply
+            raise ConfigError("facts is empty: give at least one {key: value} fact, or leave facts out and pass "
+                              "the evidence as context=", "facts")
         kb = KnowledgeBase()
         for key, value in facts.items():
             if not isinstance(key, str) or not isinstance(value, str):
@@ -97,7 +100,7 @@ def make_scorer(facts: Any, store: Any, threshold: float, use_nli: bool | None, 
 
     Raises:
         ConfigError: ``scorer`` together with facts/store/use_nli/nli_model; facts and store
-            together; an invalid threshold or NLI choice.
+            together; an empty ``facts``; an invalid threshold or NLI choice.
         InputTypeError: facts not a ``dict[str, str]``; a store without ``retrieve``; a scorer
             without ``review``.
     """
@@ -137,7 +140,8 @@ def score(prompt: str, response: str, *, facts: dict[str, str] | None = None, st
         :class:`CoherenceScore` (``score`` in [0, 1], ``approved``, ``warning``, ``evidence``...).
 
     Raises:
-        ConfigError: facts and store together; bad threshold; ``use_nli=True`` without a model.
+        ConfigError: facts and store together; empty ``facts``; bad threshold; ``use_nli=True`` without
+            a model.
         InputTypeError: facts not a ``dict[str, str]``; a store without ``retrieve``; non-str text.
     """
     s = _make_scorer(facts, store, threshold, use_nli, nli_model, scorer)
