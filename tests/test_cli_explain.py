@@ -129,6 +129,10 @@ def test_review_command_text_json_and_knowledge(tmp_path, capsys):
     assert cli.main(["review", "--response", str(resp), "--knowledge", str(kdir), "--explain", "all"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("approved") and "supported: claim 0" in out
+    resp.write_text(" \n", encoding="utf-8")  # an empty answer is a broken pipeline (as guard says), never a pass
+    for command in ("review", "stream"):
+        assert cli.main([command, "--response", str(resp), "--knowledge", str(kdir)]) == 2
+        assert "is empty" in capsys.readouterr().err
 
 
 # --- tune -----------------------------------------------------------------------------------

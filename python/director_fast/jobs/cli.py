@@ -199,7 +199,10 @@ def _one_input(a: argparse.Namespace, what: str) -> tuple[str, str, str]:
                               "without any of them the bundled sample is used")
     if a.response:
         context = decode_text_file(a.context) if a.context else ""
-        return context, decode_text_file(a.response), a.question or ""
+        response = decode_text_file(a.response)
+        if not response.strip():  # as guard rejects such a record: an empty file is a broken pipeline, not a pass
+            raise ValidationError(f"{what}: the --response file {a.response!r} is empty", "response")
+        return context, response, a.question or ""
     rec = next(json.loads(line) for line in open(sample_path(), encoding="utf-8")
                if json.loads(line)["hallucinated"])
     if not a.json:
