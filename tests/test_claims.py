@@ -435,6 +435,8 @@ def test_emoji_only_unit_is_pleasantry():
     "Le magasin ouvre à 9h et ferme à 18h. Oui, le parking est gratuit.",
     "店は9時に開きます。駐車場は無料です。",
     "Магазин открывается в 9 утра. Да.",
+    "Pinecrest 周一至周五 7:00 至 19:00 营业。",  # a Latin name in a Chinese sentence: Han characters weigh two letters
+    "Pinecrest 월요일부터 금요일까지 영업합니다.",
 ])
 def test_non_english_all_claims_and_one_warning(text, caplog):
     with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
@@ -448,6 +450,7 @@ def test_non_english_all_claims_and_one_warning(text, caplog):
 def test_english_logs_nothing(caplog):
     with caplog.at_level(logging.WARNING, logger="director_fast.claims"):
         split_claims("Sure! The shop opens at 9 and it is open on Sundays. Yes.")
+        split_claims("Our Tokyo office (東京) opens at 9.")  # a name in its own script stays English
     assert not [r for r in caplog.records if r.name == "director_fast.claims"]
 
 

@@ -328,18 +328,24 @@ def _lines(text: str) -> list[tuple[int, str, int, int]]:
 # characters outside the Latin blocks (Basic Latin to Latin Extended-B, Latin Extended
 # Additional, fullwidth A-z)
 _NON_LATIN_RE = re.compile(r"[^\u0000-\u024f\u1e00-\u1eff\uff21-\uff5a]+")
+# characters of scripts that write a morpheme or syllable per character (Han, kana, Hangul
+# syllables): each counts as two letters, about what a Latin spelling of it takes, so that a
+# Chinese sentence around one Latin name ("Pinecrest 周一至周五营业") is not taken for English
+_SYLLABIC_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _looks_english(text: str, spans: Sequence[tuple[int, int]]) -> bool:
-    """At least half of the letters are Latin and, from six words on (digits-only words not
-    counted), at least 12% of the words are in ``_ENGLISH``."""
+    """At least half of the letters are Latin (a Han, kana or Hangul character counting as two
+    letters) and, from six words on (digits-only words not counted), at least 12% of the words
+    are in ``_ENGLISH``."""
     if not text.isascii():  # ASCII letters are all Latin
-        non_latin = sum(map(str.isalpha, "".join(run for s, e in spans
-                                                 for run in _NON_LATIN_RE.findall(text, s, e))))
-        # latin * 2 < letters  <=>  non_latin * 2 > letters; the letters are counted only when
-        # the spans' length (their most) does not decide it
-        if non_latin and (non_latin * 2 > sum(e - s for s, e in spans) or non_latin * 2 > sum(
-                sum(map(str.isalpha, text[s:e])) for s, e in spans)):
+        runs = "".join(run for s, e in spans for run in _NON_LATIN_RE.findall(text, s, e))
+        raw = sum(map(str.isalpha, runs))
+        weighted = raw + len(_SYLLABIC_RE.findall(runs))
+        # non-English when the weighted non-Latin letters outnumber the Latin ones (letters -
+        # raw); the letters are counted only when the spans' length (their most) does not decide
+        if raw and (weighted > sum(e - s for s, e in spans) - raw
+                    or weighted > sum(sum(map(str.isalpha, text[s:e])) for s, e in spans) - raw):
             return False
     words = list(filterfalse(str.isdigit, (w for s, e in spans for w in _norms(text, s, e))))
     return len(words) < 6 or sum(map(_ENGLISH.__contains__, words)) >= 0.12 * len(words)
