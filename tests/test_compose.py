@@ -663,7 +663,11 @@ def test_the_opposite_state_for_the_claims_subject():
      "Not on her own, I'm afraid. Gym users under 14 must be with an adult.", True, True),
     ("Can my 11 year old use the gym on her own, is that ok?",
      "Not on her own, I'm afraid. Gym users under 16 must be with an adult.", False, False),
-    ("I'm a member - do I get money off a massage?", "Sort of!", True, True),
+    # a bare answer that is the whole answer asserts the unanswered proposition and nothing else:
+    # judged like "Members get money off a massage." (unsupported), never approved without evidence
+    ("I'm a member - do I get money off a massage?", "Sort of!", False, False),
+    ("Do you offer massages?", "Yes, we do!", False, False),
+    ("Do you offer massages?", "Yes, we offer massages.", False, False),
     # the knowledge answers it: judged as before
     ("I'm a member - do I get a free towel?", "Yes.", True, False),
     ("I'm a member - do I get a free towel?", "No.", False, False),

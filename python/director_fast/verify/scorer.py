@@ -679,9 +679,11 @@ class CoherenceScorer:
                         decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index,
                                                  decision.comparisons)
             # a bare "Not on her own." whose question the knowledge does not answer: its content is
-            # what the answer goes on to say (judged claim by claim); approved with a warning
+            # what the answer goes on to say (judged claim by claim); approved with a warning. A
+            # bare "Yes, we do!" that says nothing more is itself the answer's content: unsupported
             mode = "warn" if bare is not None and decision.verdict == "not_found" and known \
-                and not _HAS_DIGIT.search(u.text) else self.unsupported  # a number is checked in full
+                and not _HAS_DIGIT.search(u.text) and any(o is not u and o.kind == "claim" for o in units) \
+                else self.unsupported  # a number is checked in full
             score = claim_score(decision, *self.score_scale, mode)
             if status is not None and unit is not None and decision.verdict == "supported" \
                     and status.effect(unit.chunk.source).warn:  # superseded / expired support
