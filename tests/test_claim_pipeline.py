@@ -185,6 +185,9 @@ _SENTENCES = [
     "Deliveries leave the warehouse in Lund every morning.", "Deliveries leave the warehouse in Oslo.",
     "The service desk is staffed by Mia Berg and Jon Alm.", "Bananas are sold by the kilo.",
     "No, on Sundays the shop is closed.", "Yes, refunds take 5 working days.",
+    # fenced code blocks (closed: skipped by review and held whole by the stream; a lone fence
+    # opens a block that a later one may close, or that stays open and is judged line by line)
+    "\n```\nThe shop opens at 10:00.\n```\n", "\n```python\nprint(refund_days(9))\n```\n", "\n~~~\n", "\n```\n",
 ]
 
 

@@ -445,6 +445,7 @@ class StreamGuard:
         ends_append = ends.append
         off = ends[-1] if len(ends) else 0
         seg_feed = seg.feed
+        merge = st.fences.merge
         # the per-token work of _GuardState.add_token_incremental, inlined (hot loop)
         for tok in src:
             if type(tok) is not str:
@@ -456,13 +457,15 @@ class StreamGuard:
             off += len(tok)
             ends_append(off)
             spans = seg_feed(tok)
+            if spans:
+                spans = merge(spans)
             if token_release:
                 s.delivered_count += 1
                 yield tok
             for (a, b) in spans:
                 if (yield from self._score_span(a, b)):
                     return
-        for (a, b) in seg.flush():
+        for (a, b) in merge(seg.flush(), True):
             if (yield from self._score_span(a, b)):
                 return
         st.end_stream()
@@ -874,7 +877,7 @@ class AsyncStreamGuard:
                     return
             for t in drain():
                 yield t
-        for (a, b) in st.seg.flush():
+        for (a, b) in st.fences.merge(st.seg.flush(), True):
             halted = await self._score_span(a, b)
             for t in drain():
                 yield t

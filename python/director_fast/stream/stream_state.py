@@ -33,6 +33,7 @@ from director_fast.safety.tenant import TenantSafetyError
 from director_fast.errors import ConfigError, InputTypeError, ScoreError, StreamHalted, UpstreamError
 from director_fast.stream.executor import ExecutorStalled, ScorerExecutor
 from director_fast.stream.deadlines import check_limit
+from director_fast.stream.fences import FenceHold
 from director_fast._log import warn_limited
 from director_fast import telemetry as _telemetry
 from director_fast.stream.structured import STRUCTURED_KINDS, recover_structured
@@ -271,6 +272,8 @@ class _GuardState:
         # tokens[pend_start:]; ends[i] is the code-point offset just after token i
         self.pend_start = 0
         self.ends = array("q")
+        # a fenced code block reaches the scorer whole, as review judges it (stream.fences)
+        self.fences = FenceHold(self.session.tokens, self.ends) if self.incremental else None
         self.prev_sentence = ""
         self.ready: deque[int] = deque()  # token indices ready to deliver
         self.halt_sentence_first: int | None = None  # first token of the sentence that halted
@@ -567,7 +570,8 @@ class _GuardState:
         self.session.tokens.append(tok)
         ends = self.ends
         ends.append((ends[-1] if len(ends) else 0) + len(tok))
-        return self.seg.feed(tok)
+        spans = self.seg.feed(tok)
+        return self.fences.merge(spans) if spans else spans
 
     def has_pending(self) -> bool:
         return self.pend_start < len(self.session.tokens)

@@ -191,7 +191,7 @@ from director_fast.verify.claim_kinds import (
     _trim,
 )
 
-__all__ = ["CLAIM_KINDS", "ClaimUnit", "split_claims"]
+__all__ = ["CLAIM_KINDS", "ClaimUnit", "closes_fence", "code_fence", "split_claims"]
 
 _log = logging.getLogger("director_fast.claims")
 
@@ -228,8 +228,9 @@ class ClaimUnit:
 _LIST_MARKERS = "-*+•"
 
 
-def _fence(line: str) -> tuple[str, int] | None:
-    """(character, run length) when ``line`` is a code fence, else None."""
+def code_fence(line: str) -> tuple[str, int] | None:
+    """(character, run length) when ``line`` is a Markdown code fence (three or more backticks
+    or tildes, after up to any indentation), else None."""
     s = line.lstrip(" \t")
     if len(s) < 3 or s[0] not in "`~":
         return None
@@ -238,6 +239,13 @@ def _fence(line: str) -> tuple[str, int] | None:
     if n < 3 or (c == "`" and "`" in s[n:]):  # a backtick in the info string: inline code
         return None
     return c, n
+
+
+def closes_fence(line: str, fence: tuple[str, int]) -> bool:
+    """``line`` closes the block opened by ``fence`` (:func:`code_fence`'s value): a fence of the
+    same character, at least as long, with nothing after it."""
+    f = code_fence(line)
+    return f is not None and f[0] == fence[0] and f[1] >= fence[1] and not line.strip().strip(f[0]).strip()
 
 
 def _content(text: str, ls: int, le: int) -> tuple[str, int, int]:
@@ -303,10 +311,9 @@ def _lines(text: str) -> list[tuple[int, str, int, int]]:
     inside: list[int] = []
     for k, (s, e) in enumerate(bounds):
         line = text[s:e]
-        f = _fence(line)
+        f = code_fence(line)
         if fence is not None:
-            if (f is not None and f[0] == fence[0] and f[1] >= fence[1]
-                    and not line.strip().strip(f[0]).strip()):
+            if closes_fence(line, fence):
                 fence, inside = None, []
             else:
                 inside.append(k)
