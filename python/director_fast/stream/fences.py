@@ -53,8 +53,8 @@ class FenceHold:
         out: list[tuple[int, int]] = []
         for a, b in spans:
             line = self._text(a, b)
-            fence = code_fence(line)
             if self._open is None:
+                fence = code_fence(line)
                 if fence is not None:
                     self._open, self._last = (fence[0], fence[1], a), b
                 else:
