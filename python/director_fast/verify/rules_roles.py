@@ -240,19 +240,31 @@ class Holding:
 _ENDINGS = ("ers", "ors", "ing", "er", "or", "es", "ed", "s", "e")
 
 
+def _root(word: str) -> str:
+    """``word`` (lower-case) with one ending dropped ("owner", "owns", "owned" -> "own";
+    "transferred" -> "transfer")."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            w = word[:-len(ending)]
+            if ending in ("ed", "ing", "er", "ers") and w[-1] == w[-2] and w[-1] not in "aeiouylsfz":
+                w = w[:-1]  # "transferred", "running": the consonant doubled before the ending
+            return w
+    return word
+
+
+# the synonyms of _RELATION_SYNONYMS by root ("manages", "managed", "manager" all "manag" -> "lead")
+_ROOT_SYNONYMS = {_root(w): v for w, v in _RELATION_SYNONYMS.items()}
+
+
 def _relation_key(word: str) -> str:
-    """The root of a relation word (lower-cased, one ending dropped, the synonyms of
-    :data:`_RELATION_SYNONYMS` folded: "bought" and "acquired" are one relation)."""
+    """The root of a relation word (lower-cased, :func:`_root`), the synonyms of
+    :data:`_RELATION_SYNONYMS` folded ("bought" and "acquired" are one relation; "manages" and
+    "runs" another)."""
     w = word.lower()
     if w in _RELATION_SYNONYMS:
         return _RELATION_SYNONYMS[w]
-    for ending in _ENDINGS:
-        if w.endswith(ending) and len(w) - len(ending) >= 3:
-            w = w[:-len(ending)]
-            if ending in ("ed", "ing", "er", "ers") and w[-1] == w[-2] and w[-1] not in "aeiouylsfz":
-                w = w[:-1]  # "transferred", "running": the consonant doubled before the ending
-            break
-    return _RELATION_SYNONYMS.get(w, w)
+    r = _root(w)
+    return _ROOT_SYNONYMS.get(r, r)
 
 
 _PERSON = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'’-]*+(?:\s+(?:de\s+|van\s+|von\s+)?[A-Z][\w'’-]*+){0,4}+"
