@@ -22,7 +22,8 @@ A number of the claim is an application when all of these hold:
   with times) about the same thing (bare numbers: the same counted noun, "6 bikes" / "5 or more
   bikes", or an age in the question and ages in the bound's clause, "I'm 70" / "aged 65 and
   over"; never "my daughter is 14" / "groups of up to 15 people"): "65 and over", "or more", "at least",
-  "minimum", "over", "under", "up to", "within", "until", "before", "after", "between A and B",
+  "minimum", "over", "under", "up to", "capped at", "limited to", "within", "until", "before",
+  "after", "between A and B",
   "from A to B", "A-B";
 * the application agrees with the rule: with ``sat`` whether the asker's number lies within the
   bound (a range of times may run past midnight: 22:30 to 07:00 holds 23:00), the clause of the
@@ -66,7 +67,7 @@ _AT_LEAST_BEFORE = re.compile(r"\b(?:at\s+least|(?:a\s+)?minimum\s+(?:of\s+)?|no
 _ABOVE_BEFORE = re.compile(r"\b(?:over|above|more\s+than|older\s+than|after)\s*$", re.IGNORECASE)
 _BELOW_BEFORE = re.compile(r"\b(?:under|below|less\s+than|fewer\s+than|younger\s+than|before)\s*$", re.IGNORECASE)
 _AT_MOST_BEFORE = re.compile(r"\b(?:up\s+to|at\s+most|(?:a\s+)?maximum\s+(?:of\s+)?|no\s+more\s+than|within|"
-                             r"until|till)\s*$", re.IGNORECASE)
+                             r"until|till|capped\s+at|limited\s+to|not\s+exceeding)\s*$", re.IGNORECASE)
 _AT_MOST_AFTER = re.compile(r"\s*(?:or\s+(?:less|fewer|under|younger)|(?:-?\s*\w+\s+)?maximum)\b", re.IGNORECASE)
 _RANGE_OPEN = re.compile(r"\b(?:between|from)\s*$", re.IGNORECASE)
 _RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)

@@ -15,8 +15,8 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
     equal quantities in other units, "2 weeks" / "14 days", match), a capitalised name of the
     claim missing from the unit (``entity``; see :func:`_given_names` for the names that do not
     count), two names in swapped roles around the same relation (``roles``,
-    :func:`roles_swapped`), or a job title the unit gives to someone else (``roles``,
-    :func:`titles_swapped`);
+    :func:`roles_swapped`), or a relation or job title the unit gives to someone else (``roles``,
+    :func:`holder_replaced`);
   - **supported** when none of those signals fires and the unit covers at least
     :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
@@ -75,10 +75,10 @@ from director_fast.verify.rules_values import (
 from director_fast.verify.rules_roles import (
     _names,
     capitalised_names,
+    holder_replaced,
     job_titles,
     manager_moved,
     roles_swapped,
-    titles_swapped,
 )
 from director_fast.verify.rules_scope import (
     bare_answer,
@@ -93,7 +93,7 @@ from director_fast.verify.judges import DivergenceJudge, HybridJudge, LexicalJud
 __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJudge", "DivergenceJudge",
            "decide", "claim_score", "conjuncts", "roles_swapped", "manager_moved", "says_what_the_claim_says",
            "dropped_exception", "make_judge",
-           "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
+           "bare_answer", "flip", "content_words", "compose", "job_titles", "holder_replaced", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
            "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
 

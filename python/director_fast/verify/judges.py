@@ -49,7 +49,7 @@ from director_fast.verify.rules_values import (
     state_bound_elsewhere,
     states_numbers,
 )
-from director_fast.verify.rules_roles import manager_moved, roles_swapped, titles_swapped
+from director_fast.verify.rules_roles import holder_replaced, manager_moved, roles_swapped
 from director_fast.verify.rules_scope import says_what_the_claim_says
 
 
@@ -120,7 +120,7 @@ class LexicalJudge:
             worst = Comparison("supported", 1.0, "coverage")
         # names in a multi-sentence premise stand in arbitrary order: roles are read within one sentence
         if worst.verdict != "contradicted" and r.premise_sentences == 1 and (
-                roles_swapped(claim, unit.premise) or titles_swapped(claim, unit.premise)
+                roles_swapped(claim, unit.premise) or holder_replaced(claim, unit.premise)
                 or manager_moved(claim, unit.premise)):
             return Comparison("contradicted", 0.8, "roles")
         return worst

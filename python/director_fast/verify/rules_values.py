@@ -100,10 +100,13 @@ def _priced(text: str) -> bool:
     return any(m.unit in CURRENCY_UNITS and m.value > 0 for m in find_numbers(text))
 def _bound_verdict(claim: str, premise: str) -> Comparison | None:
     """A quantity the claim bounds from one side and the premise from the other ("a bag of at
-    least 10 kg" against "bags of up to 10 kg"; "ready until 3 pm" against "check in from 3 pm"),
-    the two sharing a content word besides the bound: contradicted (signal ``number``); None
-    otherwise (bounds as :func:`director_fast.verify.applied_rules.bounds` reads them; ranges are not
-    compared)."""
+    least 10 kg" against "bags of up to 10 kg"; "more than 12 dogs" against "capped at 12 dogs";
+    "ready until 3 pm" against "check in from 3 pm"), the two sharing a content word besides the
+    bound: contradicted (signal ``unit``: the number is the evidence's, what it is said of is not,
+    as for an amount per another period; a rule's verdict that a composition of other units
+    never overrides); None otherwise, also for a bound on the same side in other words ("no more
+    than 12" for "at most 12"). Bounds as :func:`director_fast.verify.applied_rules.bounds` reads
+    them; ranges are not compared."""
     if not _HAS_NUMBER.search(claim) or not _HAS_NUMBER.search(premise):
         return None
     mine = _one_sided_bounds(claim)
@@ -117,7 +120,7 @@ def _bound_verdict(claim: str, premise: str) -> Comparison | None:
         for p in theirs:
             w = p.lo if p.lo is not None else p.hi
             if b.kind == p.kind and same_value(v, w) and (b.lo is None) != (p.lo is None):
-                return Comparison("contradicted", 0.75, "number")
+                return Comparison("contradicted", 0.75, "unit")
     return None
 # closed classes of words where one member for another is a contradiction, not a paraphrase
 _CONTRAST_CLASSES = tuple(frozenset(c.split()) for c in (

@@ -59,9 +59,10 @@ _PARAPHRASES = (
     (r"(?:not|never)\s+(?:\w+\s+)?(?:prohibited|forbidden|banned)", "allowed", "prohibited forbidden banned"),
     (r"prohibited|forbidden|banned|not\s+permitted", "not allowed", "prohibited forbidden banned permitted"),
     (r"permitted", "allowed", "permitted"),
-    (r"acquired|purchased|took\s+over", "bought", "acquired purchased took"),
-    (r"acquires|takes\s+over", "buys", "acquires takes"),
-    (r"acquire|take\s+over", "buy", "acquire take"),
+    # ("takes over 8 people" is a count, not a purchase)
+    (r"acquired|purchased|took\s+over(?!\s+\d)", "bought", "acquired purchased took"),
+    (r"acquires|takes\s+over(?!\s+\d)", "buys", "acquires takes"),
+    (r"acquire|take\s+over(?!\s+\d)", "buy", "acquire take"),
     (r"(?:have|has|need|needs)\s+to|(?:is|are)\s+required\s+to", "must", "have has need needs required"),
     (r"telephone", "phone", "telephone"),
     (r"mandatory|compulsory|obligatory", "required", "mandatory compulsory obligatory"),
