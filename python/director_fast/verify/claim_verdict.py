@@ -55,6 +55,7 @@ addresses; negation against other evidence), ``rules_roles.py`` (names, roles, t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from director_fast.verify.claim_evidence import EvidenceUnit
@@ -66,6 +67,7 @@ from director_fast.verify.rules_values import (
     _given_names,
     _mostly_in,
     _numbers_given,
+    _rates,
     hours_in_one_wording,
     negated_clause_aligned,
     negated_elsewhere,
@@ -116,21 +118,88 @@ _CLOSER_MARGIN = 0.1
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
+def _bigrams(words: Sequence[str]) -> set[tuple[str, str]]:
+    """Adjacent word pairs of ``words`` with at least one content word ("check in" from "check
+    in" and from "check-in"; "of the" is no phrase)."""
+    return {(a, b) for a, b in zip(words, words[1:]) if content_words(a) or content_words(b)}
+
+
+def aboutness(claim: str, text: str) -> tuple[int, int]:
+    """How closely an evidence text is about a claim, apart from the claim's numbers:
+    ``(shared content stems, shared word pairs)`` (:func:`_bigrams`), both >= 0, compared
+    lexicographically (a shared phrase breaks a tie of shared words). Both sides are normalised
+    as the judges see them (:func:`_normalise_idioms`, hours in one wording) and the claim's
+    numbers with their units are left out: "30 hours" shares nothing with "30 hours", since
+    the number is what is being checked ("check in online starting 30 hours ahead of your
+    flight" is (2, 1) about "Online check-in opens 30 hours before departure" and (2, 0) about
+    "complaints must be sent within 30 days of the flight using the online form")."""
+    from director_fast.verify.numbers import find_numbers
+
+    c, p = hours_in_one_wording(_normalise_idioms(claim), _normalise_idioms(text))
+    cut, at = [], 0
+    for m in find_numbers(c):  # each number and its unit becomes a gap no word pair crosses
+        cut.append(c[at:m.start])
+        at = m.end
+    c = " | ".join([*cut, c[at:]])
+
+    def pairs(t: str) -> set[tuple[str, str]]:
+        return set().union(*(_bigrams(_WORD.findall(part.lower())) for part in t.split("|")))
+
+    return len(content_stems(c) & content_stems(p)), len(pairs(c) & pairs(p))
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
 def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
                             i: int) -> bool:
-    """Whether a unit that gives the claim's quantity another value shares more of the claim's
-    words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
-    covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
-    delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
-    said = _normalise_idioms(claim)
-
-    def shared(text: str) -> int:  # claim words in the unit, in the wording the comparison saw
-        c, p = hours_in_one_wording(said, _normalise_idioms(text))
-        return len(content_stems(c) & content_stems(p))
-
-    mine = shared(units[i].text)
-    return any(c.verdict == "contradicted" and c.signal == "number" and shared(units[j].text) > mine
+    """Whether a unit that gives the claim's quantity another value is more about the claim
+    (:func:`aboutness`) than unit ``i``, which supports it only partly: "Standard delivery takes
+    2 days." is covered by "Express delivery takes 2 days." (the 2 of another fact) but is about
+    "Standard delivery takes 5 days." (a number of one fact never confirms a claim about
+    another)."""
+    mine = aboutness(claim, units[i].text)
+    return any(c.verdict == "contradicted" and c.signal == "number" and aboutness(claim, units[j].text) > mine
                for j, c in enumerate(comparisons))
+
+
+def _numbers_elsewhere(claim: str, units: Sequence[EvidenceUnit],
+                       comparisons: Sequence[Comparison]) -> list[Comparison]:
+    """``comparisons`` with each number contradiction (signal ``number`` or ``unit``) turned into
+    ``not_found`` where the claim's numbers are about another unit: every number of the claim
+    that the contradicting unit lacks (for ``unit``: every number, with its period) is stated
+    by a unit that does not contradict the claim and is at least as much about it
+    (:func:`aboutness`). "You can check in online starting 30 hours ahead of your flight." is
+    not refuted by "Written complaints must be sent within 30 days of the flight." when
+    "Online check-in opens 30 hours before departure." is there; "... starting 30 days ahead"
+    stays refuted by the check-in sentence, which is more about it than the complaints one. (A
+    support that a closer unit contradicts yields, the other way round:
+    :func:`_number_about_elsewhere`.)"""
+    if not any(c.verdict == "contradicted" and c.signal in ("number", "unit") for c in comparisons):
+        return list(comparisons)
+    from director_fast.verify.number_alignment import checkable, same_quantity
+    from director_fast.verify.numbers import find_numbers
+
+    mentions = checkable(find_numbers(claim))
+    if not mentions:
+        return list(comparisons)
+    numbers = [find_numbers(u.text) for u in units]
+    rates = set(_rates(claim))
+    out = list(comparisons)
+    for j, c in enumerate(comparisons):
+        if c.verdict != "contradicted" or c.signal not in ("number", "unit"):
+            continue
+        at_issue = mentions if c.signal == "unit" else \
+            [m for m in mentions if not any(same_quantity(m, e) for e in numbers[j])]
+        if not at_issue:
+            continue  # the unit holds the claim's numbers: another rule refutes it
+        theirs = aboutness(claim, units[j].text)
+        agreeing = [k for k, d in enumerate(comparisons) if k != j and d.verdict != "contradicted"
+                    and aboutness(claim, units[k].text) >= theirs
+                    and (c.signal != "unit" or rates <= set(_rates(units[k].text)))]
+        if all(any(same_quantity(m, e) for k in agreeing for e in numbers[k]) for m in at_issue):
+            out[j] = Comparison("not_found", 0.0, c.signal)
+    return out
 
 
 def _contains(a: EvidenceUnit, b: EvidenceUnit) -> bool:
@@ -190,6 +259,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     n = len(comparisons)
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
+    comparisons = _numbers_elsewhere(claim, units, comparisons)
     negating = _negating(units, comparisons)
     best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
     for i, c in enumerate(comparisons):
