@@ -31,11 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from director_fast import _core
 from director_fast.verify.numbers import NumberMention, find_numbers, long_digits_differ, same_value
 from director_fast.verify.text import content_word_list, content_words
 
 __all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
-           "counted_noun", "number_kind", "evidence_numbers", "same_quantity", "align_number",
+           "counted_noun", "lead_word", "number_kind", "evidence_numbers", "same_quantity", "align_number",
            "align_numbers", "anchor_number"]
 
 # clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
@@ -132,6 +133,20 @@ def counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
     return ""
 
 
+def lead_word(text: str, mention: Any, mentions: Sequence[Any]) -> str:
+    """The last content word in the :data:`NEAR_WORDS` words before ``mention`` (within its
+    clause, after the number before it): the word the number is the value of ("closes at 21:00"
+    -> "close", "a deposit of £75" -> "deposit"); "" when there is none. Of two numbers of one
+    sentence ("opens 30 hours before departure and closes 1 hour before departure") it tells
+    which one a claim's number stands in for."""
+    a, _b = _number_bounds(text, mention, mentions)
+    for w in reversed(text[a:mention.start].split()[-NEAR_WORDS:]):
+        words = content_word_list(w)
+        if words:
+            return _core.lexical_stem(words[-1])
+    return ""
+
+
 def number_kind(mention: Any) -> str:
     """What a number measures, for alignment: its base unit, with a bare four-digit number from
     1800 to 2100 a year ("in 2017" is never aligned with "11 people")."""
@@ -152,6 +167,7 @@ class EvidenceNumber:
         noun: the first content word after it (:func:`counted_noun`).
         clause: words of its clause (:func:`clause_words`).
         before: words of the clause before its own.
+        lead: the word it is the value of (:func:`lead_word`, stemmed; "" when none).
     """
 
     unit: int
@@ -160,6 +176,7 @@ class EvidenceNumber:
     noun: str
     clause: frozenset[str]
     before: frozenset[str]
+    lead: str = ""
 
 
 def _text_of(u: Any) -> str:
@@ -178,15 +195,15 @@ def evidence_numbers(units: Sequence[Any]) -> list[EvidenceNumber]:
 
 
 @functools.lru_cache(maxsize=8192)  # pure; evidence sentences recur from claim to claim
-def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[str], frozenset[str]], ...]:
-    """``(mention, near, noun, clause, before)`` for every number of one evidence text."""
+def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[str], frozenset[str], str], ...]:
+    """``(mention, near, noun, clause, before, lead)`` for every number of one evidence text."""
     mentions = find_numbers(text)
     out = []
     for m in mentions:
         a, _b = clause_span(text, m.start, m.end)
         before = content_words(text[clause_span(text, a - 1, a - 1)[0]:a]) if a > 0 else set()
         out.append((m, frozenset(near_words(text, m, mentions)), counted_noun(text, m, mentions),
-                    frozenset(clause_words(text, m.start, m.end)), frozenset(before)))
+                    frozenset(clause_words(text, m.start, m.end)), frozenset(before), lead_word(text, m, mentions)))
     return tuple(out)
 
 
@@ -295,6 +312,7 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     after = near_words(claim, mention, mentions, after_only=True) if mention.unit != "time" else set()
     noun = counted_noun(claim, mention, mentions)
     near = near_words(claim, mention, mentions)
+    lead = lead_word(claim, mention, mentions)
     own = clause_words(claim, mention.start, mention.end)
     whole = _words_outside(claim, mention.surface)
     need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
@@ -306,7 +324,8 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
             context = clause + len(whole & (e.clause | e.before))
             counted = bool(noun) and noun == e.noun
             if context >= need or (counted and context >= 1):
-                scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
+                scored.append(((counted, len(after & e.near), bool(lead) and lead == e.lead, len(near & e.clause), clause,
+                                context), e))
         return scored
 
     def best(pool: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
