@@ -61,10 +61,10 @@ from collections.abc import Sequence
 from director_fast.verify.claim_evidence import EvidenceUnit
 from director_fast.verify.text import content_words
 from director_fast.verify.comparison import PARTIAL_SUPPORT, VERDICT_ORDER, ClaimDecision, Comparison
-from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, negation_in_scope
+from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, fuse_phones, negation_in_scope
 from director_fast.verify.rules_values import (
-    _addresses,
     _given_names,
+    _identifiers,
     _mostly_in,
     _numbers_given,
     _rates,
@@ -180,10 +180,10 @@ def _numbers_elsewhere(claim: str, units: Sequence[EvidenceUnit],
     from director_fast.verify.number_alignment import checkable, same_quantity
     from director_fast.verify.numbers import find_numbers
 
-    mentions = checkable(find_numbers(claim))
+    mentions = checkable(find_numbers(fuse_phones(claim)))  # (a telephone number is no run of numbers)
     if not mentions:
         return list(comparisons)
-    numbers = [find_numbers(u.text) for u in units]
+    numbers = [find_numbers(fuse_phones(u.text)) for u in units]
     rates = set(_rates(claim))
     out = list(comparisons)
     for j, c in enumerate(comparisons):
@@ -370,29 +370,36 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     words = content_words(claim)
     if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
         return None
-    addresses = _addresses(claim)
-    if addresses:
-        if not addresses <= set().union(*(_addresses(u.text) for u in units)):
-            return None  # an email or web address no unit holds letter for letter
-        if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
-            return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
+    # telephone numbers written in groups are one word each ("+47 77 40 12 00"), as the judges read them
+    said, texts = fuse_phones(claim), [fuse_phones(u.text) for u in units]
+    ids = _identifiers(said)
+    held = [_identifiers(t) for t in texts] if ids else []
+    if ids:
+        if not ids <= set().union(*held):
+            return None  # a telephone number or address no unit holds letter for letter
+        if any(h and not ids & h and _mostly_in(words, t) for h, t in zip(held, texts)):
+            return None  # the unit about the claim gives another one ("email refunds@..." for "hello@...")
     n = len(comparisons)
     negating = _negating(units, comparisons)
     # a passage one of whose sentences negates the claim joins nothing (as in decide())
     unit_words = [set() if _negated_within(units, negating, i) else content_words(u.text)
                   for i, u in enumerate(units)]
-    evidence = evidence_numbers(units)
+    evidence = evidence_numbers(texts)
     chosen: list[int] = []
     # (the asker's own numbers restated are no facts to anchor: "your 17-year-old can ride ...")
-    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    mentions = [m for m in checkable(find_numbers(said)) if not _numbers_given([m.surface], said, question)]
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
     for mention in mentions:
-        where, i = anchor_number(claim, mention, mentions, evidence)
+        where, i = anchor_number(said, mention, mentions, evidence)
         if where == "conflict":
             return ClaimDecision("contradicted", 0.75, "number", i, n)
         if where == "absent":
             return None
+        if i not in chosen:
+            chosen.append(i)
+    for identifier in sorted(ids):  # the unit holding a telephone number or address vouches for it
+        i = next(j for j, h in enumerate(held) if identifier in h)
         if i not in chosen:
             chosen.append(i)
     documents = list(dict.fromkeys(u.chunk.text for u in units))
