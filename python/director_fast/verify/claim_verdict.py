@@ -346,12 +346,15 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
     Air serves 14 destinations."), after no single unit supported it.
 
-    * Each number of the claim is anchored
-      (:func:`director_fast.verify.number_alignment.anchor_number`) to the unit about the same thing:
-      the unit sharing the most content words with the claim's words around the number. A
-      different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
-      unit, or one without a comparable number -> no composition (a number from an unrelated
-      fact never confirms a claim).
+    * The numbers of the claim are aligned
+      (:func:`director_fast.verify.number_alignment.align_numbers`, as :func:`number_conflict`
+      aligns them): jointly with a unit stating several of them ("Tuesday to Friday 10:00–18:00
+      or Saturday 09:00–16:00" with the workshop's hours, not the phone line's "10:00 to 17:00"),
+      then each with the unit about the same thing. A different quantity of the same kind there
+      -> ``contradicted`` (signal ``number``); no such unit, or one without a comparable number
+      -> no composition (a number from an unrelated fact never confirms a claim).
+    * A telephone number or an e-mail or web address of the claim must stand letter for letter
+      in a unit (which joins the composition), and no unit about the claim may give another.
     * Every capitalised name of the claim must stand in one of the units (or be given by the
       question).
     * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
@@ -364,7 +367,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
     """
-    from director_fast.verify.number_alignment import anchor_number, checkable, evidence_numbers
+    from director_fast.verify.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.verify.numbers import find_numbers
 
     words = content_words(claim)
@@ -390,14 +393,13 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     mentions = [m for m in checkable(find_numbers(said)) if not _numbers_given([m.surface], said, question)]
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
-    for mention in mentions:
-        where, i = anchor_number(said, mention, mentions, evidence)
-        if where == "conflict":
-            return ClaimDecision("contradicted", 0.75, "number", i, n)
-        if where == "absent":
+    for a in align_numbers(said, mentions, evidence):  # jointly first, as number_conflict() does
+        if a.kind == "conflict":
+            return ClaimDecision("contradicted", 0.75, "number", a.evidence.unit, n)
+        if a.kind == "absent":
             return None
-        if i not in chosen:
-            chosen.append(i)
+        if a.evidence.unit not in chosen:
+            chosen.append(a.evidence.unit)
     for identifier in sorted(ids):  # the unit holding a telephone number or address vouches for it
         i = next(j for j, h in enumerate(held) if identifier in h)
         if i not in chosen:

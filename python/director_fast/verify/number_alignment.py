@@ -3,7 +3,8 @@
 A number is aligned by its context, never by its value alone: "£75" in "the security deposit is
 £75" is about the evidence number whose surrounding words best match "security deposit", not
 about the "75 sq ft" of a unit size. The claim pipeline (:func:`director_fast.verify.claim_verdict.compose`)
-and :func:`director_fast.verify_numbers` both align through :func:`align_number`.
+and :func:`director_fast.verify_numbers` both align through :func:`align_numbers` /
+:func:`align_number`.
 
 Context of a number (``text[start:end]`` of a :class:`~director_fast.verify.numbers.NumberMention`):
 
@@ -37,7 +38,7 @@ from director_fast.verify.text import content_word_list, content_words
 
 __all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
            "counted_noun", "lead_word", "number_kind", "evidence_numbers", "same_quantity", "align_number",
-           "align_numbers", "anchor_number"]
+           "align_numbers"]
 
 # clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
 # clause-joining words, a spaced dash
@@ -364,14 +365,6 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     return Alignment("absent")
 
 
-def anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
-                  evidence: Sequence[EvidenceNumber]) -> tuple[str, int]:
-    """:func:`align_number` as ``(kind, unit index)``: ``("equal", unit)``, ``("conflict",
-    unit)`` or ``("absent", -1)`` (same units only), as the claim pipeline's composition uses it."""
-    a = align_number(claim, mention, mentions, evidence)
-    return a.kind, (a.evidence.unit if a.evidence is not None else -1)
-
-
 def _same_kind(a: Any, b: Any) -> bool:
     return a.base_unit == b.base_unit and same_quantity(a, b)
 
@@ -387,8 +380,10 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
     from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
     hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
     reply's other numbers, so this keeps the context rule from pairing a right number with a
-    number of a neighbouring fact. A quantity added again in a sum ("€75 + €20 + €20") is aligned
-    as its equal twin before it is.
+    number of a neighbouring fact. A quantity the claim states twice ("serves 9 destinations with
+    9 aircraft") is left out of the joint step: each of its mentions is aligned by its own
+    context. A quantity added again in a sum ("€75 + €20 + €20") is aligned as its equal twin
+    before it is.
 
     Returns:
         one :class:`Alignment` per mention, in the order given.
@@ -401,10 +396,15 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
             by_unit.setdefault(e.unit, []).append(e)
         best: tuple[int, int] = (1, 0)
         chosen: dict[int, EvidenceNumber] = {}
+        # a quantity the claim states twice ("9 destinations with 9 aircraft") is about two things:
+        # each of its mentions is aligned by its own context, never vouched for jointly
+        twice = {i for i, m in enumerate(mentions) for k, n in enumerate(mentions) if k != i and _same_kind(m, n)}
         for es in by_unit.values():
             hits: dict[int, EvidenceNumber] = {}
             used: set[int] = set()
             for i, m in enumerate(mentions):  # each evidence number vouches for one claim number
+                if i in twice:
+                    continue
                 e = next((e for e in es if id(e) not in used and _same_kind(m, e.mention)), None)
                 if e is not None:
                     hits[i] = e
