@@ -351,8 +351,11 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
       aligns them): jointly with a unit stating several of them ("Tuesday to Friday 10:00–18:00
       or Saturday 09:00–16:00" with the workshop's hours, not the phone line's "10:00 to 17:00"),
       then each with the unit about the same thing. A different quantity of the same kind there
-      -> ``contradicted`` (signal ``number``); no such unit, or one without a comparable number
-      -> no composition (a number from an unrelated fact never confirms a claim).
+      -> ``contradicted`` (signal ``number``), also when the joint step found the claim's
+      quantities elsewhere (the phone line's hours claimed for the shop: the shop's sentence,
+      about the claim's words, gives other hours); no such unit, or one without a
+      comparable number -> no composition (a number from an unrelated fact never confirms a
+      claim).
     * A telephone number or an e-mail or web address of the claim must stand letter for letter
       in a unit (which joins the composition), and no unit about the claim may give another.
     * Every capitalised name of the claim must stand in one of the units (or be given by the
@@ -393,7 +396,12 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     mentions = [m for m in checkable(find_numbers(said)) if not _numbers_given([m.surface], said, question)]
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
-    for a in align_numbers(said, mentions, evidence):  # jointly first, as number_conflict() does
+    # jointly first, as number_conflict() does; a number that its own context aligns with another
+    # quantity stays a conflict (hours swapped between two facts, or between weekdays and weekends)
+    alone = align_numbers(said, mentions, evidence, jointly=False)
+    for a, b in zip(align_numbers(said, mentions, evidence), alone):
+        if b.kind == "conflict":
+            a = b
         if a.kind == "conflict":
             return ClaimDecision("contradicted", 0.75, "number", a.evidence.unit, n)
         if a.kind == "absent":

@@ -370,9 +370,9 @@ def _same_kind(a: Any, b: Any) -> bool:
 
 
 def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[EvidenceNumber],
-                  *, other_units: bool = False) -> list[Alignment]:
-    """Align every number of ``claim`` (``mentions``, in text order): first jointly, then one by
-    one (:func:`align_number`).
+                  *, other_units: bool = False, jointly: bool = True) -> list[Alignment]:
+    """Align every number of ``claim`` (``mentions``, in text order): first jointly (unless
+    ``jointly=False``), then one by one (:func:`align_number`).
 
     Jointly: the evidence unit that states equal quantities (same kind) for the most numbers of
     the claim, at least two, and shares at least two content words with the claim around those
@@ -389,7 +389,7 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
         one :class:`Alignment` per mention, in the order given.
     """
     out: list[Alignment | None] = [None] * len(mentions)
-    if len(mentions) >= 2:
+    if jointly and len(mentions) >= 2:
         words = content_words(claim)
         by_unit: dict[int, list[EvidenceNumber]] = {}
         for e in evidence:
