@@ -97,7 +97,8 @@ __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJ
            "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "titles_swapped", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
-           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER",
+           "aboutness"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
