@@ -18,7 +18,8 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
     :func:`roles_swapped`), or a job title the unit gives to someone else (``roles``,
     :func:`titles_swapped`);
   - **supported** when none of those signals fires and the unit covers at least
-    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
+    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``; the unit
+    word of a number the unit states, the "hours" of "30 hours", counts as a covered word);
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
     about something else).
 
@@ -32,7 +33,12 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
   ``number`` / ``roles`` contradictions on top; :class:`DivergenceJudge` reads any backend's
   ``score(premise, hypothesis)`` divergence.
 
-:func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
+:func:`decide` combines a claim's comparisons. First, a number contradiction (``number`` /
+``unit``) from a unit about something else yields to a unit that states the claim's number and
+is at least as much about the claim (:func:`aboutness`: shared words, then shared phrases, the
+claim's numbers left out): "Written complaints must be sent within 30 days of the flight." does
+not refute "You can check in online starting 30 hours ahead of your flight." beside "Online
+check-in opens 30 hours before departure.". Then a unit that supports it wins (the claim is
 stated in the evidence), unless the support is partial and one sentence contradicts the claim more
 strongly (negation, antonym, entity, roles; a number only when closely aligned), or the supporting
 sentence states an exception the claim drops (``exception``, :func:`dropped_exception`: "Refunds
