@@ -403,7 +403,7 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
     assert got[0].signal == "roles"
     assert j.compare_texts("The shop opens at 08:30.", ["The shop opens at 08:30."])[0].signal == "coverage"
     # a paraphrase the lexical backend covers too thinly: the model upgrades it
-    got = j.compare("You'll need to check in with the car at least half an hour before the boat leaves.",
+    got = j.compare("Drivers should report to the check-in lane with the car half an hour before the boat leaves.",
                     [unit("Vehicles must check in at least 30 minutes before departure."), unit("Dogs are welcome.")])
     assert [(c.verdict, c.signal) for c in got] == [("supported", "entailment"), ("not_found", "number")]
 
@@ -412,7 +412,7 @@ def test_hybrid_judge_keeps_the_lexical_hard_signals_over_a_model():
             return [Comparison("supported", 0.55, "entailment") for _ in units]
 
     got = HybridJudge(Unsure(), LexicalJudge(df.LexicalNLI())).compare(
-        "You'll need to check in with the car at least half an hour before the boat leaves.",
+        "Drivers should report to the check-in lane with the car half an hour before the boat leaves.",
         [unit("Vehicles must check in at least 30 minutes before departure.")])
     assert got[0].verdict == "not_found"  # below UPGRADE_ENTAILMENT
 
@@ -440,7 +440,7 @@ def test_hybrid_judge_never_lets_the_model_confirm_a_number_its_unit_does_not_st
     assert [(c.verdict, c.signal) for c in lexical.compare(claim, units)] == [("not_found", "coverage")]
     assert [c.verdict for c in j.compare(claim, units)] == ["not_found"]
     # a unit stating the claim's number (30 minutes = half an hour) is upgraded
-    got = j.compare("You'll need to check in with the car at least half an hour before the boat leaves.",
+    got = j.compare("Drivers should report to the check-in lane with the car half an hour before the boat leaves.",
                     [unit("Vehicles must check in at least 30 minutes before departure.")])
     assert [(c.verdict, c.signal) for c in got] == [("supported", "entailment")]
 

@@ -18,7 +18,8 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
     :func:`roles_swapped`), or a relation or job title the unit gives to someone else (``roles``,
     :func:`holder_replaced`);
   - **supported** when none of those signals fires and the unit covers at least
-    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``);
+    :attr:`LexicalJudge.support_coverage` of the claim's content words (``coverage``; the unit
+    word of a number the unit states, the "hours" of "30 hours", counts as a covered word);
   - **not_found** otherwise (low coverage, a number the unit lacks, or a mismatch against a unit
     about something else).
 
@@ -32,7 +33,12 @@ The judges share one interface, ``compare(claim, units, question) -> list[Compar
   ``number`` / ``roles`` contradictions on top; :class:`DivergenceJudge` reads any backend's
   ``score(premise, hypothesis)`` divergence.
 
-:func:`decide` combines a claim's comparisons: a unit that supports it wins (the claim is
+:func:`decide` combines a claim's comparisons. First, a number contradiction (``number`` /
+``unit``) from a unit about something else yields to a unit that states the claim's number and
+is at least as much about the claim (:func:`aboutness`: shared words, then shared phrases, the
+claim's numbers left out): "Written complaints must be sent within 30 days of the flight." does
+not refute "You can check in online starting 30 hours ahead of your flight." beside "Online
+check-in opens 30 hours before departure.". Then a unit that supports it wins (the claim is
 stated in the evidence), unless the support is partial and one sentence contradicts the claim more
 strongly (negation, antonym, entity, roles; a number only when closely aligned), or the supporting
 sentence states an exception the claim drops (``exception``, :func:`dropped_exception`: "Refunds
@@ -55,17 +61,19 @@ addresses; negation against other evidence), ``rules_roles.py`` (names, roles, t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from director_fast.verify.claim_evidence import EvidenceUnit
 from director_fast.verify.text import content_words
 from director_fast.verify.comparison import PARTIAL_SUPPORT, VERDICT_ORDER, ClaimDecision, Comparison
-from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, negation_in_scope
+from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, fuse_phones, negation_in_scope
 from director_fast.verify.rules_values import (
-    _addresses,
     _given_names,
+    _identifiers,
     _mostly_in,
     _numbers_given,
+    _rates,
     hours_in_one_wording,
     negated_clause_aligned,
     negated_elsewhere,
@@ -95,7 +103,8 @@ __all__ = ["Comparison", "ClaimDecision", "LexicalJudge", "ModelJudge", "HybridJ
            "dropped_exception", "make_judge",
            "bare_answer", "flip", "content_words", "compose", "job_titles", "holder_replaced", "capitalised_names",
            "UNSUPPORTED_MODES", "PARTIAL_SUPPORT", "content_stems", "negation_in_scope", "negated_elsewhere",
-           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER"]
+           "negated_clause_aligned", "polarity_flipped", "state_bound_elsewhere", "number_conflict", "bare_answers", "VERDICT_ORDER",
+           "aboutness"]
 
 #: what a ``not_found`` claim does: ``"reject"`` (below the threshold) or ``"warn"`` (in the
 #: warning band between the threshold and the soft limit).
@@ -116,21 +125,88 @@ _CLOSER_MARGIN = 0.1
 _OUTWEIGHS_PARTIAL = {"negation": 0.0, "antonym": 0.0, "entity": 0.0, "roles": 0.0, "number": 0.9}
 
 
+def _bigrams(words: Sequence[str]) -> set[tuple[str, str]]:
+    """Adjacent word pairs of ``words`` with at least one content word ("check in" from "check
+    in" and from "check-in"; "of the" is no phrase)."""
+    return {(a, b) for a, b in zip(words, words[1:]) if content_words(a) or content_words(b)}
+
+
+def aboutness(claim: str, text: str) -> tuple[int, int]:
+    """How closely an evidence text is about a claim, apart from the claim's numbers:
+    ``(shared content stems, shared word pairs)`` (:func:`_bigrams`), both >= 0, compared
+    lexicographically (a shared phrase breaks a tie of shared words). Both sides are normalised
+    as the judges see them (:func:`_normalise_idioms`, hours in one wording) and the claim's
+    numbers with their units are left out: "30 hours" shares nothing with "30 hours", since
+    the number is what is being checked ("check in online starting 30 hours ahead of your
+    flight" is (2, 1) about "Online check-in opens 30 hours before departure" and (2, 0) about
+    "complaints must be sent within 30 days of the flight using the online form")."""
+    from director_fast.verify.numbers import find_numbers
+
+    c, p = hours_in_one_wording(_normalise_idioms(claim), _normalise_idioms(text))
+    cut, at = [], 0
+    for m in find_numbers(c):  # each number and its unit becomes a gap no word pair crosses
+        cut.append(c[at:m.start])
+        at = m.end
+    c = " | ".join([*cut, c[at:]])
+
+    def pairs(t: str) -> set[tuple[str, str]]:
+        return set().union(*(_bigrams(_WORD.findall(part.lower())) for part in t.split("|")))
+
+    return len(content_stems(c) & content_stems(p)), len(pairs(c) & pairs(p))
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
 def _number_about_elsewhere(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
                             i: int) -> bool:
-    """Whether a unit that gives the claim's quantity another value shares more of the claim's
-    words than unit ``i``, which supports it only partly: "Standard delivery takes 2 days." is
-    covered by "Express delivery takes 2 days." (the 2 of another fact) but is about "Standard
-    delivery takes 5 days." (a number of one fact never confirms a claim about another)."""
-    said = _normalise_idioms(claim)
-
-    def shared(text: str) -> int:  # claim words in the unit, in the wording the comparison saw
-        c, p = hours_in_one_wording(said, _normalise_idioms(text))
-        return len(content_stems(c) & content_stems(p))
-
-    mine = shared(units[i].text)
-    return any(c.verdict == "contradicted" and c.signal == "number" and shared(units[j].text) > mine
+    """Whether a unit that gives the claim's quantity another value is more about the claim
+    (:func:`aboutness`) than unit ``i``, which supports it only partly: "Standard delivery takes
+    2 days." is covered by "Express delivery takes 2 days." (the 2 of another fact) but is about
+    "Standard delivery takes 5 days." (a number of one fact never confirms a claim about
+    another)."""
+    mine = aboutness(claim, units[i].text)
+    return any(c.verdict == "contradicted" and c.signal == "number" and aboutness(claim, units[j].text) > mine
                for j, c in enumerate(comparisons))
+
+
+def _numbers_elsewhere(claim: str, units: Sequence[EvidenceUnit],
+                       comparisons: Sequence[Comparison]) -> list[Comparison]:
+    """``comparisons`` with each number contradiction (signal ``number`` or ``unit``) turned into
+    ``not_found`` where the claim's numbers are about another unit: every number of the claim
+    that the contradicting unit lacks (for ``unit``: every number, with its period) is stated
+    by a unit that does not contradict the claim and is at least as much about it
+    (:func:`aboutness`). "You can check in online starting 30 hours ahead of your flight." is
+    not refuted by "Written complaints must be sent within 30 days of the flight." when
+    "Online check-in opens 30 hours before departure." is there; "... starting 30 days ahead"
+    stays refuted by the check-in sentence, which is more about it than the complaints one. (A
+    support that a closer unit contradicts yields, the other way round:
+    :func:`_number_about_elsewhere`.)"""
+    if not any(c.verdict == "contradicted" and c.signal in ("number", "unit") for c in comparisons):
+        return list(comparisons)
+    from director_fast.verify.number_alignment import checkable, same_quantity
+    from director_fast.verify.numbers import find_numbers
+
+    mentions = checkable(find_numbers(fuse_phones(claim)))  # (a telephone number is no run of numbers)
+    if not mentions:
+        return list(comparisons)
+    numbers = [find_numbers(fuse_phones(u.text)) for u in units]
+    rates = set(_rates(claim))
+    out = list(comparisons)
+    for j, c in enumerate(comparisons):
+        if c.verdict != "contradicted" or c.signal not in ("number", "unit"):
+            continue
+        at_issue = mentions if c.signal == "unit" else \
+            [m for m in mentions if not any(same_quantity(m, e) for e in numbers[j])]
+        if not at_issue:
+            continue  # the unit holds the claim's numbers: another rule refutes it
+        theirs = aboutness(claim, units[j].text)
+        agreeing = [k for k, d in enumerate(comparisons) if k != j and d.verdict != "contradicted"
+                    and aboutness(claim, units[k].text) >= theirs
+                    and (c.signal != "unit" or rates <= set(_rates(units[k].text)))]
+        if all(any(same_quantity(m, e) for k in agreeing for e in numbers[k]) for m in at_issue):
+            out[j] = Comparison("not_found", 0.0, c.signal)
+    return out
 
 
 def _contains(a: EvidenceUnit, b: EvidenceUnit) -> bool:
@@ -190,6 +266,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     n = len(comparisons)
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
+    comparisons = _numbers_elsewhere(claim, units, comparisons)
     negating = _negating(units, comparisons)
     best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
     for i, c in enumerate(comparisons):
@@ -276,12 +353,18 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     aircraft and serves 14 destinations." against "The fleet consists of 9 aircraft." and "Skerry
     Air serves 14 destinations."), after no single unit supported it.
 
-    * Each number of the claim is anchored
-      (:func:`director_fast.verify.number_alignment.anchor_number`) to the unit about the same thing:
-      the unit sharing the most content words with the claim's words around the number. A
-      different quantity of the same kind there -> ``contradicted`` (signal ``number``); no such
-      unit, or one without a comparable number -> no composition (a number from an unrelated
-      fact never confirms a claim).
+    * The numbers of the claim are aligned
+      (:func:`director_fast.verify.number_alignment.align_numbers`, as :func:`number_conflict`
+      aligns them): jointly with a unit stating several of them ("Tuesday to Friday 10:00–18:00
+      or Saturday 09:00–16:00" with the workshop's hours, not the phone line's "10:00 to 17:00"),
+      then each with the unit about the same thing. A different quantity of the same kind there
+      -> ``contradicted`` (signal ``number``), also when the joint step found the claim's
+      quantities elsewhere (the phone line's hours claimed for the shop: the shop's sentence,
+      about the claim's words, gives other hours); no such unit, or one without a
+      comparable number -> no composition (a number from an unrelated fact never confirms a
+      claim).
+    * A telephone number or an e-mail or web address of the claim must stand letter for letter
+      in a unit (which joins the composition), and no unit about the claim may give another.
     * Every capitalised name of the claim must stand in one of the units (or be given by the
       question).
     * At most :data:`COMPOSE_UNITS` units, the anchoring ones first, then those adding the most
@@ -294,35 +377,46 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     Returns ``supported`` (signal ``composed``; strength = joint coverage) or ``contradicted``,
     or None when the claim cannot be composed (its single-unit verdict stands).
     """
-    from director_fast.verify.number_alignment import anchor_number, checkable, evidence_numbers
+    from director_fast.verify.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.verify.numbers import find_numbers
 
     words = content_words(claim)
     if len(words) < 4 or not units or any(c.signal in _REFUTING for c in comparisons):
         return None
-    addresses = _addresses(claim)
-    if addresses:
-        if not addresses <= set().union(*(_addresses(u.text) for u in units)):
-            return None  # an email or web address no unit holds letter for letter
-        if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
-            return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
+    # telephone numbers written in groups are one word each ("+47 77 40 12 00"), as the judges read them
+    said, texts = fuse_phones(claim), [fuse_phones(u.text) for u in units]
+    ids = _identifiers(said)
+    held = [_identifiers(t) for t in texts] if ids else []
+    if ids:
+        if not ids <= set().union(*held):
+            return None  # a telephone number or address no unit holds letter for letter
+        if any(h and not ids & h and _mostly_in(words, t) for h, t in zip(held, texts)):
+            return None  # the unit about the claim gives another one ("email refunds@..." for "hello@...")
     n = len(comparisons)
     negating = _negating(units, comparisons)
     # a passage one of whose sentences negates the claim joins nothing (as in decide())
     unit_words = [set() if _negated_within(units, negating, i) else content_words(u.text)
                   for i, u in enumerate(units)]
-    evidence = evidence_numbers(units)
+    evidence = evidence_numbers(texts)
     chosen: list[int] = []
     # (the asker's own numbers restated are no facts to anchor: "your 17-year-old can ride ...")
-    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    mentions = [m for m in checkable(find_numbers(said)) if not _numbers_given([m.surface], said, question)]
     # the words of the numbers ("three miles", "twelve pounds") are checked by anchoring, not coverage
     words -= set().union(*(content_words(m.surface) for m in mentions)) if mentions else set()
-    for mention in mentions:
-        where, i = anchor_number(claim, mention, mentions, evidence)
-        if where == "conflict":
-            return ClaimDecision("contradicted", 0.75, "number", i, n)
-        if where == "absent":
+    # jointly first, as number_conflict() does; a number that its own context aligns with another
+    # quantity stays a conflict (hours swapped between two facts, or between weekdays and weekends)
+    alone = align_numbers(said, mentions, evidence, jointly=False)
+    for a, b in zip(align_numbers(said, mentions, evidence), alone):
+        if b.kind == "conflict":
+            a = b
+        if a.kind == "conflict":
+            return ClaimDecision("contradicted", 0.75, "number", a.evidence.unit, n)
+        if a.kind == "absent":
             return None
+        if a.evidence.unit not in chosen:
+            chosen.append(a.evidence.unit)
+    for identifier in sorted(ids):  # the unit holding a telephone number or address vouches for it
+        i = next(j for j, h in enumerate(held) if identifier in h)
         if i not in chosen:
             chosen.append(i)
     documents = list(dict.fromkeys(u.chunk.text for u in units))

@@ -14,6 +14,8 @@ thread-safe).
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -150,7 +152,7 @@ class LexicalJudge:
         matched = sig.covered_words + sig.numbers - sig.numeric_mismatches  # words and numbers
         if matched == 1 and _shares_identifier(s.text, premise):
             matched = 2  # a telephone number or address the premise holds is no mere shared word
-        if mismatch or sig.coverage < self.support_coverage or matched < min(2, sig.content_words + sig.numbers):
+        if mismatch or _word_coverage(sig, s.text) < self.support_coverage or matched < min(2, sig.content_words + sig.numbers):
             # (one shared word never supports a claim of two or more words and numbers: "Lockers
             # are free." is not confirmed by "Delivery is free over £50.")
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
@@ -161,6 +163,8 @@ class LexicalJudge:
             # covered, but the sentence gives the claim's subject the opposite state (checked
             # above for closely aligned sentences)
             return Comparison("contradicted", 0.5 + 0.5 * float(s.alignment), "antonym")
+        # (the strength stays the word coverage: a claim's number and its unit reach the
+        # support level but never make a partial support a full one)
         return Comparison("supported", float(sig.coverage), "coverage")
 
     @staticmethod
@@ -176,6 +180,40 @@ class LexicalJudge:
                 and not _days_covered(sig.missing_entities, unit.premise):
             return "entity"
         return ""
+
+
+def _word_coverage(sig: Any, claim: str) -> float:
+    """The claim's coverage by one evidence sentence in [0, 1], with the unit words of its
+    matched numbers counted as covered words: the lexical backend reads "30 hours" as one number
+    (its "hours" is no content word of the claim), so "You can check in online starting 30 hours
+    ahead of your flight." is covered 2 of 5 words by "Online check-in opens 30 hours before
+    departure." although the sentence also states its "30 hours"; counted, 3 of 6. A number
+    without a unit word ("£5", "2013", "09:00") adds nothing: a bare number or year shared with a
+    sentence says little about what the sentence is about."""
+    if sig.coverage >= 1.0 or sig.numbers <= sig.numeric_mismatches:
+        return float(sig.coverage)
+    worded = _worded_numbers(claim)
+    if not worded:
+        return float(sig.coverage)
+    missing = set(sig.missing_numbers)
+    held = sum(1 for w in worded if w not in missing)
+    return (sig.covered_words + held) / (sig.content_words + len(worded)) if held else float(sig.coverage)
+
+
+@functools.lru_cache(maxsize=4096)  # pure; a claim sentence is compared with many units
+def _worded_numbers(claim: str) -> tuple[str, ...]:
+    """The surfaces of the numbers of ``claim`` that carry their unit in a word ("30 hours",
+    "five pounds", "USD 29"; not "£5", "09:00", "15%" or a bare "2013")."""
+    from director_fast.verify.number_alignment import checkable
+    from director_fast.verify.numbers import find_numbers
+
+    return tuple(m.surface for m in checkable(find_numbers(claim))
+                 if m.unit and m.unit not in ("time", "%") and _LETTERS.search(m.surface))
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
 class ModelJudge:
     """Claim judge over an NLI model's class probabilities.
 

@@ -3,7 +3,8 @@
 A number is aligned by its context, never by its value alone: "£75" in "the security deposit is
 £75" is about the evidence number whose surrounding words best match "security deposit", not
 about the "75 sq ft" of a unit size. The claim pipeline (:func:`director_fast.verify.claim_verdict.compose`)
-and :func:`director_fast.verify_numbers` both align through :func:`align_number`.
+and :func:`director_fast.verify_numbers` both align through :func:`align_numbers` /
+:func:`align_number`.
 
 Context of a number (``text[start:end]`` of a :class:`~director_fast.verify.numbers.NumberMention`):
 
@@ -31,12 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from director_fast import _core
 from director_fast.verify.numbers import NumberMention, find_numbers, long_digits_differ, same_value
 from director_fast.verify.text import content_word_list, content_words
 
 __all__ = ["EvidenceNumber", "Alignment", "NEAR_WORDS", "clause_span", "clauses", "clause_words", "near_words",
-           "counted_noun", "number_kind", "evidence_numbers", "same_quantity", "align_number",
-           "align_numbers", "anchor_number"]
+           "counted_noun", "lead_word", "number_kind", "evidence_numbers", "same_quantity", "align_number",
+           "align_numbers"]
 
 # clause edges: ";", "(", ")", a comma or colon before a space (never inside "1,000" or "08:00"),
 # clause-joining words, a spaced dash
@@ -132,6 +134,20 @@ def counted_noun(text: str, mention: Any, mentions: Sequence[Any]) -> str:
     return ""
 
 
+def lead_word(text: str, mention: Any, mentions: Sequence[Any]) -> str:
+    """The last content word in the :data:`NEAR_WORDS` words before ``mention`` (within its
+    clause, after the number before it): the word the number is the value of ("closes at 21:00"
+    -> "close", "a deposit of £75" -> "deposit"); "" when there is none. Of two numbers of one
+    sentence ("opens 30 hours before departure and closes 1 hour before departure") it tells
+    which one a claim's number stands in for."""
+    a, _b = _number_bounds(text, mention, mentions)
+    for w in reversed(text[a:mention.start].split()[-NEAR_WORDS:]):
+        words = content_word_list(w)
+        if words:
+            return _core.lexical_stem(words[-1])
+    return ""
+
+
 def number_kind(mention: Any) -> str:
     """What a number measures, for alignment: its base unit, with a bare four-digit number from
     1800 to 2100 a year ("in 2017" is never aligned with "11 people")."""
@@ -152,6 +168,7 @@ class EvidenceNumber:
         noun: the first content word after it (:func:`counted_noun`).
         clause: words of its clause (:func:`clause_words`).
         before: words of the clause before its own.
+        lead: the word it is the value of (:func:`lead_word`, stemmed; "" when none).
     """
 
     unit: int
@@ -160,6 +177,7 @@ class EvidenceNumber:
     noun: str
     clause: frozenset[str]
     before: frozenset[str]
+    lead: str = ""
 
 
 def _text_of(u: Any) -> str:
@@ -178,15 +196,15 @@ def evidence_numbers(units: Sequence[Any]) -> list[EvidenceNumber]:
 
 
 @functools.lru_cache(maxsize=8192)  # pure; evidence sentences recur from claim to claim
-def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[str], frozenset[str]], ...]:
-    """``(mention, near, noun, clause, before)`` for every number of one evidence text."""
+def _numbers_in(text: str) -> tuple[tuple[Any, frozenset[str], str, frozenset[str], frozenset[str], str], ...]:
+    """``(mention, near, noun, clause, before, lead)`` for every number of one evidence text."""
     mentions = find_numbers(text)
     out = []
     for m in mentions:
         a, _b = clause_span(text, m.start, m.end)
         before = content_words(text[clause_span(text, a - 1, a - 1)[0]:a]) if a > 0 else set()
         out.append((m, frozenset(near_words(text, m, mentions)), counted_noun(text, m, mentions),
-                    frozenset(clause_words(text, m.start, m.end)), frozenset(before)))
+                    frozenset(clause_words(text, m.start, m.end)), frozenset(before), lead_word(text, m, mentions)))
     return tuple(out)
 
 
@@ -295,6 +313,7 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     after = near_words(claim, mention, mentions, after_only=True) if mention.unit != "time" else set()
     noun = counted_noun(claim, mention, mentions)
     near = near_words(claim, mention, mentions)
+    lead = lead_word(claim, mention, mentions)
     own = clause_words(claim, mention.start, mention.end)
     whole = _words_outside(claim, mention.surface)
     need = 3 if len(whole) >= 6 else 2  # a short claim has few words to share
@@ -306,7 +325,8 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
             context = clause + len(whole & (e.clause | e.before))
             counted = bool(noun) and noun == e.noun
             if context >= need or (counted and context >= 1):
-                scored.append(((counted, len(after & e.near), len(near & e.clause), clause, context), e))
+                scored.append(((counted, len(after & e.near), bool(lead) and lead == e.lead, len(near & e.clause), clause,
+                                context), e))
         return scored
 
     def best(pool: Sequence[EvidenceNumber]) -> list[EvidenceNumber]:
@@ -345,22 +365,14 @@ def align_number(claim: str, mention: Any, mentions: Sequence[Any], evidence: Se
     return Alignment("absent")
 
 
-def anchor_number(claim: str, mention: Any, mentions: Sequence[Any],
-                  evidence: Sequence[EvidenceNumber]) -> tuple[str, int]:
-    """:func:`align_number` as ``(kind, unit index)``: ``("equal", unit)``, ``("conflict",
-    unit)`` or ``("absent", -1)`` (same units only), as the claim pipeline's composition uses it."""
-    a = align_number(claim, mention, mentions, evidence)
-    return a.kind, (a.evidence.unit if a.evidence is not None else -1)
-
-
 def _same_kind(a: Any, b: Any) -> bool:
     return a.base_unit == b.base_unit and same_quantity(a, b)
 
 
 def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[EvidenceNumber],
-                  *, other_units: bool = False) -> list[Alignment]:
-    """Align every number of ``claim`` (``mentions``, in text order): first jointly, then one by
-    one (:func:`align_number`).
+                  *, other_units: bool = False, jointly: bool = True) -> list[Alignment]:
+    """Align every number of ``claim`` (``mentions``, in text order): first jointly (unless
+    ``jointly=False``), then one by one (:func:`align_number`).
 
     Jointly: the evidence unit that states equal quantities (same kind) for the most numbers of
     the claim, at least two, and shares at least two content words with the claim around those
@@ -368,24 +380,31 @@ def align_numbers(claim: str, mentions: Sequence[Any], evidence: Sequence[Eviden
     from 09:00 to 17:30", although the weekday sentence "from 07:00 to 21:00" is about opening
     hours too). A wrong number in a reply rarely sits in one evidence sentence together with the
     reply's other numbers, so this keeps the context rule from pairing a right number with a
-    number of a neighbouring fact. A quantity added again in a sum ("€75 + €20 + €20") is aligned
-    as its equal twin before it is.
+    number of a neighbouring fact. A quantity the claim states twice ("serves 9 destinations with
+    9 aircraft") is left out of the joint step: each of its mentions is aligned by its own
+    context. A quantity added again in a sum ("€75 + €20 + €20") is aligned as its equal twin
+    before it is.
 
     Returns:
         one :class:`Alignment` per mention, in the order given.
     """
     out: list[Alignment | None] = [None] * len(mentions)
-    if len(mentions) >= 2:
+    if jointly and len(mentions) >= 2:
         words = content_words(claim)
         by_unit: dict[int, list[EvidenceNumber]] = {}
         for e in evidence:
             by_unit.setdefault(e.unit, []).append(e)
         best: tuple[int, int] = (1, 0)
         chosen: dict[int, EvidenceNumber] = {}
+        # a quantity the claim states twice ("9 destinations with 9 aircraft") is about two things:
+        # each of its mentions is aligned by its own context, never vouched for jointly
+        twice = {i for i, m in enumerate(mentions) for k, n in enumerate(mentions) if k != i and _same_kind(m, n)}
         for es in by_unit.values():
             hits: dict[int, EvidenceNumber] = {}
             used: set[int] = set()
             for i, m in enumerate(mentions):  # each evidence number vouches for one claim number
+                if i in twice:
+                    continue
                 e = next((e for e in es if id(e) not in used and _same_kind(m, e.mention)), None)
                 if e is not None:
                     hits[i] = e

@@ -282,8 +282,10 @@ _OPEN_UNTIL = re.compile(rf"\b(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?<!no
                          rf"{_BEFORE_TIME}", re.IGNORECASE)
 _CLOSED_UNTIL = re.compile(rf"\b(?:(?:is|are|stays?|remains?|will\s+be)\s+)?(?:(?<!not\s)closed|not\s+open)\s+"
                            rf"(?:until|till|til){_BEFORE_TIME}", re.IGNORECASE)
-_CLOSES_AT = re.compile(r"\bclos(?:es|e|ing)\s+(?:at|time)\b", re.IGNORECASE)
-_OPENS_AT = re.compile(r"\bopen(?:s|ing)\s+(?:at|time)\b|\bopen\s+from\b", re.IGNORECASE)
+# "closes at 9 pm", "closing time", and "closes" right before a number ("closes 1 hour before
+# departure"); "opens at", "opening time", "open from", "opens 30 hours before"
+_CLOSES_AT = re.compile(r"\bclos(?:es|e|ing)\s+(?:at\b|time\b|(?=\d))", re.IGNORECASE)
+_OPENS_AT = re.compile(r"\bopen(?:s|ing)\s+(?:at\b|time\b|(?=\d))|\bopen\s+from\b", re.IGNORECASE)
 _CLOCK = rf"\d{{1,2}}(?:[:.]\d{{2}})?(?:\s*(?:[ap]m|[ap]\.m))?|{_CLOCK_WORDS}"
 # "open (on weekdays) from 8 am to 9 pm" (the words before "from" kept)
 _OPEN_RANGE = re.compile(rf"\b(?:(?:is|are)\s+)?(?<!not\s)(?<!never\s)open\s+((?:[A-Za-z]+\s+){{0,3}}?)from\s+({_CLOCK})"

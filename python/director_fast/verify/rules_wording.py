@@ -33,6 +33,11 @@ def _fuse_phone(m: re.Match[str]) -> str:
     if len(digits) >= 9 or (len(digits) >= 8 and lead in "+(0"):
         return f"tel{digits}"
     return m.group(0)
+def fuse_phones(text: str) -> str:
+    """``text`` with each telephone number written in groups fused into one word ("call +47 77
+    40 12 00" -> "call tel4777401200"): at least 9 digits, or 8 after "+", "(" or a leading 0;
+    "2019 2020" and "12 05 2020" stay as they are. Offsets after a fused number shift."""
+    return _PHONE.sub(_fuse_phone, text) if _PHONE.search(text) else text
 # common paraphrases of service English, folded to one wording on both sides of a comparison (so
 # the lexical coverage sees "call off" and "cancel", "money back" and "refund" as the same word).
 # Longest phrases first; whole words, any case. "prohibited" becomes "not allowed", so "allowed"
@@ -139,8 +144,7 @@ def _normalise_idioms(text: str) -> str:
     "not" is not read as a negation."""
     if "**" in text or "__" in text or "`" in text:  # markdown emphasis and code marks
         text = text.replace("**", "").replace("__", "").replace("`", "")
-    if _PHONE.search(text):  # one word, never a run of numbers to compare one by one
-        text = _PHONE.sub(_fuse_phone, text)
+    text = fuse_phones(text)  # one word, never a run of numbers to compare one by one
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and unicodedata.decimal(ch, None) is not None

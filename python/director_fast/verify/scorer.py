@@ -1075,8 +1075,10 @@ def _model_evidence(c: _ClaimResult, units: list[EvidenceUnit]) -> list[Evidence
     """The units the model reads for a claim: the one the rules found supporting it, when they
     did (a premise of several near-identical facts -- a price list -- reads to a small model as
     contradicting a claim that one of them states word for word), else all of its units (the
-    premise composes them)."""
-    if c.decision.verdict == "supported" and c.unit is not None:
+    premise composes them; also for a claim the rules found supported by several units together,
+    signal ``composed`` or ``conjuncts``: one of them alone lacks the others' facts)."""
+    if c.decision.verdict == "supported" and c.decision.signal not in ("composed", "conjuncts") \
+            and c.unit is not None:
         return [c.unit]
     return units
 
