@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from director_fast.verify.claim_evidence import EvidenceUnit
+from director_fast.verify.claim_evidence import EvidenceUnit, member_about
 from director_fast.verify.text import content_words
 from director_fast.verify.comparison import PARTIAL_SUPPORT, VERDICT_ORDER, ClaimDecision, Comparison
 from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, negation_in_scope
@@ -86,6 +86,7 @@ from director_fast.verify.rules_scope import (
     conjuncts,
     dropped_exception,
     flip,
+    outside_negated_bound,
     says_what_the_claim_says,
 )
 from director_fast.verify.judges import DivergenceJudge, HybridJudge, LexicalJudge, ModelJudge, make_judge
@@ -175,6 +176,14 @@ def _negated_within(units: Sequence[EvidenceUnit], negating: Sequence[int], i: i
     return any(units[j].chunk == run.chunk and (units[j].sentence or units[j].text) in run.text for j in negating)
 
 
+def _sentence_about(claim: str, unit: EvidenceUnit) -> str:
+    """The sentence of ``unit`` whose exceptions bind ``claim``: its whole sentence (a clause
+    unit's too), or for a run of sentences the member the claim is about
+    (:func:`~director_fast.verify.claim_evidence.member_about`)."""
+    unit = member_about(claim, unit)
+    return unit.sentence or unit.premise
+
+
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
            question: str = "") -> ClaimDecision:
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
@@ -212,7 +221,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
         i = -1
     if i >= 0:
-        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+        if dropped_exception(_sentence_about(claim, units[i]), claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
         return ClaimDecision("supported", strength, comparisons[i].signal, i, n)
     strength, i = best["contradicted"]
@@ -348,7 +357,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
         return None
     for i in chosen:  # a chosen unit states an exception the claim drops, as in decide()
-        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+        if dropped_exception(_sentence_about(claim, units[i]), claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
     return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
 
@@ -361,13 +370,15 @@ def number_conflict(claim: str, evidence: str, question: str = "") -> bool:
     holds only when the passage has a number about the same thing. The numbers are aligned
     jointly first (:func:`director_fast.verify.number_alignment.align_numbers`), with opening hours in one
     wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm"). A
-    number that restates the asker's own situation (:func:`_numbers_given` with ``question``) is
-    not aligned."""
+    number that restates the asker's own situation (:func:`_numbers_given` with ``question``), or
+    lies outside a bound the evidence negates (:func:`outside_negated_bound`), is not aligned."""
     from director_fast.verify.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.verify.numbers import find_numbers
 
     claim, evidence = hours_in_one_wording(claim, evidence)  # "open until 10 pm" is "closes at 10 pm"
-    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    outside = outside_negated_bound(claim, evidence)  # "11 days after" against "not within 10 days"
+    mentions = [m for m in checkable(find_numbers(claim))
+                if not _numbers_given([m.surface], claim, question) and m.surface not in outside]
     if not mentions:
         return False
     return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))

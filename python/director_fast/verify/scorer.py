@@ -50,6 +50,7 @@ from director_fast.verify.claim_evidence import (
     ContextEvidence,
     EvidenceUnit,
     KnowledgeAccess,
+    member_about,
     opens_with_anaphor as _opens_with_anaphor,
     sentence_units,
 )
@@ -783,7 +784,7 @@ class CoherenceScorer:
             d = c.decision
             out.append(ClaimAttribution(
                 claim=c.text, claim_index=i,
-                source_sentence=c.unit.text if c.unit is not None else "",
+                source_sentence=member_about(c.text, c.unit).text if c.unit is not None else "",
                 source_index=d.unit_index, divergence=1.0 - c.score,
                 supported=d.verdict == "supported", verdict=d.verdict, signal=d.signal,
                 start=c.start, end=c.end,
@@ -802,7 +803,7 @@ class CoherenceScorer:
         warning = (not strict_rejected) and self.threshold <= score < self.soft_limit
         chunks = list(dict.fromkeys(ch for c in claims for ch in c.chunks))
         attributions = self._attributions(claims)
-        deciding = [c.unit.text for c in claims if c.unit is not None]
+        deciding = [member_about(c.text, c.unit).text for c in claims if c.unit is not None]
         evidence = ScoringEvidence(
             chunks=chunks,
             nli_premise="\n".join(dict.fromkeys(deciding)),
