@@ -550,9 +550,9 @@ class CoherenceScorer:
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         elif decision.verdict == "supported" and decision.signal == "coverage" \
-                and number_conflict(claim, units[decision.unit_index].text, question):
+                and number_conflict(claim, member_about(claim, units[decision.unit_index]).text, question):
             # the unit holds the claim's number, but about something else ("shared mailboxes have
-            # 200 GB" for "your mailbox quota is 200 GB")
+            # 200 GB" for "your mailbox quota is 200 GB"; a run's sentence the claim is about)
             decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index, decision.comparisons)
         unit = units[decision.unit_index] if decision.unit_index >= 0 else None
         return decision, unit, retrieved
