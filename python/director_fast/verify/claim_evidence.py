@@ -10,7 +10,9 @@ made of independent clauses joined by ";" or ", but" also gives one unit per cla
 whole sentence; also at ", except" and ", unless"), so a negation in one clause ("Checked
 baggage is not included; a checked bag costs NOK 350.") is not held against a claim that
 restates the other. (Whether the claim drops an exception the user asked about is checked on
-the whole sentence.)
+the whole sentence.) A context document passed with the call also gives runs of consecutive
+sentences (:func:`window_units`); a check that reads one sentence reads the run's member the
+claim is about (:func:`member_about`), and an attribution names that member.
 
 Knowledge kinds (:class:`KnowledgeAccess`):
 

@@ -48,7 +48,8 @@ Where the parts live (this module makes the verdict and re-exports the names abo
 ``comparison.py`` (``Comparison``, ``ClaimDecision``), ``judges.py`` (the lexical, model, hybrid
 and divergence judges), ``rules_values.py`` (wrong prices, rates, days, hours, phone numbers and
 addresses; negation against other evidence), ``rules_roles.py`` (names, roles, titles),
-``rules_scope.py`` (exceptions, conjuncts, bare yes / no answers), ``rules_wording.py``
+``rules_scope.py`` (exceptions dropped or restated, negated bounds, conjuncts, bare yes / no
+answers), ``rules_wording.py``
 (paraphrase folding, stems, negation scope); here: :func:`decide`, :func:`compose`,
 :func:`number_conflict` and :func:`claim_score`.
 """
