@@ -318,8 +318,8 @@ def unstated_conjunct(claim: str, premise: str) -> bool:
         return False
     stated = content_stems(_fold_paraphrases(premise))
     for part in parts[1:]:
-        first = part.split(None, 1)[0].lower()
-        if first not in _FINITE:
+        first = part.split(None, 1)[:1]
+        if not first or first[0].lower() not in _FINITE:
             continue
         words = content_stems(without_numbers(_fold_paraphrases(part)))
         if len(words) >= _CONJUNCT_STEMS and not words & stated:
