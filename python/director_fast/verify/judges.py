@@ -170,7 +170,7 @@ class LexicalJudge:
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
         sentence = self._prepare(premise).sentence(s.premise_sentence) if s.premise_sentence >= 0 else premise
         if not says_what_the_claim_says(s.text, sentence, self.support_coverage) \
-                or unstated_conjunct(s.text, premise):
+                or (sig.coverage < 1.0 and unstated_conjunct(s.text, premise)):
             return Comparison("not_found", float(sig.coverage), "coverage")
         if not close and s.premise_sentence >= 0 and state_bound_elsewhere(s.text, sentence):
             # covered, but the sentence gives the claim's subject the opposite state (checked
