@@ -179,3 +179,9 @@ PRICES = ["Entry is free for children under 5.", "Adults pay £9.", "A full day 
 ])
 def test_a_run_of_sentences_is_judged_like_its_sentences(answer, ok):
     assert _all_agree(PRICES, answer)[0] is ok
+
+
+def test_a_coordinated_predicate_against_a_lone_supporting_sentence():
+    # the only unit covers the rest of the claim: not_found with that unit for reference
+    ok, v, sources = _all_agree(PASS[:1], "A 10-visit pass costs £290, is valid for 6 months and includes a free bath.")
+    assert not ok and v == [("not_found", "coverage")] and sources == [PASS[0]]

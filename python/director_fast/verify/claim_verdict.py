@@ -89,6 +89,7 @@ from director_fast.verify.rules_scope import (
     flip,
     outside_negated_bound,
     says_what_the_claim_says,
+    unstated_conjunct,
 )
 from director_fast.verify.judges import DivergenceJudge, HybridJudge, LexicalJudge, ModelJudge, make_judge
 
@@ -199,7 +200,8 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
 
     Supported by some unit -> ``supported`` (the strongest such unit decides; a passage of several
-    sentences one of which negates the claim supports nothing), unless the support
+    sentences one of which contradicts the claim supports nothing; a partial support does not
+    vouch for a coordinated predicate that no unit mentions, :func:`unstated_conjunct`), unless the support
     is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
     strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
     ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
@@ -230,6 +232,12 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
             # ("Flash photography is not allowed." over "Photography is allowed in the galleries.")
             i = -1
     if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
+        i = -1
+    if i >= 0 and strength < 1.0 and unstated_conjunct(claim, " ".join(dict.fromkeys(u.premise for u in units))):
+        # a coordinated predicate no unit mentions ("..., is valid for 6 months and includes a
+        # free bath"): not found, with the unit that covers the rest for reference
+        if best["contradicted"][1] < 0:
+            return ClaimDecision("not_found", strength, "coverage", i, n)
         i = -1
     if i >= 0:
         if dropped_exception(_sentence_about(claim, units[i]), claim, question):

@@ -54,7 +54,6 @@ from director_fast.verify.rules_scope import (
     outside_negated_bound,
     restates_exception,
     says_what_the_claim_says,
-    unstated_conjunct,
 )
 
 
@@ -169,8 +168,7 @@ class LexicalJudge:
             # are free." is not confirmed by "Delivery is free over £50.")
             return Comparison("not_found", float(sig.coverage), mismatch or "coverage")
         sentence = self._prepare(premise).sentence(s.premise_sentence) if s.premise_sentence >= 0 else premise
-        if not says_what_the_claim_says(s.text, sentence, self.support_coverage) \
-                or (sig.coverage < 1.0 and unstated_conjunct(s.text, premise)):
+        if not says_what_the_claim_says(s.text, sentence, self.support_coverage):
             return Comparison("not_found", float(sig.coverage), "coverage")
         if not close and s.premise_sentence >= 0 and state_bound_elsewhere(s.text, sentence):
             # covered, but the sentence gives the claim's subject the opposite state (checked

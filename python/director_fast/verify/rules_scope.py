@@ -302,7 +302,8 @@ _CONJUNCT_STEMS = 2
 
 
 def unstated_conjunct(claim: str, premise: str) -> bool:
-    """Whether ``claim`` coordinates a predicate that ``premise`` never mentions: a conjunct of
+    """Whether ``claim`` coordinates a predicate that ``premise`` (all of the claim's evidence)
+    never mentions: a conjunct of
     the claim (:func:`conjuncts`) after the first that opens with a finite verb (the subject is
     the claim's: the splitter's closed verb list) and has at least :data:`_CONJUNCT_STEMS`
     content stems (numbers aside), none of them in ``premise``. "A 10-visit pass costs £290, is
