@@ -11,8 +11,8 @@ whole sentence; also at ", except" and ", unless"), so a negation in one clause 
 baggage is not included; a checked bag costs NOK 350.") is not held against a claim that
 restates the other. (Whether the claim drops an exception the user asked about is checked on
 the whole sentence.) A context document passed with the call also gives runs of consecutive
-sentences (:func:`window_units`); a check that reads one sentence reads the run's member the
-claim is about (:func:`member_about`), and an attribution names that member.
+sentences (:func:`window_units`); an exception is read in the run's member the claim is about
+(:func:`member_about`), and an attribution names that member.
 
 Knowledge kinds (:class:`KnowledgeAccess`):
 
@@ -366,8 +366,8 @@ def most_about(claim: str, sentences: Sequence[str]) -> int:
 def member_about(claim: str, unit: EvidenceUnit) -> EvidenceUnit:
     """The unit that decides for ``claim`` within ``unit``: ``unit`` itself when it is a sentence
     or a clause; for a run of :func:`window_units`, its member sentence the claim is about
-    (:func:`most_about`) as a one-sentence unit of the same chunk and reference. A check that a
-    sentence makes (an exception the claim drops) is decided on that sentence, and an
+    (:func:`most_about`) as a one-sentence unit of the same chunk and reference. An exception
+    the claim drops is read in that sentence, a run's number conflict must hold there too, and an
     attribution names it, never a whole passage: "Collecting a dog after 19:00 incurs a late
     fee." is not held to an exception in the vaccination sentence before it."""
     if not unit.members:

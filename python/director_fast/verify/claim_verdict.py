@@ -167,20 +167,11 @@ def _negating(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison]) 
             and _OUTWEIGHS_PARTIAL.get(c.signal, 2.0) <= c.strength]
 
 
-def _contradicting(units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison]) -> list[int]:
-    """The units that are single sentences (or clauses) contradicting the claim, by any signal:
-    a run of sentences holding one of them does not support the claim (:func:`_negated_within`)."""
-    return [i for i, c in enumerate(comparisons) if c.verdict == "contradicted" and units[i].sentences == 1]
-
-
 def _negated_within(units: Sequence[EvidenceUnit], negating: Sequence[int], i: int) -> bool:
     """Whether unit ``i`` is a run of several sentences (a passage, :func:`window_units`) one of
-    whose own sentences (``negating``: indices of contradicting single-sentence units) refutes
-    the claim: a passage's words may cover a claim that one of its sentences refutes ("The store
-    manager is Priya Shah. Tom Avery runs customer service." for "The store manager is Tom
-    Avery."; "Entry is free for children under 5. Adults pay £9." for "Children under 5 pay
-    £9."), and its coverage must not outvote that sentence, as it could not had the sentences
-    arrived one by one."""
+    whose own sentences negates the claim: a passage's words may cover a claim that one of its
+    sentences refutes ("The store manager is Priya Shah. Tom Avery runs customer service." for
+    "The store manager is Tom Avery."), and its coverage must not outvote that sentence."""
     run = units[i]
     if run.sentences < 2:
         return False
@@ -200,7 +191,7 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
 
     Supported by some unit -> ``supported`` (the strongest such unit decides; a passage of several
-    sentences one of which contradicts the claim supports nothing; a partial support does not
+    sentences one of which negates the claim supports nothing; a partial support does not
     vouch for a coordinated predicate that no unit mentions, :func:`unstated_conjunct`), unless the support
     is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
     strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
@@ -212,10 +203,9 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
     if n == 0:
         return ClaimDecision("not_found", 0.0, "no_evidence", -1, 0)
     negating = _negating(units, comparisons)
-    contradicting = _contradicting(units, comparisons)
     best = {v: (-1.0, -1) for v in ("supported", "contradicted", "not_found")}
     for i, c in enumerate(comparisons):
-        if c.verdict == "supported" and _negated_within(units, contradicting, i):
+        if c.verdict == "supported" and _negated_within(units, negating, i):
             continue
         if c.strength > best[c.verdict][0]:
             best[c.verdict] = (c.strength, i)
@@ -335,9 +325,9 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
         if any(_addresses(u.text) and not addresses & _addresses(u.text) and _mostly_in(words, u.text) for u in units):
             return None  # the unit about the claim gives another address ("email refunds@..." for "hello@...")
     n = len(comparisons)
-    contradicting = _contradicting(units, comparisons)
-    # a passage one of whose sentences refutes the claim joins nothing (as in decide())
-    unit_words = [set() if _negated_within(units, contradicting, i) else content_words(u.text)
+    negating = _negating(units, comparisons)
+    # a passage one of whose sentences negates the claim joins nothing (as in decide())
+    unit_words = [set() if _negated_within(units, negating, i) else content_words(u.text)
                   for i, u in enumerate(units)]
     evidence = evidence_numbers(units)
     chosen: list[int] = []

@@ -21,7 +21,7 @@ import numpy as np
 
 from director_fast import _core
 from director_fast._lru import LRUCache
-from director_fast.verify.claim_evidence import EvidenceUnit, member_about
+from director_fast.verify.claim_evidence import EvidenceUnit
 from director_fast.errors import ConfigError
 from director_fast.verify.text import content_words
 from director_fast.verify.comparison import PARTIAL_SUPPORT, Comparison, _HAS_NUMBER, _NO_CHUNK, _rank
@@ -104,18 +104,14 @@ class LexicalJudge:
     def _compare_one(self, claim: str, unit: EvidenceUnit, question: str, documents: tuple[str, ...],
                      held: bool = False) -> Comparison:
         claim, premise = hours_in_one_wording(claim, _normalise_idioms(unit.premise))
-        # the whole-text checks read one sentence: a run's (a context document's window) is the
-        # member the claim is about, never a neighbour's price or rate
-        checked = premise if not unit.members else \
-            hours_in_one_wording(claim, _normalise_idioms(member_about(claim, unit).premise))[1]
-        early = _phone_verdict(claim, checked) or _address_verdict(claim, checked)
-        if early is not None and held and not _mostly_in(content_words(_without_identifiers(claim)), checked):
+        early = _phone_verdict(claim, premise) or _address_verdict(claim, premise)
+        if early is not None and held and not _mostly_in(content_words(_without_identifiers(claim)), premise):
             # another unit holds the claim's number or address, and this one is about something
             # else ("call us on <the Leeds number>" against the York office's number)
             early = Comparison("not_found", 0.0, early.signal)
-        early = early or _rate_verdict(claim, checked) or _contrast_verdict(claim, checked) \
-            or _free_verdict(claim, checked) or _bound_verdict(claim, checked) or _with_without_verdict(claim, checked) \
-            or _every_day_verdict(claim, checked)
+        early = early or _rate_verdict(claim, premise) or _contrast_verdict(claim, premise) \
+            or _free_verdict(claim, premise) or _bound_verdict(claim, premise) or _with_without_verdict(claim, premise) \
+            or _every_day_verdict(claim, premise)
         if early is not None:
             return early
         r = self._impl.score_prepared(self._prepare(premise), claim)
