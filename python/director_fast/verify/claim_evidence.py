@@ -10,7 +10,9 @@ made of independent clauses joined by ";" or ", but" also gives one unit per cla
 whole sentence; also at ", except" and ", unless"), so a negation in one clause ("Checked
 baggage is not included; a checked bag costs NOK 350.") is not held against a claim that
 restates the other. (Whether the claim drops an exception the user asked about is checked on
-the whole sentence.)
+the whole sentence.) A context document passed with the call also gives runs of consecutive
+sentences (:func:`window_units`); an exception is read in the run's member the claim is about
+(:func:`member_about`), and an attribution names that member.
 
 Knowledge kinds (:class:`KnowledgeAccess`):
 
@@ -50,10 +52,10 @@ from director_fast._lru import LRUCache
 from director_fast.safety.halt_evidence import EvidenceChunk
 from director_fast.errors import ConfigError, DirectorFastError, InputTypeError, RetrievalError, UnknownTenantError
 from director_fast.verify.nli import LexicalIndex
-from director_fast.verify.text import split_sentences
+from director_fast.verify.text import content_words, split_sentences
 
 __all__ = ["EvidenceUnit", "KnowledgeAccess", "ContextEvidence", "sentence_units", "chunk_digest",
-           "opens_with_anaphor", "window_units"]
+           "opens_with_anaphor", "window_units", "most_about", "member_about"]
 
 # a sentence opening with one of these needs the previous sentence to be understood
 _ANAPHORS = frozenset(
@@ -352,6 +354,26 @@ def window_units(units: Sequence[EvidenceUnit], size: int = WINDOW) -> list[Evid
         out.append(EvidenceUnit(text=text, premise=text, ref=run[0].ref, chunk=run[0].chunk, sentence=text,
                                 sentences=len(run), members=tuple(u.text for u in run)))
     return out
+
+
+def most_about(claim: str, sentences: Sequence[str]) -> int:
+    """The index of the sentence of ``sentences`` (non-empty) that ``claim`` is about: the one
+    sharing the most content words with it, the first of equals."""
+    words = content_words(claim)
+    return max(range(len(sentences)), key=lambda k: (len(words & content_words(sentences[k])), -k))
+
+
+def member_about(claim: str, unit: EvidenceUnit) -> EvidenceUnit:
+    """The unit that decides for ``claim`` within ``unit``: ``unit`` itself when it is a sentence
+    or a clause; for a run of :func:`window_units`, its member sentence the claim is about
+    (:func:`most_about`) as a one-sentence unit of the same chunk and reference. An exception
+    the claim drops is read in that sentence, a run's number conflict must hold there too, and an
+    attribution names it, never a whole passage: "Collecting a dog after 19:00 incurs a late
+    fee." is not held to an exception in the vaccination sentence before it."""
+    if not unit.members:
+        return unit
+    s = unit.members[most_about(claim, unit.members)]
+    return EvidenceUnit(text=s, premise=s, ref=unit.ref, chunk=unit.chunk, sentence=s)
 
 
 class ContextEvidence:

@@ -54,7 +54,8 @@ Where the parts live (this module makes the verdict and re-exports the names abo
 ``comparison.py`` (``Comparison``, ``ClaimDecision``), ``judges.py`` (the lexical, model, hybrid
 and divergence judges), ``rules_values.py`` (wrong prices, rates, days, hours, phone numbers and
 addresses; negation against other evidence), ``rules_roles.py`` (names, roles, titles),
-``rules_scope.py`` (exceptions, conjuncts, bare yes / no answers), ``rules_wording.py``
+``rules_scope.py`` (exceptions dropped or restated, negated bounds, conjuncts, bare yes / no
+answers), ``rules_wording.py``
 (paraphrase folding, stems, negation scope); here: :func:`decide`, :func:`compose`,
 :func:`number_conflict` and :func:`claim_score`.
 """
@@ -64,7 +65,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from director_fast.verify.claim_evidence import EvidenceUnit
+from director_fast.verify.claim_evidence import EvidenceUnit, member_about
 from director_fast.verify.text import content_words
 from director_fast.verify.comparison import PARTIAL_SUPPORT, VERDICT_ORDER, ClaimDecision, Comparison
 from director_fast.verify.rules_wording import _has_word, _normalise_idioms, content_stems, fuse_phones, negation_in_scope
@@ -94,7 +95,9 @@ from director_fast.verify.rules_scope import (
     conjuncts,
     dropped_exception,
     flip,
+    outside_negated_bound,
     says_what_the_claim_says,
+    unstated_conjunct,
 )
 from director_fast.verify.judges import DivergenceJudge, HybridJudge, LexicalJudge, ModelJudge, make_judge
 
@@ -251,12 +254,21 @@ def _negated_within(units: Sequence[EvidenceUnit], negating: Sequence[int], i: i
     return any(units[j].chunk == run.chunk and (units[j].sentence or units[j].text) in run.text for j in negating)
 
 
+def _sentence_about(claim: str, unit: EvidenceUnit) -> str:
+    """The sentence of ``unit`` whose exceptions bind ``claim``: its whole sentence (a clause
+    unit's too), or for a run of sentences the member the claim is about
+    (:func:`~director_fast.verify.claim_evidence.member_about`)."""
+    unit = member_about(claim, unit)
+    return unit.sentence or unit.premise
+
+
 def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comparison],
            question: str = "") -> ClaimDecision:
     """Combine one claim's comparisons (``comparisons[i]`` is against ``units[i]``).
 
     Supported by some unit -> ``supported`` (the strongest such unit decides; a passage of several
-    sentences one of which negates the claim supports nothing), unless the support
+    sentences one of which negates the claim supports nothing; a partial support does not
+    vouch for a coordinated predicate that no unit mentions, :func:`unstated_conjunct`), unless the support
     is partial (strength < :data:`PARTIAL_SUPPORT`) and a single sentence negates the claim more
     strongly (-> ``contradicted``), or that unit states an exception the question is about and the claim drops (-> ``contradicted``, signal
     ``exception``); else contradicted by some unit -> ``contradicted`` (strongest); else
@@ -288,8 +300,14 @@ def decide(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Comp
             i = -1
     if i >= 0 and strength < PARTIAL_SUPPORT and _number_about_elsewhere(claim, units, comparisons, i):
         i = -1
+    if i >= 0 and strength < 1.0 and unstated_conjunct(claim, " ".join(dict.fromkeys(u.premise for u in units))):
+        # a coordinated predicate no unit mentions ("..., is valid for 6 months and includes a
+        # free bath"): not found, with the unit that covers the rest for reference
+        if best["contradicted"][1] < 0:
+            return ClaimDecision("not_found", strength, "coverage", i, n)
+        i = -1
     if i >= 0:
-        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+        if dropped_exception(_sentence_about(claim, units[i]), claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
         return ClaimDecision("supported", strength, comparisons[i].signal, i, n)
     strength, i = best["contradicted"]
@@ -442,7 +460,7 @@ def compose(claim: str, units: Sequence[EvidenceUnit], comparisons: Sequence[Com
     if any(units[i].sentences == 1 and roles_swapped(claim, units[i].text) for i in chosen):
         return None
     for i in chosen:  # a chosen unit states an exception the claim drops, as in decide()
-        if dropped_exception(units[i].sentence or units[i].premise, claim, question):
+        if dropped_exception(_sentence_about(claim, units[i]), claim, question):
             return ClaimDecision("contradicted", 0.8, "exception", i, n)
     return ClaimDecision("supported", len(covered) / len(words), "composed", chosen[0], n)
 
@@ -455,13 +473,15 @@ def number_conflict(claim: str, evidence: str, question: str = "") -> bool:
     holds only when the passage has a number about the same thing. The numbers are aligned
     jointly first (:func:`director_fast.verify.number_alignment.align_numbers`), with opening hours in one
     wording (:func:`hours_in_one_wording`: "is open until 10 pm" reads "closes at 10 pm"). A
-    number that restates the asker's own situation (:func:`_numbers_given` with ``question``) is
-    not aligned."""
+    number that restates the asker's own situation (:func:`_numbers_given` with ``question``), or
+    lies outside a bound the evidence negates (:func:`outside_negated_bound`), is not aligned."""
     from director_fast.verify.number_alignment import align_numbers, checkable, evidence_numbers
     from director_fast.verify.numbers import find_numbers
 
     claim, evidence = hours_in_one_wording(claim, evidence)  # "open until 10 pm" is "closes at 10 pm"
-    mentions = [m for m in checkable(find_numbers(claim)) if not _numbers_given([m.surface], claim, question)]
+    outside = outside_negated_bound(claim, evidence)  # "11 days after" against "not within 10 days"
+    mentions = [m for m in checkable(find_numbers(claim))
+                if not _numbers_given([m.surface], claim, question) and m.surface not in outside]
     if not mentions:
         return False
     return any(a.kind == "conflict" for a in align_numbers(claim, mentions, evidence_numbers([evidence])))

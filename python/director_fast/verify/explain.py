@@ -80,14 +80,14 @@ def deciding_sentence(claim: str, unit: str) -> str:
     """The sentence of an evidence unit that a person should read for ``claim``: the unit itself
     when it is one sentence, else its sentence sharing the most content words with the claim
     (the first of equals). The verdict was made on the whole unit; this only picks what to show."""
-    from director_fast.verify.text import content_words, split_sentences
+    from director_fast.verify.claim_evidence import most_about
+    from director_fast.verify.text import split_sentences
 
     spans = split_sentences(unit) if unit else []
     if len(spans) <= 1:
         return unit
-    words = content_words(claim)
-    best = max(spans, key=lambda ab: (len(words & content_words(unit[ab[0]:ab[1]])), -ab[0]))
-    return unit[best[0]:best[1]].strip()
+    sentences = [unit[a:b] for a, b in spans]
+    return sentences[most_about(claim, sentences)].strip()
 
 
 def _claim(a: ClaimAttribution, chunks: Any, truncated: bool | None, index: int | None = None,

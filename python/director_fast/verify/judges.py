@@ -52,7 +52,11 @@ from director_fast.verify.rules_values import (
     states_numbers,
 )
 from director_fast.verify.rules_roles import holder_replaced, manager_moved, roles_swapped
-from director_fast.verify.rules_scope import says_what_the_claim_says
+from director_fast.verify.rules_scope import (
+    outside_negated_bound,
+    restates_exception,
+    says_what_the_claim_says,
+)
 
 
 class LexicalJudge:
@@ -138,8 +142,13 @@ class LexicalJudge:
         mismatch = self._mismatch(sig, unit, question, close, documents, s.text)
         if s.premise_sentence >= 0 and (mismatch == "negation" or (not mismatch and close)):
             sentence = self._prepare(premise).sentence(s.premise_sentence)
-            if mismatch == "negation" and not negation_in_scope(s.text, sentence):
-                mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False)
+            # a value outside a bound the sentence negates ("allowed 11 days after surgery"
+            # against "not allowed within 10 days after surgery") is neither negated nor a wrong number
+            outside = outside_negated_bound(s.text, sentence) if mismatch == "negation" else ()
+            if mismatch == "negation" and (not negation_in_scope(s.text, sentence) or outside
+                                           or restates_exception(s.text, sentence)):
+                mismatch = self._mismatch(sig, unit, question, close, documents, s.text, negation=False,
+                                          excused=outside)
             elif not mismatch and (negated_elsewhere(s.text, sentence)
                                    or (sig.negation_flips and negated_clause_aligned(s.text, sentence))
                                    or (sig.negation_flips and sig.coverage >= PARTIAL_SUPPORT
@@ -169,12 +178,16 @@ class LexicalJudge:
 
     @staticmethod
     def _mismatch(sig: Any, unit: EvidenceUnit, question: str, close: bool, documents: tuple[str, ...],
-                  claim: str = "", negation: bool = True) -> str:
+                  claim: str = "", negation: bool = True, excused: Sequence[str] = ()) -> str:
+        """``excused``: surfaces of the claim's numbers that are not wrong numbers even where the
+        premise lacks them."""
         if negation and sig.negation_flips and sig.negation_close:
             return "negation"
         if sig.antonym_hits and close:
             return "antonym"
-        if sig.numeric_mismatches and not _numbers_given(sig.missing_numbers, claim, question):
+        missing = [x for x in sig.missing_numbers if x not in excused]
+        if sig.numeric_mismatches and (missing or not sig.missing_numbers) \
+                and not _numbers_given(missing, claim, question):
             return "number"
         if sig.entity_mismatches and not _given_names(sig.missing_entities, question, unit.chunk.text, documents) \
                 and not _days_covered(sig.missing_entities, unit.premise):

@@ -1,5 +1,6 @@
 """What a claim says, beyond its words: whether a sentence states what the claim states
-(:func:`says_what_the_claim_says`), an exception the claim drops (:func:`dropped_exception`),
+(:func:`says_what_the_claim_says`), an exception the claim drops (:func:`dropped_exception`) or
+restates (:func:`restates_exception`),
 the conjuncts a claim joins (:func:`conjuncts`), bare yes / no answers to a question
 (:func:`bare_answer`, :func:`bare_answers`) and turning a decision around (:func:`flip`). Used by
 :func:`director_fast.verify.claim_verdict.decide` and by the scorer. Pure functions; thread-safe.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 from director_fast.verify.numbers import same_value
 from director_fast.verify.text import NEGATION_RE, content_words
@@ -101,31 +103,145 @@ def dropped_exception(unit_text: str, claim: str, question: str) -> bool:
     universal = _UNIVERSAL.search(claim) is not None
     # a claim that names the excepted case itself and states the rule for it, without a negation
     # or an exception of its own ("Gift cards can be returned within 30 days.")
-    applies_rule = not _NEGATORS.search(_fold_paraphrases(claim)) and not _EXCEPTION.search(claim) \
-        and not _CONTRAST.search(claim)
+    negated = _negative(claim)
+    plain = not _EXCEPTION.search(claim) and not _CONTRAST.search(claim)
     for m in _exceptions(unit_text):
-        # the words that single out the excepted case: those of the exception that the rule
-        # itself does not use ("payments made with gift cards" vs "refunds are paid to ...")
         rule = content_stems(_fold_paraphrases(unit_text[:m.start()]))
         own = content_stems(_fold_paraphrases(m.group(1)))
-        # an exception may list several cases ("except balance bikes and bikes with engines")
-        items = [m.group(1)] if _CLAUSE_WORD.search(m.group(1)) else _LIST_JOIN.split(m.group(1))
-        pairs = [(item, w - rule) for item, w in ((item, content_stems(_fold_paraphrases(item))) for item in items)
-                 if w - rule] or [(m.group(1), own - rule)]
+        pairs = _excepted_cases(m, rule)
         cases = [case for _item, case in pairs]
         if not cases[0]:
             continue
         named = [case for case in cases if case & c]
-        if named and _states_own_numbers(m.group(1), claim):
+        if named and _states_own_numbers(_own_clause(m), claim):
             continue  # the claim states what the exception itself says ("contractors get 100 GB")
         if named:
-            # the claim restates the rule (words only the rule has) for an excepted case
-            if applies_rule and any(case <= c for case in named) and c & (rule - own):
+            # the claim restates the rule (words only the rule has, with the rule's polarity:
+            # "Guide dogs are not allowed." against "Dogs are not allowed, except guide dogs.")
+            # for an excepted case
+            if plain and negated == _rule_negated(unit_text, m) and c & (rule - own) \
+                    and any(_about_rule(c, case, rule, _consequence(m, rule)) for case in named):
                 return True
             continue
         if any(_asks_about(item, case, q) for item, case in pairs) or universal:
             return True
     return False
+def _rule_negated(text: str, m: re.Match[str]) -> bool:
+    """Whether the rule an exception ``m`` of ``text`` makes an exception to is negated ("Dogs
+    are not allowed, except guide dogs."): a negation in the sentence before the exception."""
+    start = max(text.rfind(".", 0, m.start()), text.rfind(";", 0, m.start())) + 1
+    return _negative(text[start:m.start()])
+
+
+def _negative(text: str) -> bool:
+    """Whether ``text`` holds a negation or a negative state ("closed", "exempt", "banned")."""
+    from director_fast.verify.applied_rules import _NEGATIVE_STATE
+
+    return _NEGATORS.search(_fold_paraphrases(text)) is not None or _NEGATIVE_STATE.search(text) is not None
+
+
+def _own_clause(m: re.Match[str]) -> str:
+    """What an exception ``m`` says of its case: its own clause ("who get 100 GB" of "except
+    contractors, who get 100 GB"), or the whole exception when it has none."""
+    head = _CLAUSE_WORD.split(m.group(1), 1)[0]
+    return m.group(1)[len(head):] if len(head) < len(m.group(1)) else m.group(1)
+
+
+def _excepted_cases(m: re.Match[str], rule: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """The cases an exception ``m`` singles out, each ``(its text, the stems of it that the rule
+    (``rule``: the stems before the exception) does not use)``: the exception up to its own
+    clause ("puppies under 16 weeks, who need a vet letter instead" excepts "puppies under 16
+    weeks"), split into the items of a list ("except balance bikes and bikes with engines");
+    the whole exception when no item has a stem of its own."""
+    head = _CLAUSE_WORD.split(m.group(1), 1)[0]
+    items = _LIST_JOIN.split(head)
+    pairs = [(item, w - rule) for item, w in ((item, content_stems(_fold_paraphrases(item))) for item in items)
+             if w - rule]
+    return pairs or [(m.group(1), content_stems(_fold_paraphrases(m.group(1))) - rule)]
+
+
+def restates_exception(claim: str, sentence: str) -> bool:
+    """Whether ``claim`` states an excepted case of ``sentence`` with the exception's
+    consequence, not a negation of the sentence: it names the case (every stem that singles it
+    out, :func:`_excepted_cases`), states the rule with the opposite polarity, and its other
+    words are more the rule's than those of the exception's own clause. "Puppies under 16 weeks
+    do not need the kennel cough vaccine." restates "All dogs must be vaccinated against kennel
+    cough, except puppies under 16 weeks, who need a vet letter instead." ("Puppies under 16
+    weeks do not need a vet letter." does not: it denies the exception's own clause); so does
+    "Guide dogs are allowed." for "Dogs are not allowed, except guide dogs."."""
+    c = content_stems(_fold_paraphrases(claim))
+    negated = _negative(claim)
+    for m in _exceptions(sentence):
+        if _rule_negated(sentence, m) == negated:
+            continue
+        rule = content_stems(_fold_paraphrases(sentence[:m.start()]))
+        consequence = _consequence(m, rule)
+        if any(_about_rule(c, case, rule, consequence) for _item, case in _excepted_cases(m, rule)):
+            return True
+    return False
+
+
+def _consequence(m: re.Match[str], rule: frozenset[str]) -> frozenset[str]:
+    """The stems of an exception's own clause ("who need a vet letter instead") that the rule
+    does not use; empty when the exception has no clause of its own."""
+    own = _own_clause(m)
+    return content_stems(_fold_paraphrases(own)) - rule if own != m.group(1) else frozenset()
+
+
+def _about_rule(claim: frozenset[str], case: frozenset[str], rule: frozenset[str],
+                consequence: frozenset[str]) -> bool:
+    """Whether a claim (its stems) names an excepted ``case`` (all of its stems) and says more
+    about the ``rule`` than about the exception's own clause (``consequence``)."""
+    extra = claim - case
+    return bool(case) and case <= claim and len(extra & rule) > len(extra & consequence)
+
+
+def outside_negated_bound(claim: str, sentence: str) -> tuple[str, ...]:
+    """The numbers of ``claim`` (their surfaces, e.g. ``("11 days",)``) that lie outside a bound
+    ``sentence`` negates, when that explains the claim's disagreement with it: the sentence
+    negates a rule only within a bound ("Dogs are not allowed to attend within 10 days after
+    surgery."), the claim holds no negation and states every quantity of that bound's kind
+    outside it ("Dogs are allowed to attend 11 days after surgery.", "... after 10 days"), so
+    the negation is not about the claim's case, nor is the bound's number one the claim should
+    repeat. ``()`` otherwise: a value inside the bound ("5 days after surgery") keeps the
+    negation. Bounds as :func:`director_fast.verify.applied_rules.bounds` reads them (a bound
+    clause is negated by a negation word or a closed / forbidden state)."""
+    from director_fast.verify.applied_rules import _amount, _kind, _negated, _within, bounds
+    from director_fast.verify.numbers import find_numbers
+
+    if not _HAS_NUMBER.search(claim) or _negative(claim):
+        return ()
+    negated = [b for b in bounds(sentence, find_numbers(sentence)) if _negated(sentence, b.start, b.end)]
+    if not negated:
+        return ()
+    mentions = find_numbers(claim)
+    own = bounds(claim, mentions)
+    out: list[str] = []
+    for b in negated:
+        same = [m for m in mentions if _kind(claim, m) == b.kind]
+        if not same:
+            continue
+        for m in same:
+            mine = next((x for x in own if x.start <= m.start and m.end <= x.end), None)
+            if mine is not None and not _overlap(mine, b):
+                continue  # "after 10 days" lies wholly outside "within 10 days"
+            if mine is None and not _within(_amount(claim, m), b):
+                continue
+            return ()  # a value (or bound) of the claim inside the negated bound
+        out.extend(m.surface for m in same)
+    return tuple(dict.fromkeys(out))
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    """Whether two bounds (:class:`director_fast.verify.applied_rules.Bound`, one kind) share a
+    value; an open end is unbounded, a strict end excludes its value."""
+    lo = max(((x.lo, x.strict) for x in (a, b) if x.lo is not None), default=None, key=lambda t: (t[0], t[1]))
+    hi = min(((x.hi, not x.strict) for x in (a, b) if x.hi is not None), default=None, key=lambda t: (t[0], t[1]))
+    if lo is None or hi is None:
+        return True
+    return lo[0] < hi[0] or (lo[0] == hi[0] and not lo[1] and hi[1])
+
+
 _EXCEPTION_WORD = re.compile(r"[A-Za-z][\w'’-]*")
 def _asks_about(exception: str, case: frozenset[str] | set[str], question: frozenset[str] | set[str]) -> bool:
     """Whether a question (its content stems) is about an excepted case: it names a word of the
@@ -142,8 +258,8 @@ def _asks_about(exception: str, case: frozenset[str] | set[str], question: froze
             continue  # "gift cards" asked about as "card"
         return True
     return False
-# the items of an exception's list ("balance bikes and bikes with engines"), unless the exception
-# has a clause of its own ("at Kirkenes, where they close at 18:00"): then it is one case
+# the items of an exception's list ("balance bikes and bikes with engines"), and where an excepted
+# case ends and the exception's own clause begins ("puppies under 16 weeks, who need a vet letter")
 _LIST_JOIN = re.compile(r",?\s+(?:and|or)\s+")
 _CLAUSE_WORD = re.compile(r"\b(?:where|which|who|whose|when|while|in\s+which)\b", re.IGNORECASE)
 # "..., but claims under the add-on do not affect it": a carve-out stated as a negated clause
@@ -181,6 +297,37 @@ def conjuncts(claim: str) -> list[str]:
         if m is not None:
             pos = m.end()
     return [claim[a:b].strip() for a, b in spans]
+#: content stems a conjunct needs for :func:`unstated_conjunct` to hold it against the evidence
+_CONJUNCT_STEMS = 2
+
+
+def unstated_conjunct(claim: str, premise: str) -> bool:
+    """Whether ``claim`` coordinates a predicate that ``premise`` (all of the claim's evidence)
+    never mentions: a conjunct of
+    the claim (:func:`conjuncts`) after the first that opens with a finite verb (the subject is
+    the claim's: the splitter's closed verb list) and has at least :data:`_CONJUNCT_STEMS`
+    content stems (numbers aside), none of them in ``premise``. "A 10-visit pass costs £290, is
+    valid for 6 months and includes a free bath." adds "includes a free bath", which "A 10-visit
+    pass costs £290 and is valid for 6 months." never mentions, however well the rest is
+    covered; the same predicate with a subject of its own ("..., and it includes a free bath.")
+    is a claim of its own (the claim splitter's) and is not found either."""
+    from director_fast.verify.claim_kinds import _FINITE
+    from director_fast.verify.numbers import without_numbers
+
+    parts = conjuncts(claim)
+    if len(parts) < 2:
+        return False
+    stated = content_stems(_fold_paraphrases(premise))
+    for part in parts[1:]:
+        first = part.split(None, 1)[:1]
+        if not first or first[0].lower() not in _FINITE:
+            continue
+        words = content_stems(without_numbers(_fold_paraphrases(part)))
+        if len(words) >= _CONJUNCT_STEMS and not words & stated:
+            return True
+    return False
+
+
 # words of a bare yes / no answer ("Yes, absolutely.", "Not quite.", "That's right!")
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup nope correct incorrect right true false absolutely indeed exactly course sure "

@@ -50,6 +50,7 @@ from director_fast.verify.claim_evidence import (
     ContextEvidence,
     EvidenceUnit,
     KnowledgeAccess,
+    member_about,
     opens_with_anaphor as _opens_with_anaphor,
     sentence_units,
 )
@@ -549,7 +550,7 @@ class CoherenceScorer:
         if decision.verdict != "supported" and decision.signal in _COMPOSABLE:
             decision = compose(claim, units, comparisons, question) or decision
         elif decision.verdict == "supported" and decision.signal == "coverage" \
-                and number_conflict(claim, units[decision.unit_index].text, question):
+                and _number_conflict(claim, units[decision.unit_index], question):
             # the unit holds the claim's number, but about something else ("shared mailboxes have
             # 200 GB" for "your mailbox quota is 200 GB")
             decision = ClaimDecision("contradicted", 0.75, "number", decision.unit_index, decision.comparisons)
@@ -785,7 +786,7 @@ class CoherenceScorer:
             d = c.decision
             out.append(ClaimAttribution(
                 claim=c.text, claim_index=i,
-                source_sentence=c.unit.text if c.unit is not None else "",
+                source_sentence=member_about(c.text, c.unit).text if c.unit is not None else "",
                 source_index=d.unit_index, divergence=1.0 - c.score,
                 supported=d.verdict == "supported", verdict=d.verdict, signal=d.signal,
                 start=c.start, end=c.end,
@@ -804,7 +805,7 @@ class CoherenceScorer:
         warning = (not strict_rejected) and self.threshold <= score < self.soft_limit
         chunks = list(dict.fromkeys(ch for c in claims for ch in c.chunks))
         attributions = self._attributions(claims)
-        deciding = [c.unit.text for c in claims if c.unit is not None]
+        deciding = [member_about(c.text, c.unit).text for c in claims if c.unit is not None]
         evidence = ScoringEvidence(
             chunks=chunks,
             nli_premise="\n".join(dict.fromkeys(deciding)),
@@ -1124,6 +1125,17 @@ class _SentenceContext:
         a, b = self.spans[i]
         before = self.text[self.spans[i - 1][0]:self.spans[i - 1][1]] if i > 0 else self.previous
         return (self.text[a:start], self.text[end:b], before)
+
+
+def _number_conflict(claim: str, unit: EvidenceUnit, question: str) -> bool:
+    """:func:`~director_fast.verify.claim_verdict.number_conflict` of ``claim`` with ``unit``;
+    for a run of sentences, with the run and with its member the claim is about
+    (:func:`~director_fast.verify.claim_evidence.member_about`) both: a neighbour's "£15 per
+    hour" is no conflict for "A full day costs £30 per day." when the day sentence states £30,
+    and a claim fusing the numbers of several members is not held to one of them alone."""
+    if not number_conflict(claim, unit.text, question):
+        return False
+    return not unit.members or number_conflict(claim, member_about(claim, unit).text, question)
 
 
 def _misapplies(claim: str, unit: EvidenceUnit, question: str) -> bool:
