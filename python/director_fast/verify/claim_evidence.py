@@ -55,7 +55,7 @@ from director_fast.verify.nli import LexicalIndex
 from director_fast.verify.text import content_words, split_sentences
 
 __all__ = ["EvidenceUnit", "KnowledgeAccess", "ContextEvidence", "sentence_units", "chunk_digest",
-           "opens_with_anaphor", "window_units", "most_about", "member_about"]
+           "opens_with_anaphor", "window_units", "most_about", "member_about", "member_unit"]
 
 # a sentence opening with one of these needs the previous sentence to be understood
 _ANAPHORS = frozenset(
@@ -372,8 +372,13 @@ def member_about(claim: str, unit: EvidenceUnit) -> EvidenceUnit:
     fee." is not held to an exception in the vaccination sentence before it."""
     if not unit.members:
         return unit
-    s = unit.members[most_about(claim, unit.members)]
-    return EvidenceUnit(text=s, premise=s, ref=unit.ref, chunk=unit.chunk, sentence=s)
+    return member_unit(unit, unit.members[most_about(claim, unit.members)])
+
+
+def member_unit(run: EvidenceUnit, sentence: str) -> EvidenceUnit:
+    """One member ``sentence`` of the ``run`` as a one-sentence unit of the same chunk and
+    reference."""
+    return EvidenceUnit(text=sentence, premise=sentence, ref=run.ref, chunk=run.chunk, sentence=sentence)
 
 
 class ContextEvidence:

@@ -51,6 +51,8 @@ from director_fast.verify.claim_evidence import (
     EvidenceUnit,
     KnowledgeAccess,
     member_about,
+    member_unit,
+    most_about,
     opens_with_anaphor as _opens_with_anaphor,
     sentence_units,
 )
@@ -736,8 +738,8 @@ class CoherenceScorer:
                                        for i, text, _u, texts in todo]) if todo else []
         for (i, _text, units, texts), check in zip(todo, checks):
             c = claims[i]
-            best = texts[check.units[0]] if len(check.units) == 1 else max(
-                (texts[k] for k in check.units), key=lambda t: len(content_words(t) & content_words(c.text)))
+            premise = [texts[k] for k in check.units]
+            best = premise[most_about(c.text, premise)]
             u_index, unit = _unit_holding(units, best)
             strength = check.contradiction if check.verdict == "contradicted" else check.probability
             index = c.decision.unit_index if len(units) == 1 and units[0] is c.unit else u_index
@@ -805,7 +807,7 @@ class CoherenceScorer:
         warning = (not strict_rejected) and self.threshold <= score < self.soft_limit
         chunks = list(dict.fromkeys(ch for c in claims for ch in c.chunks))
         attributions = self._attributions(claims)
-        deciding = [member_about(c.text, c.unit).text for c in claims if c.unit is not None]
+        deciding = [a.source_sentence for a, c in zip(attributions, claims) if c.unit is not None]
         evidence = ScoringEvidence(
             chunks=chunks,
             nli_premise="\n".join(dict.fromkeys(deciding)),
@@ -1101,7 +1103,7 @@ def _unit_holding(units: Sequence[EvidenceUnit], sentence: str) -> tuple[int, Ev
         if (u.sentence or u.text) == sentence:
             return k, u
         if sentence in u.members:
-            return k, replace(u, text=sentence, premise=sentence, sentence=sentence, sentences=1, members=())
+            return k, member_unit(u, sentence)
     raise ValueError(f"no evidence unit holds {sentence!r}")  # _unit_texts of these units: unreachable
 
 
