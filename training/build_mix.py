@@ -46,6 +46,7 @@ per file in the report).
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -105,7 +106,9 @@ _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def read_jsonl(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
+    """The JSON objects of a JSON-lines file (gzip when the name ends in ``.gz``), blank lines
+    skipped."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 

@@ -35,15 +35,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from build_mix import read_jsonl  # noqa: E402  (director_fast is imported only by its select_premise)
 from nli_model import mixed_loss  # noqa: E402
 from teacher_pack import dequantise  # noqa: E402
 from train_nli import batch_plan, make_optimizer, optimizer_step  # noqa: E402
-
-
-def read_jsonl(path: str) -> list[dict]:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def load_teacher(parts_dir: str, device: str):

@@ -38,15 +38,10 @@ import nli_model  # noqa: E402
 from nli_model import distillation_loss, mixed_loss  # noqa: E402
 import paths  # noqa: E402
 from director_fast.diagnostics.metrics import roc_auc  # noqa: E402  (the package is in the training venv)
-from build_mix import select_premise  # noqa: E402
+from build_mix import read_jsonl, select_premise  # noqa: E402
 from train_nli import batch_plan, collate, evaluate, make_logger, make_optimizer, make_tokenizer, optimizer_step  # noqa: E402
 
 LABELS = ("entailment", "neutral", "contradiction")
-
-
-def read_jsonl(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 @torch.no_grad()
