@@ -140,10 +140,16 @@ def _negative(text: str) -> bool:
     return _NEGATORS.search(_fold_paraphrases(text)) is not None or _NEGATIVE_STATE.search(text) is not None
 
 
+def _excepted_text(m: re.Match[str]) -> str:
+    """An exception ``m`` up to its own clause: the case it singles out ("puppies under 16
+    weeks" of "except puppies under 16 weeks, who need a vet letter instead")."""
+    return _CLAUSE_WORD.split(m.group(1), 1)[0]
+
+
 def _own_clause(m: re.Match[str]) -> str:
     """What an exception ``m`` says of its case: its own clause ("who get 100 GB" of "except
     contractors, who get 100 GB"), or the whole exception when it has none."""
-    head = _CLAUSE_WORD.split(m.group(1), 1)[0]
+    head = _excepted_text(m)
     return m.group(1)[len(head):] if len(head) < len(m.group(1)) else m.group(1)
 
 
@@ -153,7 +159,7 @@ def _excepted_cases(m: re.Match[str], rule: frozenset[str]) -> list[tuple[str, f
     clause ("puppies under 16 weeks, who need a vet letter instead" excepts "puppies under 16
     weeks"), split into the items of a list ("except balance bikes and bikes with engines");
     the whole exception when no item has a stem of its own."""
-    head = _CLAUSE_WORD.split(m.group(1), 1)[0]
+    head = _excepted_text(m)
     items = _LIST_JOIN.split(head)
     pairs = [(item, w - rule) for item, w in ((item, content_stems(_fold_paraphrases(item))) for item in items)
              if w - rule]
